@@ -1,0 +1,4 @@
+// Package engine is the root of ponderosa's chess engine: board and move
+// generation (engine/board), evaluation (engine/eval) and search
+// (engine/search). It knows nothing of HTTP, YAML or UCI text.
+package engine
