@@ -184,7 +184,7 @@ func TestBuildFilters(t *testing.T) {
 		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0.5},
 		{"rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 0}, // in check
 		{"4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", 0.5},                           // pawn takes queen: not quiet
-		{"8/8/4k3/8/8/2B5/3K4/8 w - - 0 1", 0.5},                               // material draw
+		{"8/8/4k3/8/8/2B5/3K4/8 w - - 0 1", 0.5},                             // material draw
 		{"not a fen", 1},
 	}
 	set := Build(samples, 30)
