@@ -5,6 +5,7 @@
 //	tune fit   -data data.txt -out engine/eval/weights.go
 //	tune loss  -data data.txt                   # loss of the built-in weights
 //	tune init  -out engine/eval/weights.go      # write the hand-set starting weights
+//	tune match -pairs 100                       # built-in vs hand-set weights, bootstrap player
 package main
 
 import (
@@ -31,7 +32,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: tune gen|fit|loss|init [flags] (see -h of each)")
+		return fmt.Errorf("usage: tune gen|fit|loss|init|match [flags] (see -h of each)")
 	}
 	switch args[0] {
 	case "gen":
@@ -42,6 +43,8 @@ func run(ctx context.Context, args []string) error {
 		return runLoss(args[1:])
 	case "init":
 		return runInit(args[1:])
+	case "match":
+		return runMatch(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want gen, fit, loss or init", args[0])
+	return fmt.Errorf("unknown subcommand %q: want gen, fit, loss, init or match", args[0])
 }

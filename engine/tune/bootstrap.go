@@ -16,9 +16,15 @@ type Bootstrap struct {
 	lists [16]board.MoveList
 }
 
-// NewBootstrap returns a bootstrap player searching depth plies.
+// NewBootstrap returns a bootstrap player searching depth plies with the
+// built-in weights.
 func NewBootstrap(depth int) *Bootstrap {
 	return &Bootstrap{Depth: depth, q: newQSearcher(eval.NewEvaluator())}
+}
+
+// NewBootstrapWith returns a bootstrap player that evaluates with w.
+func NewBootstrapWith(depth int, w *eval.Weights) *Bootstrap {
+	return &Bootstrap{Depth: depth, q: newQSearcher(eval.NewEvaluatorWith(w))}
 }
 
 // BestMove implements Player.
