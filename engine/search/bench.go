@@ -18,10 +18,10 @@ const BenchDepth = 11
 var benchFENs = [...]string{
 	// Openings.
 	"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
-	"r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",     // Ruy Lopez
-	"rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w KQkq - 1 5",         // Sicilian
-	"rnbqkb1r/ppp2ppp/4pn2/3p4/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 2 4",      // QGD
-	"rnbq1rk1/ppp1ppbp/3p1np1/8/2PPP3/2N2N2/PP3PPP/R1BQKB1R w KQ - 1 6",     // King's Indian
+	"r1bqkbnr/pppp1ppp/2n5/1B2p3/4P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 3 3",      // Ruy Lopez
+	"rnbqkb1r/pp2pppp/3p1n2/8/3NP3/8/PPP2PPP/RNBQKB1R w KQkq - 1 5",          // Sicilian
+	"rnbqkb1r/ppp2ppp/4pn2/3p4/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 2 4",       // QGD
+	"rnbq1rk1/ppp1ppbp/3p1np1/8/2PPP3/2N2N2/PP3PPP/R1BQKB1R w KQ - 1 6",      // King's Indian
 	"r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2P2N2/PP1P1PPP/RNBQK2R w KQkq - 1 5", // Giuoco Piano
 	"rnbqkb1r/pp3ppp/4pn2/2pp4/3P1B2/4PN2/PPP2PPP/RN1QKB1R w KQkq - 0 5",     // London
 	// Perft positions (CPW).
@@ -61,10 +61,10 @@ var benchFENs = [...]string{
 	"4k3/7r/3nb3/2R5/8/6n1/1R3K2/8 w - - 0 1",
 	"8/5p2/pk2p3/4P2p/2b1pP1P/P3P2B/8/7K w - - 0 1",
 	"8/2p1k3/3p3p/2PP1pp1/1P1K1P2/6P1/8/8 w - - 0 1",
-	"8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",          // KPK
-	"1K1k4/1P6/8/8/8/8/r7/2R5 w - - 0 1",       // Lucena
-	"8/8/8/8/4k3/8/8/R3K3 w Q - 0 1",           // KRK
-	"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",    // back rank
+	"8/8/8/4k3/8/8/4P3/4K3 w - - 0 1",           // KPK
+	"1K1k4/1P6/8/8/8/8/r7/2R5 w - - 0 1",        // Lucena
+	"8/8/8/8/4k3/8/8/R3K3 w Q - 0 1",            // KRK
+	"6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",     // back rank
 	"8/pp3k2/2p5/3p4/3P4/2P5/PP3K2/8 w - - 0 1", // pawn ending
 }
 
