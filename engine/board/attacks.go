@@ -240,3 +240,12 @@ func initMagics() {
 		}
 	}
 }
+
+// PawnAttacksSet returns every square attacked by colour c's pawns on the
+// squares of b.
+func PawnAttacksSet(c Color, b Bitboard) Bitboard {
+	if c == White {
+		return (b&^FileA)<<7 | (b&^FileH)<<9
+	}
+	return (b&^FileA)>>9 | (b&^FileH)>>7
+}

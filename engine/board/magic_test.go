@@ -62,3 +62,13 @@ func TestPrintMagics(t *testing.T) {
 	}
 	fmt.Print(b.String())
 }
+
+func TestPawnAttacksSet(t *testing.T) {
+	for c := White; c <= Black; c++ {
+		for s := Square(8); s < 56; s++ {
+			if got, want := PawnAttacksSet(c, s.Bitboard()), PawnAttacks(c, s); got != want {
+				t.Fatalf("PawnAttacksSet(%v, %v) = %x, want %x", c, s, got, want)
+			}
+		}
+	}
+}
