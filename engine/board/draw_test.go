@@ -23,11 +23,11 @@ func TestRepetition(t *testing.T) {
 	if got := p.RepetitionCount(); got != 1 {
 		t.Fatalf("RepetitionCount = %d, want 1", got)
 	}
-	if !p.IsRepetition(4) {
-		t.Error("IsRepetition(4): the earlier occurrence is within the search, want true")
+	if !p.IsRepetition(5) {
+		t.Error("IsRepetition(5): the earlier occurrence is inside the search, want true")
 	}
-	if p.IsRepetition(3) {
-		t.Error("IsRepetition(3): one earlier occurrence before the root is not yet a draw")
+	if p.IsRepetition(4) {
+		t.Error("IsRepetition(4): one earlier occurrence at the root is not yet a draw")
 	}
 	play(t, p, "g1f3", "g8f6", "f3g1", "f6g8") // third occurrence
 	if got := p.RepetitionCount(); got != 2 {

@@ -410,15 +410,17 @@ func (p *Position) RepetitionCount() int {
 }
 
 // IsRepetition reports whether the search should score the position as a
-// draw by repetition: it occurred before within the last plyFromRoot plies
-// (a repetition inside the search tree), or it occurred twice before
-// anywhere in the reversible history (a threefold repetition).
+// draw by repetition: it occurred once before strictly after the search
+// root (fewer than plyFromRoot plies ago), or twice before anywhere in the
+// reversible history (a threefold repetition, which also covers returning
+// to the root position and positions before it). With plyFromRoot = 0 it
+// reports a threefold repetition only.
 func (p *Position) IsRepetition(plyFromRoot int) bool {
 	limit := min(int(p.st.halfmove), int(p.st.pliesFromNull), len(p.hist))
 	n := 0
 	for i := 4; i <= limit; i += 2 {
 		if p.hist[len(p.hist)-i].key == p.st.key {
-			if i <= plyFromRoot {
+			if i < plyFromRoot {
 				return true
 			}
 			n++
