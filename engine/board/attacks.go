@@ -159,7 +159,8 @@ func sign(x int) int {
 	return 0
 }
 
-// edgeMask returns the relevant-occupancy mask for a slider on s.
+// relevantMask returns the occupancy squares that matter for a slider on s
+// (its rays without the board edge).
 func relevantMask(s Square, dirs [4][2]int) Bitboard {
 	var b Bitboard
 	for _, d := range dirs {

@@ -155,22 +155,8 @@ func (p *Position) generate(ml *MoveList, mode int) {
 	// Castling (never when in check, never a capture).
 	if mode != genCaptures && checkers == 0 && p.st.castle&(3<<(2*us)) != 0 {
 		for i := 2 * int(us); i < 2*int(us)+2; i++ {
-			if p.st.castle&(1<<i) == 0 || p.castlePath[i]&occ != 0 {
-				continue
-			}
-			rsq := p.castleRook[i]
-			// The castling rook leaves its square: it must not be counted as
-			// a shield for the king's path (Chess960 x-ray through the rook).
-			occ2 := occ &^ rsq.Bitboard()
-			ok := true
-			for path := p.castleKingPath[i]; path != 0; path &= path - 1 {
-				if p.attackedBy(path.LSB(), them, occ2) {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				moves[n&255] = NewCastling(ksq, rsq)
+			if p.st.castle&(1<<i) != 0 && p.castlingClear(i, them, occ) {
+				moves[n&255] = NewCastling(ksq, p.castleRook[i])
 				n++
 			}
 		}
@@ -237,16 +223,8 @@ func (p *Position) generatePawns(moves *[MaxMoves]Move, n int, mode int, us Colo
 			}
 		}
 		if ep := p.st.ep; ep != NoSquare {
-			capSq := Square(int(ep) - up)
-			them := p.byColor[us^1]
 			for b := pawnAttacks[us^1][ep&63] & pawns; b != 0; b &= b - 1 {
-				from := b.LSB()
-				occ2 := occ ^ from.Bitboard() ^ capSq.Bitboard() ^ ep.Bitboard()
-				att := (BishopAttacks(ksq, occ2) & them & (p.byType[Bishop] | p.byType[Queen])) |
-					(RookAttacks(ksq, occ2) & them & (p.byType[Rook] | p.byType[Queen])) |
-					(knightAttacks[ksq&63] & them & p.byType[Knight]) |
-					(pawnAttacks[us][ksq&63] & them & p.byType[Pawn] &^ capSq.Bitboard())
-				if att == 0 {
+				if from := b.LSB(); p.enPassantSafe(us, from, ep, ksq, occ) {
 					moves[n&255] = NewEnPassant(from, ep)
 					n++
 				}
@@ -293,4 +271,36 @@ func addPromotions(moves *[MaxMoves]Move, n int, from, to Square, queen, under b
 		n += 3
 	}
 	return n
+}
+
+// castlingClear reports whether castling right i (held by the side to move,
+// not in check) can be used: the squares both pieces cross are empty apart
+// from king and rook, and no square of the king's path is attacked by them.
+// The rook is taken off the board for the attack test, so a rook that
+// shielded the king's target (Chess960) does not count as a shield.
+func (p *Position) castlingClear(i int, them Color, occ Bitboard) bool {
+	if p.castlePath[i]&occ != 0 {
+		return false
+	}
+	occ &^= p.castleRook[i].Bitboard()
+	for path := p.castleKingPath[i]; path != 0; path &= path - 1 {
+		if p.attackedBy(path.LSB(), them, occ) {
+			return false
+		}
+	}
+	return true
+}
+
+// enPassantSafe reports whether capturing en passant from from to ep leaves
+// colour us's king on ksq unattacked (the capture removes two pawns from
+// the king's lines at once, so pin masks are not enough).
+func (p *Position) enPassantSafe(us Color, from, ep, ksq Square, occ Bitboard) bool {
+	capSq := ep ^ 8
+	occ ^= from.Bitboard() | capSq.Bitboard() | ep.Bitboard()
+	them := p.byColor[us^1]
+	ksq &= 63
+	return (BishopAttacks(ksq, occ)&(p.byType[Bishop]|p.byType[Queen])|
+		RookAttacks(ksq, occ)&(p.byType[Rook]|p.byType[Queen])|
+		knightAttacks[ksq]&p.byType[Knight]|
+		pawnAttacks[us][ksq]&p.byType[Pawn]&^capSq.Bitboard())&them == 0
 }
