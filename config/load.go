@@ -72,28 +72,21 @@ func finish(c *Config, decodeErr error) (*Config, error) {
 
 // decode turns YAML into a Config over the defaults. It returns the Config
 // (nil when the YAML cannot be read at all) and the decode problems as Errors.
-func decode(data []byte, name string) (c *Config, err error) {
-	defer func() {
-		// yaml.v3 turns its own failures into errors, but a parser bug must
-		// not bring the daemon down on a bad file.
-		if r := recover(); r != nil {
-			c, err = nil, Errors{{File: name, Msg: fmt.Sprintf("cannot read the file as YAML (parser failure: %v)", r)}}
-		}
-	}()
-	c = Default()
+func decode(data []byte, name string) (*Config, error) {
+	c := Default()
 	c.source = name
 	c.keys = map[string]int{}
 
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	switch err := dec.Decode(&doc); {
+	switch err := safeDecode(dec, &doc); {
 	case errors.Is(err, io.EOF):
 		return c, nil // an empty file: all defaults
 	case err != nil:
 		return nil, Errors{syntaxProblem(name, err)}
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+	if err := safeDecode(dec, &extra); !errors.Is(err, io.EOF) {
 		line := 0
 		if err == nil {
 			line = extra.Line
@@ -120,7 +113,7 @@ func decode(data []byte, name string) (c *Config, err error) {
 
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
-	if err := strict.Decode(c); err != nil {
+	if err := safeDecode(strict, c); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
 			return nil, append(probs, syntaxProblem(name, err))
@@ -136,6 +129,17 @@ func decode(data []byte, name string) (c *Config, err error) {
 		return c, probs
 	}
 	return c, nil
+}
+
+// safeDecode is dec.Decode(v), with a panic inside yaml.v3 turned into an
+// error: a parser bug must not bring the daemon down on a bad file.
+func safeDecode(dec *yaml.Decoder, v any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cannot read the file as YAML (parser failure: %v)", r)
+		}
+	}()
+	return dec.Decode(v)
 }
 
 var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
