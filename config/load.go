@@ -300,10 +300,10 @@ func (w *walker) unknown(k *yaml.Node, section string, known []string) {
 	msg := fmt.Sprintf("unknown key %q %s", k.Value, where)
 	if s := suggest(k.Value, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	} else if ss := suggestByPart(k.Value, known); len(ss) > 0 {
-		msg += fmt.Sprintf(" (did you mean %s?)", quoteOr(ss))
 	} else if paths := w.known[k.Value]; len(paths) > 0 {
 		msg += fmt.Sprintf(" (it belongs in %s)", strings.Join(paths, " or "))
+	} else if ss := suggestByPart(k.Value, known); len(ss) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", quoteOr(ss))
 	} else {
 		msg += " (known keys: " + strings.Join(known, ", ") + ")"
 	}
@@ -380,11 +380,12 @@ func (w *walker) valueOn(line int, tag, shown string) (valueAt, bool) {
 const durationHint = `write it like "150ms", "30s", "10m" or "1h30m"`
 
 func describeMismatch(tag, shown, goType string) string {
-	got := "a list"
+	var got string
 	switch tag {
 	case "!!map":
 		got = "a mapping"
 	case "!!seq":
+		got = "a list"
 	case "!!str":
 		got = strconv.Quote(shown)
 	default:
