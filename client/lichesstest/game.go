@@ -67,7 +67,7 @@ type game struct {
 }
 
 var (
-	errNotYourTurn = errors.New("Not your turn, or game already over")
+	errNotYourTurn  = errors.New("Not your turn, or game already over")
 	errNotAbortable = errors.New("This game can no longer be aborted")
 )
 

@@ -31,7 +31,7 @@ type Server struct {
 	faults     faults
 	stats      Stats
 	coolUntil  map[string]time.Time // client key → end of its cool-down
-	changed    chan struct{} // closed and replaced on every state change
+	changed    chan struct{}        // closed and replaced on every state change
 	timers     map[*time.Timer]struct{}
 	closed     bool
 	down       bool
