@@ -265,7 +265,7 @@ func TestParseErrors(t *testing.T) {
 			name: "stream timeout too short",
 			src:  "lichess:\n  stream_read_timeout: 1s\n",
 			line: 2,
-			want: `lichess.stream_read_timeout: must be between 5s and 10m0s, got 1s`,
+			want: `lichess.stream_read_timeout: must be between 10s and 10m0s, got 1s`,
 		},
 		{
 			name: "chat message too long",

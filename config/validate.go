@@ -132,8 +132,8 @@ func (v *validator) lichess() {
 		v.add("lichess.base_url", "plain http would send the token unencrypted: use https (http is allowed only for localhost)")
 	}
 	v.durationIn("lichess.request_timeout", l.RequestTimeout, time.Second, 10*time.Minute, "")
-	v.durationIn("lichess.stream_read_timeout", l.StreamReadTimeout, 5*time.Second, 10*time.Minute,
-		"Lichess sends a keep-alive line every few seconds")
+	v.durationIn("lichess.stream_read_timeout", l.StreamReadTimeout, 10*time.Second, 10*time.Minute,
+		"Lichess sends a keep-alive line every 7 seconds")
 }
 
 func isLoopback(host string) bool {
