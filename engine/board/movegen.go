@@ -19,7 +19,7 @@ const (
 	genQuiets
 )
 
-// GenerateLegal appends every legal move to ml (ml is cleared first).
+// GenerateLegal fills ml with every legal move.
 func (p *Position) GenerateLegal(ml *MoveList) {
 	ml.N = 0
 	p.generate(ml, genAll)
