@@ -268,3 +268,23 @@ func TestRealSample(t *testing.T) {
 		t.Fatalf("loss %.6f -> %.6f, want lower", before, after)
 	}
 }
+
+func TestSearchPlayerMates(t *testing.T) {
+	start, err := board.ParseFEN("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := NewSearchPlayer(2000, 0, 1)
+	o := DefaultGameOptions()
+	o.RandomPlies, o.SkipFirst = 0, 0
+	g, err := PlayGame(context.Background(), start, pl, pl, rand.New(rand.NewPCG(1, 1)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Result != 1 || g.Reason != "checkmate" || g.Plies != 1 {
+		t.Fatalf("got %+v, want White mating at once", g)
+	}
+	if _, _, err := NewSearchPlayer(0, 0, 1).BestMove(context.Background(), start); err == nil {
+		t.Fatal("unbounded search player accepted")
+	}
+}
