@@ -448,10 +448,9 @@ func (e *Engine) begin(ctx context.Context, l Limits, ponder bool) (*Search, err
 	e.search = s
 	e.mu.Unlock()
 	if err := p.write(l.Command()); err != nil {
-		e.mu.Lock()
-		e.search = nil
-		e.mu.Unlock()
-		return nil, fmt.Errorf("%s: %w", what, err)
+		err = fmt.Errorf("%s: %w", what, err)
+		s.finish(Result{}, err) // frees the engine and releases Close
+		return nil, err
 	}
 	go s.run(ctx)
 	return s, nil
@@ -648,6 +647,11 @@ func (s *Search) Stop() (Result, error) {
 // Wait waits for the search's bestmove. When ctx is done first, the search
 // is stopped and the error wraps ctx.Err().
 func (s *Search) Wait(ctx context.Context) (Result, error) {
+	select {
+	case <-s.done: // an available result wins over a done ctx
+		return s.res, s.err
+	default:
+	}
 	select {
 	case <-s.done:
 		return s.res, s.err

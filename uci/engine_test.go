@@ -755,3 +755,59 @@ func TestStockfish(t *testing.T) {
 	}
 	processGone(t, p)
 }
+
+// TestDriverAgainstOwnServer runs the two halves of the package against each
+// other: the driver talks to our Server (over the fake backend) in a child
+// process.
+func TestDriverAgainstOwnServer(t *testing.T) {
+	f := fakeConfig(t, "server")
+	f.cfg.Options = map[string]string{"hash": "64", "Clear Hash": ""}
+	e := f.start(t)
+	ctx := context.Background()
+	if e.Name() != "Ponderosa Fake" || len(e.Options()) != 3 {
+		t.Fatalf("id %q, options %+v", e.Name(), e.Options())
+	}
+	if err := e.NewGame(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Position("", []string{"e2e4"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Go(ctx, Limits{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BestMove != "e2e4" || res.PonderMove != "e7e5" || res.Depth != 3 || res.Score != CP(3) || res.Stopped {
+		t.Fatalf("go depth 3: %+v", res)
+	}
+	// Ponder, ponderhit: the fake backend ends a "go ponder movetime"
+	// search on ponderhit.
+	s, err := e.GoPonder(ctx, Limits{MoveTime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PonderHit(); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Wait(ctx); err != nil || res.BestMove != "d2d4" || res.Stopped {
+		t.Fatalf("after ponderhit: %+v, %v", res, err)
+	}
+	// Ponder, stop: the bestmove is drained, not left for the next search.
+	s, err = e.GoPonder(ctx, Limits{MoveTime: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.Stop(); err != nil || res.BestMove != "g1f3" {
+		t.Fatalf("ponder stop: %+v, %v", res, err)
+	}
+	// An infinite search ends at the driver's deadline.
+	if res, err := e.Go(ctx, Limits{Infinite: true, Deadline: 20 * time.Millisecond}); err != nil || res.BestMove != "c2c4" || !res.Stopped {
+		t.Fatalf("infinite with deadline: %+v, %v", res, err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cmds := f.commands(t, false)
+	assertInOrder(t, cmds, "uci", "setoption name Clear Hash", "setoption name Hash value 64", "isready", "ucinewgame",
+		"go depth 3", "go ponder movetime 1000", "ponderhit", "go ponder movetime 1000", "stop", "go infinite", "stop", "quit")
+}

@@ -2,7 +2,9 @@ package uci
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +29,7 @@ import (
 //	garbage  mixes junk into everything it says, then behaves normally
 //	badmove  answers "bestmove zz99"
 //	mute     reads but never answers "uci"
+//	server   our own Server over the fakeBackend of server_test.go
 const (
 	fakeModeEnv  = "PONDEROSA_FAKE_UCI"
 	fakeLogEnv   = "PONDEROSA_FAKE_UCI_LOG"
@@ -73,6 +76,19 @@ func runFakeEngine(mode string) int {
 		}
 		f.log = lf
 		fmt.Fprintf(lf, "# start pid %d mode %s\n", os.Getpid(), mode)
+	}
+	if mode == "server" {
+		// Our own front end over the fake backend of server_test.go.
+		var in io.Reader = os.Stdin
+		if f.log != nil {
+			in = io.TeeReader(os.Stdin, f.log)
+		}
+		srv := NewServer("Ponderosa Fake", "The Ponderosa Tests", newFakeBackend())
+		if err := srv.Run(context.Background(), in, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "fake server:", err)
+			return 1
+		}
+		return 0
 	}
 	if mode == "crash" {
 		marker := filepath.Join(os.Getenv(fakeStateEnv), "crashed")

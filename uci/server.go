@@ -39,13 +39,16 @@ type Backend interface {
 	// Go searches until its limits are reached or ctx is cancelled ("stop",
 	// "quit"), reporting progress through info, and returns the best move
 	// and the expected reply ("" if none). best is "" only when there is no
-	// legal move. Go must return promptly once ctx is cancelled.
+	// legal move. Go must return promptly once ctx is cancelled, with a
+	// legal move even if ctx was cancelled before it started (the protocol
+	// wants a bestmove after every go).
 	Go(ctx context.Context, p GoParams, info func(Info)) (best, ponder string)
 	// Perft writes a perft count for depth ("go perft N").
 	Perft(depth int, out io.Writer) error
 	// Bench runs the built-in benchmark ("bench").
 	Bench(out io.Writer) error
-	// Options lists the options announced in reply to "uci".
+	// Options lists the options announced in reply to "uci". It may be
+	// called while Go runs.
 	Options() []OptionSpec
 }
 
@@ -70,6 +73,8 @@ func NewServer(name, author string, b Backend) *Server {
 }
 
 // Run speaks UCI on in and out until "quit", the end of in, or ctx is done;
+// "go perft", "bench" and "d" run in the loop itself (they block it until
+// done);
 // a running search is stopped (and its bestmove written) first. It returns
 // nil after "quit" or end of input, ctx.Err() when ctx ends it, or the
 // error that made reading or writing fail. Run does not close in; a read

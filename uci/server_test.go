@@ -71,8 +71,14 @@ func (f *fakeBackend) Go(ctx context.Context, p GoParams, info func(Info)) (stri
 	f.mu.Unlock()
 	pair := fakeMoves[(n-1)%len(fakeMoves)]
 	defer func() {
-		f.ctxDone <- ctx.Err() != nil
-		f.returned <- p
+		select { // (never blocks: the fake also serves long sessions)
+		case f.ctxDone <- ctx.Err() != nil:
+		default:
+		}
+		select {
+		case f.returned <- p:
+		default:
+		}
 	}()
 	depth := max(p.Depth, 1)
 	for d := 1; d <= depth; d++ {
