@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -89,6 +90,7 @@ type Engine struct {
 	options []OptionSpec
 	fen     string // "" is the start position
 	moves   []string
+	setOpts map[string]string // set by SetOption, by advertised name
 }
 
 // Start starts the engine at path with args, performs the UCI handshake and
@@ -190,32 +192,76 @@ type optionCommand struct {
 	err  error
 }
 
-// optionCommands validates cfg.Options against the advertised specs, in a
-// stable (sorted by name) order.
+// optionCommands validates the configured options, then those set later
+// with SetOption, against the advertised specs, each group in a stable
+// (sorted by name) order.
 func (e *Engine) optionCommands(specs []OptionSpec) []optionCommand {
-	names := make([]string, 0, len(e.cfg.Options))
-	for n := range e.cfg.Options {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	e.mu.Lock()
+	later := maps.Clone(e.setOpts)
+	e.mu.Unlock()
 	var out []optionCommand
-	for _, n := range names {
-		o, ok := FindOption(specs, n)
-		if !ok {
-			known := make([]string, len(specs))
-			for i, s := range specs {
-				known[i] = s.Name
+	for _, opts := range []map[string]string{e.cfg.Options, later} {
+		for _, n := range slices.Sorted(maps.Keys(opts)) {
+			line, err := optionLine(specs, n, opts[n])
+			if err != nil {
+				return append(out, optionCommand{err: err})
 			}
-			out = append(out, optionCommand{err: fmt.Errorf("%w %q (the engine has: %s)", ErrUnknownOption, n, strings.Join(known, ", "))})
-			return out
+			out = append(out, optionCommand{line: line})
 		}
-		v, err := o.Validate(e.cfg.Options[n])
-		if err != nil {
-			return append(out, optionCommand{err: err})
-		}
-		out = append(out, optionCommand{line: setOptionCommand(o, v)})
 	}
 	return out
+}
+
+// optionLine validates one option and returns its setoption line.
+func optionLine(specs []OptionSpec, name, value string) (string, error) {
+	o, ok := FindOption(specs, name)
+	if !ok {
+		known := make([]string, len(specs))
+		for i, s := range specs {
+			known[i] = s.Name
+		}
+		return "", fmt.Errorf("%w %q (the engine has: %s)", ErrUnknownOption, name, strings.Join(known, ", "))
+	}
+	v, err := o.Validate(value)
+	if err != nil {
+		return "", err
+	}
+	return setOptionCommand(o, v), nil
+}
+
+// SetOption sets an option while no search runs (e.g. UCI_Chess960 or
+// Ponder before a game) and waits for the engine to be ready. The name is
+// checked against the advertised options. Options other than buttons are
+// remembered and set again after a Restart.
+func (e *Engine) SetOption(ctx context.Context, name, value string) error {
+	e.opMu.Lock()
+	defer e.opMu.Unlock()
+	p, err := e.current()
+	if err != nil {
+		return fmt.Errorf("set option %s: %w", name, err)
+	}
+	e.mu.Lock()
+	specs := e.options
+	e.mu.Unlock()
+	line, err := optionLine(specs, name, value)
+	if err != nil {
+		return fmt.Errorf("set option: %w", err)
+	}
+	if err := p.write(line); err != nil {
+		return fmt.Errorf("set option %s: %w", name, err)
+	}
+	if o, _ := FindOption(specs, name); o.Type != OptionButton {
+		e.mu.Lock()
+		if e.setOpts == nil {
+			e.setOpts = make(map[string]string)
+		}
+		e.setOpts[o.Name] = value
+		e.mu.Unlock()
+	}
+	if err := e.sync(ctx, p); err != nil {
+		return fmt.Errorf("set option %s: %w", name, err)
+	}
+	return nil
 }
 
 func (e *Engine) install(st launched) {

@@ -811,3 +811,53 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 	assertInOrder(t, cmds, "uci", "setoption name Clear Hash", "setoption name Hash value 64", "isready", "ucinewgame",
 		"go depth 3", "go ponder movetime 1000", "ponderhit", "go ponder movetime 1000", "stop", "go infinite", "stop", "quit")
 }
+
+func TestSetOption(t *testing.T) {
+	f := fakeConfig(t, "crash")
+	f.cfg.Options = map[string]string{"Hash": "32"}
+	e := f.start(t)
+	ctx := context.Background()
+	if err := e.SetOption(ctx, "ponder", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetOption(ctx, "Clear Hash", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetOption(ctx, "UCI_Chess960", "true"); !errors.Is(err, ErrUnknownOption) {
+		t.Fatalf("unknown option: %v", err)
+	}
+	if err := e.SetOption(ctx, "Threads", "0"); !errors.Is(err, ErrBadOptionValue) {
+		t.Fatalf("bad value: %v", err)
+	}
+	// The crash fake dies in its first search; after Restart the options
+	// (configured, then set later; not the button) are set again.
+	if _, err := e.Go(ctx, Limits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
+		t.Fatalf("crash: %v", err)
+	}
+	if err := e.SetOption(ctx, "Hash", "64"); !errors.Is(err, ErrEngineDied) {
+		t.Fatalf("SetOption on a dead engine: %v", err)
+	}
+	if err := e.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.GoPonder(ctx, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SetOption(ctx, "Hash", "64"); !errors.Is(err, ErrBusy) {
+		t.Fatalf("SetOption during a search: %v", err)
+	}
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	cmds := f.commands(t, true)
+	assertInOrder(t, cmds, "setoption name Hash value 32", "isready", "setoption name Ponder value true", "isready",
+		"setoption name Clear Hash", "isready", "go depth 1",
+		"uci", "setoption name Hash value 32", "setoption name Ponder value true", "ucinewgame", "isready")
+	if n := count(cmds, "setoption name Clear Hash"); n != 1 {
+		t.Errorf("button pressed %d times, want once", n)
+	}
+	if n := count(cmds, "setoption name Threads value 0"); n != 0 {
+		t.Error("bad value was sent")
+	}
+}
