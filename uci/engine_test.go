@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -750,10 +751,67 @@ func TestStockfish(t *testing.T) {
 	if err != nil || !IsMove(res.BestMove) {
 		t.Fatalf("after ponder stop: %+v, %v", res, err)
 	}
+	// Killed from outside: the driver notices and a restart goes on with
+	// the same position.
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	processGone(t, p)
+	if _, err := e.Go(ctx, Limits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
+		t.Fatalf("Go on a killed Stockfish: %v", err)
+	}
+	if err := e.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.mu.Lock()
+	p = e.proc
+	e.mu.Unlock()
+	if res, err := e.Go(ctx, Limits{Depth: 4}); err != nil || !IsMove(res.BestMove) {
+		t.Fatalf("after restart: %+v, %v", res, err)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	processGone(t, p)
+}
+
+// TestNoGoroutineLeak checks that every goroutine of the driver ends once
+// engines are closed, whatever happened to them.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx := context.Background()
+	for _, mode := range []string{"normal", "crash", "hang", "garbage", "mute"} {
+		f := fakeConfig(t, mode)
+		f.cfg.Timeouts = Timeouts{Handshake: 200 * time.Millisecond, StopGrace: 100 * time.Millisecond, Quit: 100 * time.Millisecond}
+		e, err := StartConfig(ctx, f.cfg)
+		if mode == "mute" {
+			if err == nil {
+				t.Fatal("mute engine started")
+			}
+			continue // the failed start must leave nothing behind either
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Go(ctx, Limits{Depth: 2, Deadline: 20 * time.Millisecond})
+		if mode == "crash" {
+			if err := e.Restart(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s, err := e.GoPonder(ctx, Limits{}); err == nil && mode != "hang" {
+			s.Stop()
+		}
+		e.Close()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			t.Fatalf("%d goroutines before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // TestDriverAgainstOwnServer runs the two halves of the package against each
