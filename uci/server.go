@@ -293,6 +293,9 @@ func (ss *session) handle(ctx context.Context, line string) bool {
 // or, for "go ponder", "ponderhit" or "stop" came: a search that ends early
 // waits for them, as the protocol requires.
 func (ss *session) startSearch(ctx context.Context, l Limits) {
+	if prev := ss.search; prev != nil {
+		<-prev.done // finished already; its bestmove is being written
+	}
 	sctx, cancel := context.WithCancel(ctx)
 	s := &activeSearch{
 		cancel:   cancel,

@@ -124,7 +124,11 @@ func (f *fakeBackend) Options() []OptionSpec {
 }
 
 func (f *fakeBackend) Display(out io.Writer) error {
-	_, err := fmt.Fprintln(out, "board: "+f.Calls()[len(f.Calls())-1])
+	calls := f.Calls()
+	if len(calls) == 0 {
+		return errors.New("nothing set yet")
+	}
+	_, err := fmt.Fprintln(out, "board: "+calls[len(calls)-1])
 	return err
 }
 
@@ -514,4 +518,47 @@ func TestServerNoDisplayer(t *testing.T) {
 	if out.String() != "info string error: d: not supported\n" {
 		t.Fatalf("got %q", out.String())
 	}
+}
+
+// FuzzServer feeds arbitrary scripts to a Server: it must never panic or
+// hang, must end at the end of input, and must answer every search it
+// started with exactly one bestmove.
+func FuzzServer(f *testing.F) {
+	for _, s := range []string{
+		"uci\nisready\nposition startpos moves e2e4\ngo depth 3\n",
+		"go ponder depth 2\nponderhit\ngo infinite\nisready\nstop\n",
+		"go ponder movetime 100\nposition startpos\nponderhit\ngo\nquit\ngo\n",
+		"setoption name Hash value 3\nd\ngo perft 2\nbench\ngo perft 9\n",
+		"go infinite depth 1\nponderhit\nstop\nstop\ngo ponder\n",
+		"\x00\nhello\r\nposition fen 8/8/8/8/8/8/8/K1k5 w - - 0 1 moves a1a2\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, script string) {
+		b := newFakeBackend()
+		var out syncBuffer
+		srv := NewServer("fuzz", "fuzz", b)
+		done := make(chan error, 1)
+		go func() { done <- srv.Run(context.Background(), strings.NewReader(script), &out) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("Run hangs on %q", script)
+		}
+		bestmoves := 0
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, "bestmove ") {
+				bestmoves++
+			}
+		}
+		b.mu.Lock()
+		searches := b.searches
+		b.mu.Unlock()
+		if bestmoves != searches {
+			t.Fatalf("%d searches but %d bestmoves for %q; output:\n%s", searches, bestmoves, script, out.String())
+		}
+	})
 }
