@@ -405,6 +405,7 @@ func TestCloseKillsEngineIgnoringQuit(t *testing.T) {
 
 func TestCloseReaps(t *testing.T) {
 	f := fakeConfig(t, "normal")
+	f.cfg.Timeouts.Quit = 20 * time.Second // generous: a loaded machine must not make it kill
 	e := f.start(t)
 	e.mu.Lock()
 	p := e.proc
@@ -782,7 +783,10 @@ func TestNoGoroutineLeak(t *testing.T) {
 	ctx := context.Background()
 	for _, mode := range []string{"normal", "crash", "hang", "garbage", "mute"} {
 		f := fakeConfig(t, mode)
-		f.cfg.Timeouts = Timeouts{Handshake: 200 * time.Millisecond, StopGrace: 100 * time.Millisecond, Quit: 100 * time.Millisecond}
+		f.cfg.Timeouts = Timeouts{StopGrace: 100 * time.Millisecond, Quit: 100 * time.Millisecond}
+		if mode == "mute" {
+			f.cfg.Timeouts.Handshake = 200 * time.Millisecond
+		}
 		e, err := StartConfig(ctx, f.cfg)
 		if mode == "mute" {
 			if err == nil {

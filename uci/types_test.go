@@ -190,3 +190,18 @@ func TestOptionValidate(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkParseInfo(b *testing.B) {
+	line := "info depth 24 seldepth 33 multipv 1 score cp 31 nodes 4512385 nps 1201275 hashfull 912 tbhits 0 time 3756 pv e2e4 e7e5 g1f3 b8c6 f1b5 g8f6 e1g1 f6e4 f1e1 e4d6"
+	for b.Loop() {
+		ParseInfo(line)
+	}
+}
+
+func BenchmarkInfoString(b *testing.B) {
+	in := Info{Depth: 24, SelDepth: 33, MultiPV: 1, Score: CP(31), Nodes: 4512385, NPS: 1201275, HashFull: 912,
+		Time: 3756 * time.Millisecond, PV: strings.Fields("e2e4 e7e5 g1f3 b8c6 f1b5 g8f6 e1g1 f6e4 f1e1 e4d6")}
+	for b.Loop() {
+		_ = in.String()
+	}
+}
