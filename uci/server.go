@@ -37,7 +37,8 @@ type Backend interface {
 	// moves in UCI notation; a bad FEN or illegal move is an error.
 	SetPosition(fen string, moves []string) error
 	// Go searches until its limits are reached or ctx is cancelled ("stop",
-	// "quit"), reporting progress through info, and returns the best move
+	// "quit"), reporting progress through info (never after Go returned;
+	// info is safe for concurrent use), and returns the best move
 	// and the expected reply ("" if none). best is "" only when there is no
 	// legal move. Go must return promptly once ctx is cancelled, with a
 	// legal move even if ctx was cancelled before it started (the protocol
