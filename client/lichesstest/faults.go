@@ -143,6 +143,40 @@ func (s *Server) InjectGameLine(id, raw string, usernames ...string) bool {
 	return sent
 }
 
+// coolDown is a client's wait after a 429: requests from key matching
+// rule (nil: any request) before until are violations.
+type coolDown struct {
+	key   string
+	rule  *tooManyRule
+	until time.Time
+}
+
+// activeCoolDownLocked returns the cool-down r falls in, if any.
+func (s *Server) activeCoolDownLocked(key string, r *http.Request, now time.Time) *coolDown {
+	for _, c := range s.coolDowns {
+		if c.key == key && now.Before(c.until) && (c.rule == nil || c.rule.matches(r)) {
+			return c
+		}
+	}
+	return nil
+}
+
+// startCoolDownLocked records that key got a 429 for rule.
+func (s *Server) startCoolDownLocked(key string, rule *tooManyRule, until time.Time) {
+	if s.cfg.globalCoolDown {
+		rule = nil
+	}
+	for _, c := range s.coolDowns {
+		if c.key == key && c.rule == rule {
+			if until.After(c.until) {
+				c.until = until
+			}
+			return
+		}
+	}
+	s.coolDowns = append(s.coolDowns, &coolDown{key: key, rule: rule, until: until})
+}
+
 // middleware wraps every request: recording, refusal while down, latency,
 // injected 429s, cool-down accounting.
 func (s *Server) middleware(next http.Handler) http.Handler {
@@ -156,15 +190,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			user = acc.id
 		}
 		key := clientKey(token, r)
-		inCoolDown := false
-		if until, ok := s.coolDowns()[key]; ok && now.Before(until) {
-			inCoolDown = true
+		active := s.activeCoolDownLocked(key, r, now)
+		if active != nil {
 			s.stats.CoolDownViolations++
 		}
 		idx, gen := len(s.records), s.recGen
 		s.records = append(s.records, RequestRecord{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Time: now,
-			Account: user, InCoolDown: inCoolDown,
+			Account: user, InCoolDown: active != nil,
 		})
 		var delay time.Duration
 		if lo, hi := s.faults.latencyMin, s.faults.latencyMax; hi > 0 {
@@ -181,7 +214,18 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				break
 			}
 		}
-		enforce := inCoolDown && s.cfg.enforceCoolDown
+		var retryAfter time.Duration
+		switch {
+		case rule != nil:
+			retryAfter = rule.retryAfter
+			s.startCoolDownLocked(key, rule, now.Add(retryAfter))
+		case active != nil && s.cfg.enforceCoolDown:
+			rule = active.rule
+			retryAfter = active.until.Sub(now)
+			if rule == nil {
+				rule = &tooManyRule{}
+			}
+		}
 		down := s.down
 		s.notifyLocked()
 		s.mu.Unlock()
@@ -212,33 +256,15 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		switch {
-		case rule != nil:
-			s.tooMany(rec, key, rule.retryAfter)
-		case enforce:
-			s.mu.Lock()
-			until := s.coolDowns()[key]
-			s.mu.Unlock()
-			s.tooMany(rec, key, time.Until(until))
-		default:
-			next.ServeHTTP(rec, r)
+		if rule != nil {
+			writeTooMany(rec, retryAfter)
+			return
 		}
+		next.ServeHTTP(rec, r)
 	})
 }
 
-// coolDowns returns the per-client cool-down ends.
-func (s *Server) coolDowns() map[string]time.Time { return s.coolUntil }
-
-func (s *Server) tooMany(w http.ResponseWriter, key string, retryAfter time.Duration) {
-	if retryAfter < 0 {
-		retryAfter = 0
-	}
-	s.mu.Lock()
-	until := time.Now().Add(retryAfter)
-	if until.After(s.coolDowns()[key]) {
-		s.coolDowns()[key] = until
-	}
-	s.mu.Unlock()
+func writeTooMany(w http.ResponseWriter, retryAfter time.Duration) {
 	secs := int((retryAfter + time.Second - 1) / time.Second)
 	if secs < 1 {
 		secs = 1

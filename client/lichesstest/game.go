@@ -153,14 +153,15 @@ func firstMoveTimeoutFor(speed string) time.Duration {
 }
 
 func newChessGame(fen string) (*chess.Game, error) {
+	uci := chess.UseNotation(chess.UCINotation{})
 	if fen == "" {
-		return chess.NewGame(), nil
+		return chess.NewGame(uci), nil
 	}
 	opt, err := chess.FEN(fen)
 	if err != nil {
 		return nil, fmt.Errorf("invalid FEN %q: %w", fen, err)
 	}
-	return chess.NewGame(opt), nil
+	return chess.NewGame(opt, uci), nil
 }
 
 // clocksLocked returns the remaining time of both players at now.

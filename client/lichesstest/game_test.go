@@ -216,6 +216,7 @@ func TestCastlingBothNotations(t *testing.T) {
 }
 
 func TestLossOnTime(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -255,6 +256,7 @@ func TestLossOnTime(t *testing.T) {
 }
 
 func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -282,6 +284,7 @@ func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
 }
 
 func TestFirstMoveAbort(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, WithFirstMoveTimeout(150*time.Millisecond))
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -311,6 +314,7 @@ func TestFirstMoveAbort(t *testing.T) {
 }
 
 func TestFirstMoveAbortAfterWhiteMoved(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, WithFirstMoveTimeout(150*time.Millisecond))
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)

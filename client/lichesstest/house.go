@@ -151,7 +151,7 @@ func (s *Server) houseChooseLocked(pos *chess.Position, strat HouseStrategy) str
 		best, bestScore := []*chess.Move(nil), -1
 		for _, m := range moves {
 			score := 0
-			if next := pos.Update(m); next.Status() == chess.Checkmate {
+			if m.HasTag(chess.Check) && pos.Update(m).Status() == chess.Checkmate {
 				score = 1000
 			} else {
 				score = pieceValue[pos.Board().Piece(m.S2()).Type()]*10 + pieceValue[m.Promo()]*10

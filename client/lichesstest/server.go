@@ -30,8 +30,8 @@ type Server struct {
 	recGen     int // bumped by ResetRecords
 	faults     faults
 	stats      Stats
-	coolUntil  map[string]time.Time // client key → end of its cool-down
-	changed    chan struct{}        // closed and replaced on every state change
+	coolDowns  []*coolDown
+	changed    chan struct{} // closed and replaced on every state change
 	timers     map[*time.Timer]struct{}
 	closed     bool
 	down       bool
@@ -51,6 +51,7 @@ type config struct {
 	firstMoveTimeout time.Duration // 0: by speed, as Lichess
 	lichessLimits    bool
 	enforceCoolDown  bool
+	globalCoolDown   bool
 	extraFields      bool
 	latencyMin       time.Duration
 	latencyMax       time.Duration
@@ -93,6 +94,11 @@ func WithLichessLimits() Option { return func(c *config) { c.lichessLimits = tru
 // WithEnforcedCoolDown answers 429 to every request a client sends while
 // it is in a cool-down (after a 429). Violations are counted either way.
 func WithEnforcedCoolDown() Option { return func(c *config) { c.enforceCoolDown = true } }
+
+// WithGlobalCoolDown makes a 429 put its client (token) in cool-down for
+// every endpoint. By default the cool-down covers only the requests that
+// match the pattern that answered 429 (e.g. only move posts).
+func WithGlobalCoolDown() Option { return func(c *config) { c.globalCoolDown = true } }
 
 // WithUnknownFields adds a field unknown to the spec to every JSON object
 // written on the event and game streams, to check that clients ignore
@@ -137,7 +143,6 @@ func New(opts ...Option) *Server {
 		games:      map[string]*game{},
 		changed:    make(chan struct{}),
 		timers:     map[*time.Timer]struct{}{},
-		coolUntil:  map[string]time.Time{},
 	}
 	s.faults.latencyMin, s.faults.latencyMax = cfg.latencyMin, cfg.latencyMax
 	s.handler = s.routes()
