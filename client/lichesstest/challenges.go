@@ -41,10 +41,8 @@ type challenge struct {
 	declineKey    string // lower-case key, as in the event
 	declineReason string
 	createdAt     time.Time
-	timer         hasTimer
+	timer         *time.Timer
 }
-
-type hasTimer interface{ Stop() bool }
 
 var declineReasons = map[string]string{ // form key → human text (Lichess's English wording)
 	"generic":     "I'm not accepting challenges at the moment.",
@@ -335,9 +333,7 @@ func (s *Server) acceptLocked(c *challenge) (*game, error) {
 	if !playableVariant(c.variant) {
 		return nil, fmt.Errorf("lichesstest cannot referee the %s variant", c.variant)
 	}
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "accepted"
 	g, err := s.newGameLocked(c)
 	if err != nil {
@@ -378,9 +374,7 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 	if _, ok := declineReasons[reason]; !ok {
 		reason = "generic"
 	}
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "declined"
 	c.declineKey = strings.ToLower(reason)
 	c.declineReason = declineReasons[reason]
@@ -389,9 +383,7 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 }
 
 func (s *Server) cancelLocked(c *challenge) {
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "canceled"
 	s.pushEventLocked(c.dest, jsonChallengeEvent{Type: "challengeCanceled", Challenge: s.challengeJSONLocked(c, "")})
 	s.notifyLocked()

@@ -1,6 +1,7 @@
 package lichesstest
 
 import (
+	"fmt"
 	"net/http"
 	"path"
 	"strconv"
@@ -19,6 +20,7 @@ type tooManyRule struct {
 	pattern    string // path.Match pattern on the URL path
 	remaining  int
 	retryAfter time.Duration
+	status     int // 429, or the status of InjectError
 }
 
 func (r *tooManyRule) matches(req *http.Request) bool {
@@ -53,7 +55,21 @@ func (s *Server) Inject429(pattern string, n int, retryAfter time.Duration) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, retryAfter: retryAfter})
+	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, retryAfter: retryAfter, status: http.StatusTooManyRequests})
+}
+
+// InjectError answers the next n requests matching pattern (as in
+// Inject429) with status, e.g. 500, 502 or 503. A 5xx answer has an HTML
+// body, as a proxy in front of Lichess would send; other statuses get the
+// usual {"error": …} JSON. No cool-down follows.
+func (s *Server) InjectError(pattern string, n, status int) {
+	method, p := "", pattern
+	if i := strings.IndexByte(pattern, ' '); i > 0 {
+		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, status: status})
 }
 
 // DropEventStream cuts the open event stream of username (if any), as a
@@ -215,27 +231,43 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 		}
 		var retryAfter time.Duration
+		status := 0
 		switch {
+		case rule != nil && rule.status != http.StatusTooManyRequests:
+			status = rule.status
 		case rule != nil:
+			status = http.StatusTooManyRequests
 			retryAfter = rule.retryAfter
 			s.startCoolDownLocked(key, rule, now.Add(retryAfter))
 		case active != nil && s.cfg.enforceCoolDown:
-			rule = active.rule
+			status = http.StatusTooManyRequests
 			retryAfter = active.until.Sub(now)
-			if rule == nil {
-				rule = &tooManyRule{}
+		}
+		stream := isStreamPath(r.URL.Path)
+		if !stream {
+			if s.inflight[key] > 0 {
+				s.stats.ConcurrentRequests++
 			}
+			s.inflight[key]++
 		}
 		down := s.down
 		s.notifyLocked()
 		s.mu.Unlock()
 		if down {
+			s.mu.Lock()
+			if !stream {
+				s.inflight[key]--
+			}
+			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		}
 
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
+			if !stream {
+				s.inflight[key]--
+			}
 			if gen == s.recGen {
 				s.records[idx].Status = rec.status
 				s.records[idx].Duration = time.Since(now)
@@ -256,12 +288,29 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				return
 			}
 		}
-		if rule != nil {
+		switch {
+		case status == http.StatusTooManyRequests:
 			writeTooMany(rec, retryAfter)
+			return
+		case status >= 500:
+			rec.Header().Set("Content-Type", "text/html; charset=utf-8")
+			rec.WriteHeader(status)
+			fmt.Fprintf(rec, "<html><head><title>%d %s</title></head><body><h1>%d %s</h1></body></html>\n",
+				status, http.StatusText(status), status, http.StatusText(status))
+			return
+		case status != 0:
+			writeError(rec, status, "%s", http.StatusText(status))
 			return
 		}
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// isStreamPath reports whether path is one of the long-lived NDJSON
+// streams (not counted as concurrent requests).
+func isStreamPath(p string) bool {
+	return p == "/api/stream/event" || strings.HasPrefix(p, "/api/bot/game/stream/") ||
+		strings.HasPrefix(p, "/api/board/game/stream/") || strings.HasPrefix(p, "/api/stream/game/")
 }
 
 func writeTooMany(w http.ResponseWriter, retryAfter time.Duration) {

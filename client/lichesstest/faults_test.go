@@ -1,6 +1,7 @@
 package lichesstest
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -245,4 +246,50 @@ func TestDownHandlerCutsConnections(t *testing.T) {
 	if !strings.Contains(err.Error(), "EOF") {
 		t.Logf("error while down: %v", err)
 	}
+}
+
+func TestInjectError(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	s.InjectError("/api/account", 1, http.StatusBadGateway)
+	r := get(t, s.URL(), "tok", "/api/account")
+	wantStatus(t, r, http.StatusBadGateway)
+	if !strings.Contains(r.header.Get("Content-Type"), "text/html") {
+		t.Errorf("502 content type %q", r.header.Get("Content-Type"))
+	}
+	wantStatus(t, get(t, s.URL(), "tok", "/api/account"), 200)
+	if v := s.CoolDownViolations(); v != 0 {
+		t.Errorf("a 502 started a cool-down: %d violations", v)
+	}
+}
+
+func TestConcurrentRequestsCounted(t *testing.T) {
+	s := newTestServer(t, WithLatency(time.Hour, time.Hour))
+	s.AddAccount("bot", "tok", true, 1500)
+	s.AddAccount("other", "tok2", true, 1500)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL()+"/api/account", nil)
+	req.Header.Set("Authorization", "Bearer tok")
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if err := s.WaitFor(testCtx(t), func() bool { return len(s.Requests()) == 1 }); err != nil {
+		t.Fatal(err)
+	}
+	s.SetLatency(0, 0)
+	wantStatus(t, get(t, s.URL(), "tok2", "/api/account"), 200) // another client: fine
+	if n := s.Stats().ConcurrentRequests; n != 0 {
+		t.Fatalf("other client's request counted: %d", n)
+	}
+	wantStatus(t, get(t, s.URL(), "tok", "/api/account"), 200) // same client, first still pending
+	if n := s.Stats().ConcurrentRequests; n != 1 {
+		t.Fatalf("concurrent requests %d, want 1", n)
+	}
+	cancel()
+	<-first
 }

@@ -62,8 +62,8 @@ type game struct {
 
 	chat  []chatEntry
 	subs  []*gameSub
-	timer hasTimer
-	house [2]hasTimer // pending house-player moves
+	timer *time.Timer
+	house [2]*time.Timer // pending house-player moves
 }
 
 var (
@@ -478,15 +478,11 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 	}
 	g.status, g.winner, g.finishedAt = status, winner, time.Now()
 	g.drawOffer, g.takeback = [2]bool{}, [2]bool{}
-	if g.timer != nil {
-		g.timer.Stop()
-		g.timer = nil
-	}
+	s.stopTimerLocked(g.timer)
+	g.timer = nil
 	for i, t := range g.house {
-		if t != nil {
-			t.Stop()
-			g.house[i] = nil
-		}
+		s.stopTimerLocked(t)
+		g.house[i] = nil
 	}
 	if status != "aborted" {
 		for col, a := range g.players {
@@ -515,10 +511,8 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 // scheduleGameTimerLocked arms the one timer a game needs: the first-move
 // expiration before the clocks run, the flag of the side to move after.
 func (s *Server) scheduleGameTimerLocked(g *game) {
-	if g.timer != nil {
-		g.timer.Stop()
-		g.timer = nil
-	}
+	s.stopTimerLocked(g.timer)
+	g.timer = nil
 	if !g.ongoing() || !g.hasClock {
 		return
 	}

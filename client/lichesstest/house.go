@@ -73,8 +73,8 @@ func (s *Server) RemoveHousePlayer(username string) {
 	}
 	a.house = nil
 	for _, g := range s.games {
-		if col := g.colorOf(a); col != none && g.house[col] != nil {
-			g.house[col].Stop()
+		if col := g.colorOf(a); col != none {
+			s.stopTimerLocked(g.house[col])
 			g.house[col] = nil
 		}
 	}

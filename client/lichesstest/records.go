@@ -30,6 +30,10 @@ type Stats struct {
 	IllegalMoves int
 	// MovesPlayed counts moves accepted, over HTTP or from house players.
 	MovesPlayed int
+	// ConcurrentRequests counts requests that began while another
+	// request (not a stream) of the same client was in progress. Lichess
+	// asks for one request at a time.
+	ConcurrentRequests int
 }
 
 // Requests returns a copy of every request received so far, in arrival

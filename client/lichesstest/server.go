@@ -31,7 +31,8 @@ type Server struct {
 	faults     faults
 	stats      Stats
 	coolDowns  []*coolDown
-	changed    chan struct{} // closed and replaced on every state change
+	inflight   map[string]int // client key → non-stream requests in progress
+	changed    chan struct{}  // closed and replaced on every state change
 	timers     map[*time.Timer]struct{}
 	closed     bool
 	down       bool
@@ -143,6 +144,7 @@ func New(opts ...Option) *Server {
 		games:      map[string]*game{},
 		changed:    make(chan struct{}),
 		timers:     map[*time.Timer]struct{}{},
+		inflight:   map[string]int{},
 	}
 	s.faults.latencyMin, s.faults.latencyMax = cfg.latencyMin, cfg.latencyMax
 	s.handler = s.routes()
