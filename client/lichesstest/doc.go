@@ -30,6 +30,7 @@
 //	GET  /api/stream/event                      NDJSON: gameStart, gameFinish, challenge,
 //	                                            challengeCanceled, challengeDeclined
 //	GET  /api/bot/online                        NDJSON of online bots (event stream open, or house players)
+//	GET  /api/stream/game/{id}                  public NDJSON move stream (no auth; moves not delayed)
 //	POST /api/bot/account/upgrade               400 if already a bot or has played
 //	GET  /api/challenge                         {in:[…], out:[…]} (open challenges)
 //	POST /api/challenge/{username}              form: rated, clock.limit, clock.increment, days, color, variant, fen
@@ -90,9 +91,12 @@
 // # Faults
 //
 //	WithLatency / SetLatency(min, max)   delay each request, uniform in [min, max] (seeded)
-//	Inject429(pattern, n, retryAfter)    answer the next n matching requests 429 + Retry-After
+//	Inject429(pattern, n, retryAfter)    answer the next n matching requests 429 + Retry-After;
+//	                                     the client is then in cool-down for the requests matching
+//	                                     pattern (put a game id in it to cool down one game only)
 //	WithEnforcedCoolDown()               also answer 429 to requests sent during a cool-down
 //	WithGlobalCoolDown()                 a 429 cools down every endpoint of that token
+//	InjectError(pattern, n, status)      answer the next n matching requests with e.g. 502 (HTML body)
 //	DropEventStream, DropGameStreams,    cut streams abruptly (the client reads an unexpected EOF)
 //	DropAllStreams
 //	Restart(down)                        cut all streams, refuse connections for down, listen again
@@ -106,8 +110,10 @@
 //
 // Requests and RequestsMatching return every request (method, path, time,
 // duration, status, account, whether it fell in a cool-down). Stats counts
-// cool-down violations (requests a client sent to an endpoint within the
-// Retry-After of a 429 from it), 429 answers, refused and accepted moves.
+// cool-down violations (requests a client sent, within the Retry-After of
+// a 429, that match the pattern that answered 429), 429 answers, refused
+// and accepted moves, and requests sent while another non-stream request
+// of the same client was in progress (Lichess asks for one at a time).
 // Game and Games return snapshots (moves, FEN, status, winner, clocks, PGN);
 // WaitFor, WaitGameOver and WaitGameStarted block until a condition holds.
 //

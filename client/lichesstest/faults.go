@@ -114,6 +114,10 @@ func (s *Server) dropAllStreamsLocked() {
 			gs.sub.drop()
 		}
 		g.subs = nil
+		for _, w := range g.watchers {
+			w.drop()
+		}
+		g.watchers = nil
 	}
 }
 

@@ -60,10 +60,11 @@ type game struct {
 	gone      [2]bool
 	claimAt   [2]time.Time // when the opponent of a gone player may claim
 
-	chat  []chatEntry
-	subs  []*gameSub
-	timer *time.Timer
-	house [2]*time.Timer // pending house-player moves
+	chat     []chatEntry
+	subs     []*gameSub
+	watchers []*subscriber // public move streams
+	timer    *time.Timer
+	house    [2]*time.Timer // pending house-player moves
 }
 
 var (
@@ -388,6 +389,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		g.clockRunning = true // both players have moved: clocks start
 	}
 	g.lastMoveAt = now
+	s.watchPositionLocked(g)
 	opp := 1 - col
 	oppOffered := g.drawOffer[opp]
 	g.drawOffer[opp] = false // a move declines a pending offer
@@ -502,6 +504,7 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		gs.sub.finish()
 	}
 	g.subs = nil
+	s.watchEndLocked(g)
 	for col := range 2 {
 		s.pushEventLocked(g.players[col], jsonGameEvent{Type: "gameFinish", Game: s.gameEventInfoLocked(g, col)})
 	}
@@ -602,6 +605,7 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 	}
 	g.takeback = [2]bool{}
 	g.drawOffer = [2]bool{}
+	s.watchPositionLocked(g)
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
 	s.houseScheduleLocked(g)

@@ -339,3 +339,31 @@ func TestHousePlayerDeclines(t *testing.T) {
 		t.Fatalf("declined %v", d)
 	}
 }
+
+func TestWatchGame(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{ClockLimit: 3 * time.Minute})
+	st := openStream(t, s.URL(), "", "/api/stream/game/"+id)
+	desc := st.next(t)
+	if str(desc, "id") != id || str(desc, "players", "white", "user", "name") != "w" || str(desc, "status", "name") != "started" {
+		t.Fatalf("description %v", desc)
+	}
+	if first := st.next(t); str(first, "fen") != "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w" || num(first, "wc") != 180 {
+		t.Fatalf("first position %v", first)
+	}
+	for i, m := range []string{"f2f3", "e7e5", "g2g4", "d8h4"} {
+		if err := s.Move(id, []string{"w", "b"}[i%2], m); err != nil {
+			t.Fatal(err)
+		}
+		if e := st.next(t); str(e, "lm") != m {
+			t.Fatalf("entry %v, want lm %s", e, m)
+		}
+	}
+	end := st.next(t)
+	if str(end, "status", "name") != "mate" || str(end, "winner") != "black" || num(end, "turns") != 4 {
+		t.Fatalf("final description %v", end)
+	}
+	if err := st.waitEnd(t); err != nil {
+		t.Fatalf("watch stream end: %v", err)
+	}
+}
