@@ -85,8 +85,10 @@
 // DeclineChallenge, Move, Resign, Abort, Draw, Takeback, Chat, SetGone.
 // SetHousePlayer makes the server play an account itself (accepting
 // challenges, moving after HouseOptions.ThinkTime with a random, greedy or
-// first-legal-move strategy), so a test can run a whole game against the
-// bot under test. Both sides may equally be external HTTP clients.
+// first-legal-move strategy; accepting or declining draw offers and
+// takebacks; optionally claiming the win when its opponent is gone), so a
+// test can run a whole game against the bot under test. Both sides may
+// equally be external HTTP clients.
 //
 // # Faults
 //
@@ -104,6 +106,7 @@
 //	InjectEventLine, InjectGameLine      write any raw line (e.g. an unknown event type)
 //	WithUnknownFields()                  add a field unknown to the spec to every stream object
 //	SetGone(game, user, gone, wait)      opponentGone with a claimWinInSeconds countdown
+//	WithAutoGone(after)                  a player without a game stream for after is gone
 //	Draw / Takeback / Chat               offers, proposals and chat lines from the opponent
 //
 // # Instrumentation

@@ -60,6 +60,9 @@ type game struct {
 	gone      [2]bool
 	claimAt   [2]time.Time // when the opponent of a gone player may claim
 
+	streamSeen [2]bool        // the player has opened a game stream
+	goneTimer  [2]*time.Timer // WithAutoGone
+
 	chat     []chatEntry
 	subs     []*gameSub
 	watchers []*subscriber // public move streams
@@ -407,6 +410,9 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
 	s.houseScheduleLocked(g)
+	if offeringDraw != nil && *offeringDraw {
+		s.houseOnOfferLocked(g)
+	}
 	return nil
 }
 
@@ -485,6 +491,10 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 	for i, t := range g.house {
 		s.stopTimerLocked(t)
 		g.house[i] = nil
+	}
+	for i, t := range g.goneTimer {
+		s.stopTimerLocked(t)
+		g.goneTimer[i] = nil
 	}
 	if status != "aborted" {
 		for col, a := range g.players {
@@ -573,6 +583,7 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 		if !g.takeback[col] {
 			g.takeback[col] = true
 			s.pushStateLocked(g)
+			s.houseOnOfferLocked(g)
 		}
 		return nil
 	}
@@ -624,6 +635,7 @@ func (s *Server) drawLocked(g *game, col int, yes bool) error {
 	case yes && !g.drawOffer[col]:
 		g.drawOffer[col] = true
 		s.pushStateLocked(g)
+		s.houseOnOfferLocked(g)
 	case !yes && g.drawOffer[opp]:
 		g.drawOffer[opp] = false
 		s.pushStateLocked(g)
@@ -679,6 +691,7 @@ func (s *Server) setGoneLocked(g *game, col int, gone bool, wait time.Duration) 
 		return
 	}
 	g.claimAt[col] = time.Now().Add(wait)
+	s.houseOnGoneLocked(g, col, wait)
 	secs := int((wait + time.Second - 1) / time.Second)
 	s.broadcastLocked(g, jsonOpponentGone{Type: "opponentGone", Gone: true, ClaimWinInSeconds: &secs}, opp)
 	if wait > 0 {

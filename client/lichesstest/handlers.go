@@ -206,6 +206,12 @@ func (s *Server) handleGameStream(w http.ResponseWriter, r *http.Request, gr gam
 	}
 	if g.ongoing() {
 		g.subs = append(g.subs, &gameSub{color: gr.col, sub: sb})
+		g.streamSeen[gr.col] = true
+		s.stopTimerLocked(g.goneTimer[gr.col])
+		g.goneTimer[gr.col] = nil
+		if g.gone[gr.col] && s.cfg.autoGoneAfter > 0 {
+			s.setGoneLocked(g, gr.col, false, 0)
+		}
 	} else {
 		sb.finish()
 	}
@@ -220,8 +226,41 @@ func (s *Server) handleGameStream(w http.ResponseWriter, r *http.Request, gr gam
 				break
 			}
 		}
+		s.autoGoneLocked(g, gr.col)
 		s.notifyLocked()
 		s.mu.Unlock()
+	})
+}
+
+// autoGoneLocked starts the WithAutoGone countdown for col if it has no
+// stream of g left.
+func (s *Server) autoGoneLocked(g *game, col int) {
+	if s.cfg.autoGoneAfter <= 0 || !g.ongoing() || !g.streamSeen[col] || g.gone[col] || g.goneTimer[col] != nil {
+		return
+	}
+	for _, gs := range g.subs {
+		if gs.color == col {
+			return
+		}
+	}
+	id := g.id
+	g.goneTimer[col] = s.afterFuncLocked(s.cfg.autoGoneAfter, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil {
+			return
+		}
+		g.goneTimer[col] = nil
+		if !g.ongoing() || g.gone[col] {
+			return
+		}
+		for _, gs := range g.subs {
+			if gs.color == col {
+				return
+			}
+		}
+		s.setGoneLocked(g, col, true, s.cfg.goneClaimWait)
 	})
 }
 

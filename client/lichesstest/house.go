@@ -35,6 +35,14 @@ type HouseOptions struct {
 	// AcceptDelay is how long the house player waits before answering a
 	// challenge.
 	AcceptDelay time.Duration
+	// AcceptDraws and AcceptTakebacks make the house player accept the
+	// opponent's draw offers and takeback proposals (after ThinkTime);
+	// otherwise it declines them.
+	AcceptDraws     bool
+	AcceptTakebacks bool
+	// ClaimVictory makes the house player claim the win as soon as its
+	// opponent has been gone long enough (see SetGone, WithAutoGone).
+	ClaimVictory bool
 }
 
 type houseConfig struct{ opts HouseOptions }
@@ -131,6 +139,55 @@ func (s *Server) houseScheduleLocked(g *game) {
 			return
 		}
 		_ = s.playMoveLocked(g, col, m, nil)
+	})
+}
+
+// houseOnOfferLocked lets a house player answer a pending draw offer or
+// takeback proposal of its opponent.
+func (s *Server) houseOnOfferLocked(g *game) {
+	if !g.ongoing() {
+		return
+	}
+	for col := range 2 {
+		h, opp := g.players[col].house, 1-col
+		if h == nil || (!g.drawOffer[opp] && !g.takeback[opp]) {
+			continue
+		}
+		id, ply := g.id, len(g.moves)
+		s.afterFuncLocked(h.opts.ThinkTime, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			g := s.games[id]
+			if g == nil || !g.ongoing() || len(g.moves) != ply || g.players[col].house == nil {
+				return
+			}
+			o := g.players[col].house.opts
+			if g.drawOffer[opp] {
+				_ = s.drawLocked(g, col, o.AcceptDraws)
+			}
+			if g.ongoing() && g.takeback[opp] {
+				_ = s.takebackLocked(g, col, o.AcceptTakebacks)
+			}
+		})
+	}
+}
+
+// houseOnGoneLocked lets a house player claim the win once its gone
+// opponent (col) may be claimed against.
+func (s *Server) houseOnGoneLocked(g *game, col int, wait time.Duration) {
+	h := g.players[1-col].house
+	if h == nil || !h.opts.ClaimVictory {
+		return
+	}
+	id, at := g.id, g.claimAt[col]
+	s.afterFuncLocked(wait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil || !g.ongoing() || !g.gone[col] || !g.claimAt[col].Equal(at) {
+			return
+		}
+		_ = s.claimLocked(g, 1-col, true)
 	})
 }
 

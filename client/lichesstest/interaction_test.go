@@ -367,3 +367,79 @@ func TestWatchGame(t *testing.T) {
 		t.Fatalf("watch stream end: %v", err)
 	}
 }
+
+func TestHouseAnswersOffers(t *testing.T) {
+	for _, accept := range []bool{true, false} {
+		s := newTestServer(t)
+		s.AddAccount("mybot", "tbot", true, 1500)
+		s.AddAccount("house", "th", false, 1500)
+		if err := s.SetHousePlayer("house", HouseOptions{Strategy: HouseFirst, AcceptDraws: accept, AcceptTakebacks: accept, ThinkTime: time.Millisecond}); err != nil {
+			t.Fatal(err)
+		}
+		id, err := s.Challenge("mybot", "house", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+			t.Fatal(err)
+		}
+		base := s.URL()
+		gs := openStream(t, base, "tbot", "/api/bot/game/stream/"+id)
+		gs.nextOfType(t, "gameFull")
+		wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/move/e2e4", nil), 200)
+		for st := gs.nextOfType(t, "gameState"); plies(st) < 2; st = gs.nextOfType(t, "gameState") {
+		}
+		// Takeback proposal: accepted (back to no moves… of ours: e2e4
+		// and the reply go) or declined.
+		wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/takeback/yes", nil), 200)
+		st := gs.nextOfType(t, "gameState")
+		if st["wtakeback"] != true {
+			t.Fatalf("proposal not shown: %v", st)
+		}
+		st = gs.nextOfType(t, "gameState")
+		if accept && plies(st) != 0 {
+			t.Fatalf("accepted takeback left moves %q", str(st, "moves"))
+		}
+		if !accept && (plies(st) != 2 || st["wtakeback"] != nil) {
+			t.Fatalf("declined takeback: %v", st)
+		}
+		if accept {
+			continue
+		}
+		wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/draw/yes", nil), 200)
+		gs.nextOfType(t, "gameState") // the offer
+		if st := gs.nextOfType(t, "gameState"); st["wdraw"] != nil || str(st, "status") != "started" {
+			t.Fatalf("declined draw: %v", st)
+		}
+	}
+}
+
+func TestAutoGoneAndHouseClaims(t *testing.T) {
+	s := newTestServer(t, WithAutoGone(20*time.Millisecond), WithClaimWait(time.Millisecond))
+	s.AddAccount("mybot", "tbot", true, 1500)
+	s.AddAccount("house", "th", false, 1500)
+	if err := s.SetHousePlayer("house", HouseOptions{Strategy: HouseFirst, ClaimVictory: true}); err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Challenge("mybot", "house", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL()
+	gs := openStream(t, base, "tbot", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/move/d2d4", nil), 200)
+	for st := gs.nextOfType(t, "gameState"); plies(st) < 2; st = gs.nextOfType(t, "gameState") {
+	}
+	gs.cancel() // the bot disconnects from its game
+	snap, err := s.WaitGameOver(testCtx(t), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Status != "timeout" || snap.Winner != "black" {
+		t.Fatalf("snapshot %+v", snap)
+	}
+}

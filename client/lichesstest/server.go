@@ -58,6 +58,7 @@ type config struct {
 	latencyMax       time.Duration
 	publicURL        string
 	goneClaimWait    time.Duration
+	autoGoneAfter    time.Duration
 }
 
 // Option configures a Server in New.
@@ -119,6 +120,12 @@ func WithPublicURL(u string) Option { return func(c *config) { c.publicURL = u }
 // WithClaimWait sets the claimWinInSeconds announced when an opponent is
 // made gone without an explicit wait (default 10 s).
 func WithClaimWait(d time.Duration) Option { return func(c *config) { c.goneClaimWait = d } }
+
+// WithAutoGone makes a player gone (opponentGone to the other side, with
+// the WithClaimWait countdown) once they have had no stream of a game open
+// for after, having opened one before; reopening one brings them back.
+// Off by default.
+func WithAutoGone(after time.Duration) Option { return func(c *config) { c.autoGoneAfter = after } }
 
 // New returns an unstarted server. Add accounts, then call Start.
 func New(opts ...Option) *Server {
