@@ -99,6 +99,7 @@
 //	WithEnforcedCoolDown()               also answer 429 to requests sent during a cool-down
 //	WithGlobalCoolDown()                 a 429 cools down every endpoint of that token
 //	InjectError(pattern, n, status)      answer the next n matching requests with e.g. 502 (HTML body)
+//	SetRateLimit(pattern, n, per, ra)    at most n matching requests per client per period, then 429
 //	DropEventStream, DropGameStreams,    cut streams abruptly (the client reads an unexpected EOF)
 //	DropAllStreams
 //	Restart(down)                        cut all streams, refuse connections for down, listen again

@@ -13,6 +13,64 @@ import (
 type faults struct {
 	latencyMin, latencyMax time.Duration
 	tooMany                []*tooManyRule
+	limits                 []*rateLimit
+}
+
+// rateLimit answers 429 to a client's request matching m when it has made
+// n matching requests within per.
+type rateLimit struct {
+	m          *tooManyRule // the matcher (and cool-down scope)
+	n          int
+	per        time.Duration
+	retryAfter time.Duration
+	seen       map[string][]time.Time // client key → recent request times
+}
+
+// SetRateLimit limits each client to n requests matching pattern (as in
+// Inject429) per period; the request over the limit gets 429 with
+// Retry-After retryAfter (0: until the window frees a slot) and starts a
+// cool-down. Rejected requests do not count towards the limit.
+func (s *Server) SetRateLimit(pattern string, n int, per, retryAfter time.Duration) {
+	method, p := "", pattern
+	if i := strings.IndexByte(pattern, ' '); i > 0 {
+		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.limits = append(s.faults.limits, &rateLimit{
+		m: &tooManyRule{method: method, pattern: p}, n: n, per: per, retryAfter: retryAfter,
+		seen: map[string][]time.Time{},
+	})
+}
+
+// checkLimitsLocked records r against the rate limits; it returns the
+// limit r exceeds, if any, and the Retry-After to announce.
+func (s *Server) checkLimitsLocked(key string, r *http.Request, now time.Time) (*rateLimit, time.Duration) {
+	for _, l := range s.faults.limits {
+		if !l.m.matches(r) {
+			continue
+		}
+		recent := l.seen[key][:0]
+		for _, t := range l.seen[key] {
+			if now.Sub(t) < l.per {
+				recent = append(recent, t)
+			}
+		}
+		l.seen[key] = recent
+		if len(recent) >= l.n {
+			wait := l.retryAfter
+			if wait <= 0 && len(recent) > 0 {
+				wait = l.per - now.Sub(recent[0])
+			}
+			return l, wait
+		}
+	}
+	for _, l := range s.faults.limits {
+		if l.m.matches(r) {
+			l.seen[key] = append(l.seen[key], now)
+		}
+	}
+	return nil, 0
 }
 
 type tooManyRule struct {
@@ -246,6 +304,12 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		case active != nil && s.cfg.enforceCoolDown:
 			status = http.StatusTooManyRequests
 			retryAfter = active.until.Sub(now)
+		default:
+			if l, wait := s.checkLimitsLocked(key, r, now); l != nil {
+				status = http.StatusTooManyRequests
+				retryAfter = wait
+				s.startCoolDownLocked(key, l.m, now.Add(wait))
+			}
 		}
 		stream := isStreamPath(r.URL.Path)
 		if !stream {

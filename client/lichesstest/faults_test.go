@@ -293,3 +293,28 @@ func TestConcurrentRequestsCounted(t *testing.T) {
 	cancel()
 	<-first
 }
+
+func TestRateLimit(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	s.AddAccount("other", "tok2", true, 1500)
+	s.SetRateLimit("POST /api/challenge/*", 2, time.Hour, time.Minute)
+	base := s.URL()
+	form := map[string][]string{"clock.limit": {"60"}, "clock.increment": {"0"}}
+	wantStatus(t, post(t, base, "tok", "/api/challenge/other", form), 200)
+	wantStatus(t, post(t, base, "tok", "/api/challenge/other", form), 200)
+	r := post(t, base, "tok", "/api/challenge/other", form)
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if r.header.Get("Retry-After") != "60" {
+		t.Errorf("Retry-After %q", r.header.Get("Retry-After"))
+	}
+	wantStatus(t, post(t, base, "tok2", "/api/challenge/bot", form), 200) // per client
+	wantStatus(t, get(t, base, "tok", "/api/challenge"), 200)             // other endpoints
+	if s.CoolDownViolations() != 0 {
+		t.Fatalf("violations %d", s.CoolDownViolations())
+	}
+	post(t, base, "tok", "/api/challenge/other", form)
+	if s.CoolDownViolations() != 1 {
+		t.Fatalf("violations %d, want 1", s.CoolDownViolations())
+	}
+}
