@@ -2,6 +2,7 @@ package lichesstest
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"path"
 	"strconv"
@@ -396,7 +397,10 @@ func clientKey(token string, r *http.Request) string {
 	if token != "" {
 		return "token:" + token
 	}
-	host, _, _ := strings.Cut(r.RemoteAddr, ":")
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
 	return "addr:" + host
 }
 

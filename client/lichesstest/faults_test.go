@@ -318,3 +318,67 @@ func TestRateLimit(t *testing.T) {
 		t.Fatalf("violations %d, want 1", s.CoolDownViolations())
 	}
 }
+
+// TestConcurrentUse runs games, streams and faults at once so the race
+// detector can see the locking.
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t, WithKeepAlive(2*time.Millisecond), WithAutoGone(5*time.Millisecond), WithClaimWait(time.Millisecond))
+	base := s.URL()
+	for _, n := range []string{"h1", "h2", "h3", "h4"} {
+		s.AddAccount(n, "t"+n, true, 1500)
+		if err := s.SetHousePlayer(n, HouseOptions{Strategy: HouseRandom, AcceptDraws: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ids []string
+	for _, pair := range [][2]string{{"h1", "h2"}, {"h3", "h4"}} {
+		id, err := s.Challenge(pair[0], pair[1], ChallengeParams{ClockLimit: 300 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			switch i % 6 {
+			case 0:
+				s.DropAllStreams()
+			case 1:
+				s.SetLatency(0, time.Millisecond)
+			case 2:
+				_ = s.Games()
+				_ = s.Requests()
+			case 3:
+				_ = s.Draw(ids[0], "h1", true)
+			case 4:
+				s.InjectEventLine("h1", `{"type":"x"}`)
+			case 5:
+				_ = s.Chat(ids[1], "h3", "player", "hi")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for _, tok := range []string{"th1", "th3"} {
+		_ = openStream(t, base, tok, "/api/stream/event")
+	}
+	for _, id := range ids {
+		_ = openStream(t, base, "th2", "/api/bot/game/stream/"+id)
+		_ = openStream(t, base, "", "/api/stream/game/"+id)
+	}
+	for _, id := range ids {
+		if _, err := s.WaitGameOver(testCtx(t), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	<-done
+}
