@@ -39,6 +39,8 @@
 //	POST /api/challenge/{id}/decline            form: reason (generic, later, tooFast, tooSlow, timeControl,
 //	                                            rated, casual, standard, variant, noBot, onlyBot)
 //	POST /api/challenge/{id}/cancel             also aborts the game while it is abortable
+//	POST /api/challenge/{id}/start-clocks       ?token1=…&token2=… (both players' tokens)
+//	POST /api/round/{id}/add-time/{seconds}     5 to 60 s to the opponent's clock
 //	GET  /api/bot/game/stream/{id}              NDJSON: gameFull, then gameState, chatLine, opponentGone
 //	POST /api/bot/game/{id}/move/{uci}          ?offeringDraw=true|false
 //	POST /api/bot/game/{id}/chat                form: room (player|spectator), text

@@ -102,8 +102,10 @@ func (s *Server) SetLatency(min, max time.Duration) {
 }
 
 // Inject429 answers the next n requests matching pattern with 429 Too Many
-// Requests and a Retry-After header of retryAfter (whole seconds, at least
-// 1 in the header; the cool-down itself lasts exactly retryAfter).
+// Requests and a Retry-After header of retryAfter (whole seconds, rounded
+// up; the cool-down itself lasts exactly retryAfter). With retryAfter zero
+// or less the answer has no Retry-After header, as Lichess's own 429s, and
+// the cool-down lasts the minute the Lichess docs ask for.
 //
 // pattern is "METHOD /path" or "/path"; the path is matched with path.Match,
 // so "*" stands for one path segment: "POST /api/bot/game/*/move/*".
@@ -301,7 +303,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		case rule != nil:
 			status = http.StatusTooManyRequests
 			retryAfter = rule.retryAfter
-			s.startCoolDownLocked(key, rule, now.Add(retryAfter))
+			coolFor := retryAfter
+			if coolFor <= 0 {
+				coolFor = time.Minute // no Retry-After: Lichess says wait a minute
+			}
+			s.startCoolDownLocked(key, rule, now.Add(coolFor))
 		case active != nil && s.cfg.enforceCoolDown:
 			status = http.StatusTooManyRequests
 			retryAfter = active.until.Sub(now)
@@ -382,12 +388,13 @@ func isStreamPath(p string) bool {
 		strings.HasPrefix(p, "/api/board/game/stream/") || strings.HasPrefix(p, "/api/stream/game/")
 }
 
+// writeTooMany answers 429, with a Retry-After header (whole seconds,
+// rounded up) unless retryAfter is zero or less.
 func writeTooMany(w http.ResponseWriter, retryAfter time.Duration) {
-	secs := int((retryAfter + time.Second - 1) / time.Second)
-	if secs < 1 {
-		secs = 1
+	if retryAfter > 0 {
+		secs := int((retryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeError(w, http.StatusTooManyRequests, "Too many requests. Try again later.")
 }
 

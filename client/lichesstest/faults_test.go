@@ -382,3 +382,18 @@ func TestConcurrentUse(t *testing.T) {
 	close(stop)
 	<-done
 }
+
+func TestInjected429WithoutRetryAfter(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	s.Inject429("/api/account", 1, 0)
+	r := get(t, s.URL(), "tok", "/api/account")
+	wantStatus(t, r, http.StatusTooManyRequests)
+	if _, ok := r.header["Retry-After"]; ok {
+		t.Fatalf("Retry-After %q, want none", r.header.Get("Retry-After"))
+	}
+	get(t, s.URL(), "tok", "/api/account") // well within the minute
+	if v := s.CoolDownViolations(); v != 1 {
+		t.Fatalf("violations %d, want 1", v)
+	}
+}

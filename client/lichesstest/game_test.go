@@ -360,3 +360,27 @@ func TestClockIncrementAndDeduction(t *testing.T) {
 		t.Error("clock should run after both players moved")
 	}
 }
+
+func TestStartClocksAndAddTime(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("w", "tw", true, 1500)
+	s.AddAccount("b", "tb", true, 1500)
+	id, _ := s.Challenge("w", "b", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+	if err := s.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL()
+	wantStatus(t, post(t, base, "", "/api/challenge/"+id+"/start-clocks?token1=tw", nil), 401)
+	wantStatus(t, post(t, base, "", "/api/challenge/"+id+"/start-clocks?token1=tw&token2=tb", nil), 200)
+	if snap, _ := s.Game(id); !snap.ClockRunning {
+		t.Fatal("clocks not started")
+	}
+	wantStatus(t, post(t, base, "tb", "/api/round/"+id+"/add-time/61", nil), 400)
+	wantStatus(t, post(t, base, "tb", "/api/round/"+id+"/add-time/60", nil), 200)
+	snap, _ := s.Game(id)
+	// White's clock runs (it is white's turn) but got a minute: more
+	// than a minute is left unless a whole minute passed.
+	if snap.WhiteTime <= time.Minute || snap.BlackTime != time.Minute {
+		t.Fatalf("times w %v b %v", snap.WhiteTime, snap.BlackTime)
+	}
+}

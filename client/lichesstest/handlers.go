@@ -25,6 +25,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/challenge/{id}/accept", s.handleAcceptChallenge)
 	mux.HandleFunc("POST /api/challenge/{id}/decline", s.handleDeclineChallenge)
 	mux.HandleFunc("POST /api/challenge/{id}/cancel", s.handleCancelChallenge)
+	mux.HandleFunc("POST /api/challenge/{id}/start-clocks", s.handleStartClocks)
+	mux.HandleFunc("POST /api/round/{id}/add-time/{seconds}", s.handleAddTime)
 
 	for _, api := range []string{"bot", "board"} {
 		bot := api == "bot"
@@ -424,4 +426,57 @@ func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 		out.NowPlaying = append(out.NowPlaying, e.j)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// POST /api/challenge/{id}/start-clocks?token1=…&token2=…: both players'
+// tokens start the clocks at once, before the first moves.
+func (s *Server) handleStartClocks(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[r.PathValue("id")]
+	if g == nil {
+		writeError(w, http.StatusNotFound, "No such game")
+		return
+	}
+	a1, a2 := s.tokens[q.Get("token1")], s.tokens[q.Get("token2")]
+	if a1 == nil || a2 == nil || a1 == a2 || g.colorOf(a1) == none || g.colorOf(a2) == none {
+		writeError(w, http.StatusUnauthorized, "Invalid tokens: both players' tokens are needed")
+		return
+	}
+	if g.ongoing() && g.hasClock && !g.clockRunning {
+		g.clockRunning = true
+		g.lastMoveAt = time.Now()
+		s.pushStateLocked(g)
+		s.scheduleGameTimerLocked(g)
+	}
+	writeOK(w)
+}
+
+// POST /api/round/{id}/add-time/{seconds}: give the opponent 5 to 60 s.
+func (s *Server) handleAddTime(w http.ResponseWriter, r *http.Request) {
+	a := s.auth(w, r, ScopeChallengeWrite)
+	if a == nil {
+		return
+	}
+	secs, err := strconv.Atoi(r.PathValue("seconds"))
+	if err != nil || secs < 5 || secs > 60 {
+		writeError(w, http.StatusBadRequest, "Invalid seconds %q: 5 to 60", r.PathValue("seconds"))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[r.PathValue("id")]
+	if g == nil || g.colorOf(a) == none {
+		writeError(w, http.StatusNotFound, "No such game")
+		return
+	}
+	if !g.ongoing() || !g.hasClock {
+		writeError(w, http.StatusBadRequest, "This game has no running clock")
+		return
+	}
+	g.remaining[1-g.colorOf(a)] += time.Duration(secs) * time.Second
+	s.pushStateLocked(g)
+	s.scheduleGameTimerLocked(g)
+	writeOK(w)
 }
