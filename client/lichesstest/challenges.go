@@ -290,6 +290,7 @@ func (s *Server) createChallengeLocked(from *account, to string, p ChallengePara
 		c.finalColor = [2]string{"white", "black"}[s.rng.IntN(2)]
 	}
 	s.challenges[c.id] = c
+	s.logLocked("challenge %s: %s → %s, %s %s rated=%v color=%s", c.id, from.username, dest.username, c.variant, c.speed, p.Rated, c.finalColor)
 	ev := jsonChallengeEvent{Type: "challenge", Challenge: s.challengeJSONLocked(c, "")}
 	compat := compatOf(speed)
 	ev.Compat = &compat
@@ -321,6 +322,7 @@ func (s *Server) expireChallenge(id string) {
 		return
 	}
 	c.status = "canceled"
+	s.logLocked("challenge %s canceled", c.id)
 	s.pushEventLocked(c.dest, jsonChallengeEvent{Type: "challengeCanceled", Challenge: s.challengeJSONLocked(c, "")})
 	s.notifyLocked()
 }
@@ -335,6 +337,7 @@ func (s *Server) acceptLocked(c *challenge) (*game, error) {
 	}
 	s.stopTimerLocked(c.timer)
 	c.status = "accepted"
+	s.logLocked("challenge %s accepted", c.id)
 	g, err := s.newGameLocked(c)
 	if err != nil {
 		return nil, err
@@ -376,6 +379,7 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 	}
 	s.stopTimerLocked(c.timer)
 	c.status = "declined"
+	s.logLocked("challenge %s declined (%s)", c.id, reason)
 	c.declineKey = strings.ToLower(reason)
 	c.declineReason = declineReasons[reason]
 	s.pushEventLocked(c.challenger, jsonChallengeEvent{Type: "challengeDeclined", Challenge: s.challengeJSONLocked(c, "")})
@@ -385,6 +389,7 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 func (s *Server) cancelLocked(c *challenge) {
 	s.stopTimerLocked(c.timer)
 	c.status = "canceled"
+	s.logLocked("challenge %s canceled", c.id)
 	s.pushEventLocked(c.dest, jsonChallengeEvent{Type: "challengeCanceled", Challenge: s.challengeJSONLocked(c, "")})
 	s.notifyLocked()
 }

@@ -122,6 +122,7 @@
 // of the same client was in progress (Lichess asks for one at a time).
 // Game and Games return snapshots (moves, FEN, status, winner, clocks, PGN);
 // WaitFor, WaitGameOver and WaitGameStarted block until a condition holds.
+// WithLog(t.Logf) narrates requests, challenges, moves and results.
 //
 // # Where it differs from Lichess
 //

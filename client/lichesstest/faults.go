@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -277,7 +278,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		idx, gen := len(s.records), s.recGen
 		s.records = append(s.records, RequestRecord{
-			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Time: now,
+			Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: now,
 			Account: user, InCoolDown: active != nil,
 		})
 		var delay time.Duration
@@ -350,6 +351,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if rec.status == http.StatusTooManyRequests {
 				s.stats.TooManyRequests++
 			}
+			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, rec.status, time.Since(now).Round(time.Millisecond))
 			s.notifyLocked()
 			s.mu.Unlock()
 		}()
@@ -437,3 +439,13 @@ func (r *statusRecorder) Flush() {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// redactQuery encodes q with token-bearing parameters blanked.
+func redactQuery(q url.Values) string {
+	for _, k := range []string{"token1", "token2", "opponentToken"} {
+		if q.Has(k) {
+			q.Set(k, "REDACTED")
+		}
+	}
+	return q.Encode()
+}

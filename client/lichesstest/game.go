@@ -132,6 +132,7 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 		g.firstMove = firstMoveTimeoutFor(g.speed)
 	}
 	s.games[g.id] = g
+	s.logLocked("game %s started: %s (white) vs %s (black)", g.id, g.players[white].username, g.players[black].username)
 	s.gameOrder = append(s.gameOrder, g.id)
 	for col := range 2 {
 		s.pushEventLocked(g.players[col], jsonGameEvent{Type: "gameStart", Game: s.gameEventInfoLocked(g, col)})
@@ -384,6 +385,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		return &moveError{err.Error()}
 	}
 	s.stats.MovesPlayed++
+	s.logLocked("game %s: %s plays %s", g.id, g.players[col].username, uci)
 	g.moves = append(g.moves, legal.S1().String()+legal.S2().String()+legal.Promo().String())
 	if g.clockRunning {
 		g.remaining[col] -= now.Sub(g.lastMoveAt)
@@ -485,6 +487,11 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		g.clockRunning = false
 	}
 	g.status, g.winner, g.finishedAt = status, winner, time.Now()
+	if winner != none {
+		s.logLocked("game %s over: %s, %s (%s) wins after %d plies", g.id, status, colorNames[winner], g.players[winner].username, len(g.moves))
+	} else {
+		s.logLocked("game %s over: %s, no winner, after %d plies", g.id, status, len(g.moves))
+	}
 	g.drawOffer, g.takeback = [2]bool{}, [2]bool{}
 	s.stopTimerLocked(g.timer)
 	g.timer = nil

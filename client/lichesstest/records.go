@@ -11,7 +11,7 @@ import (
 type RequestRecord struct {
 	Method     string
 	Path       string
-	Query      string // raw query, without '?'
+	Query      string // query, without '?' (re-encoded, tokens redacted)
 	Time       time.Time
 	Duration   time.Duration // until the handler returned (streams: until they ended)
 	Status     int           // 0 while a response has not started, or if the connection was cut first

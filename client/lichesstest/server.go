@@ -59,6 +59,7 @@ type config struct {
 	publicURL        string
 	goneClaimWait    time.Duration
 	autoGoneAfter    time.Duration
+	logf             func(format string, args ...any)
 }
 
 // Option configures a Server in New.
@@ -126,6 +127,21 @@ func WithClaimWait(d time.Duration) Option { return func(c *config) { c.goneClai
 // for after, having opened one before; reopening one brings them back.
 // Off by default.
 func WithAutoGone(after time.Duration) Option { return func(c *config) { c.autoGoneAfter = after } }
+
+// WithLog makes the server describe what happens (requests, challenges,
+// moves, game ends) through logf, e.g. t.Logf or a zerolog printf. Tokens
+// are never logged. Nothing is logged once Close has begun.
+func WithLog(logf func(format string, args ...any)) Option {
+	return func(c *config) { c.logf = logf }
+}
+
+// logLocked logs through WithLog's function. Holding s.mu orders it
+// before Close, so a test's t.Logf is never called after the test.
+func (s *Server) logLocked(format string, args ...any) {
+	if s.cfg.logf != nil && !s.closed {
+		s.cfg.logf("lichesstest: "+format, args...)
+	}
+}
 
 // New returns an unstarted server. Add accounts, then call Start.
 func New(opts ...Option) *Server {
