@@ -78,6 +78,9 @@ func readLines(r io.Reader, fn func(line []byte) error) error {
 		}
 		line := chunk
 		if long != nil {
+			if len(long)+len(chunk) > maxLineBytes {
+				return fmt.Errorf("ndjson line longer than %d bytes", maxLineBytes)
+			}
 			long = append(long, chunk...)
 			line, long = long, nil
 		}
