@@ -1,0 +1,172 @@
+package lichesstest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/notnil/chess"
+)
+
+// HouseStrategy chooses how a house player picks its moves.
+type HouseStrategy int
+
+const (
+	// HouseRandom plays a uniformly random legal move.
+	HouseRandom HouseStrategy = iota
+	// HouseGreedy mates in one if it can, else makes the most valuable
+	// capture or promotion, else a random move (one ply, no lookahead).
+	HouseGreedy
+	// HouseFirst plays the first legal move in notnil/chess's order
+	// (deterministic, for tests that want a fixed game).
+	HouseFirst
+)
+
+// HouseOptions configures a built-in house player.
+type HouseOptions struct {
+	// ThinkTime is how long the house player waits before each move.
+	ThinkTime time.Duration
+	Strategy  HouseStrategy
+	// DeclineReason, if set, makes the house player decline every
+	// incoming challenge with this reason key ("generic", "tooFast", …).
+	DeclineReason string
+	// IgnoreChallenges leaves incoming challenges unanswered.
+	IgnoreChallenges bool
+	// AcceptDelay is how long the house player waits before answering a
+	// challenge.
+	AcceptDelay time.Duration
+}
+
+type houseConfig struct{ opts HouseOptions }
+
+// SetHousePlayer makes the server play for username: it answers incoming
+// challenges (accepting by default) and moves in every game where it is
+// the account's turn. The account must exist; it counts as online.
+func (s *Server) SetHousePlayer(username string, opts HouseOptions) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[strings.ToLower(username)]
+	if a == nil {
+		return fmt.Errorf("lichesstest: house player: no account %q", username)
+	}
+	a.house = &houseConfig{opts: opts}
+	for _, c := range s.sortedChallengesLocked() {
+		if c.dest == a && c.status == "created" {
+			s.houseOnChallengeLocked(c)
+		}
+	}
+	for _, id := range s.gameOrder {
+		s.houseScheduleLocked(s.games[id])
+	}
+	s.notifyLocked()
+	return nil
+}
+
+// RemoveHousePlayer stops the server playing for username (moves already
+// scheduled are cancelled).
+func (s *Server) RemoveHousePlayer(username string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accounts[strings.ToLower(username)]
+	if a == nil {
+		return
+	}
+	a.house = nil
+	for _, g := range s.games {
+		if col := g.colorOf(a); col != none && g.house[col] != nil {
+			g.house[col].Stop()
+			g.house[col] = nil
+		}
+	}
+}
+
+func (s *Server) houseOnChallengeLocked(c *challenge) {
+	h := c.dest.house
+	if h == nil || h.opts.IgnoreChallenges {
+		return
+	}
+	id, reason := c.id, h.opts.DeclineReason
+	s.afterFuncLocked(h.opts.AcceptDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		c := s.challenges[id]
+		if c == nil || c.status != "created" || c.dest.house == nil {
+			return
+		}
+		if reason != "" {
+			s.declineLocked(c, reason)
+			return
+		}
+		if _, err := s.acceptLocked(c); err != nil {
+			s.declineLocked(c, "variant")
+		}
+	})
+}
+
+// houseScheduleLocked arms a move of the house player whose turn it is.
+func (s *Server) houseScheduleLocked(g *game) {
+	if g == nil || !g.ongoing() {
+		return
+	}
+	col := g.turn()
+	h := g.players[col].house
+	if h == nil || g.house[col] != nil {
+		return
+	}
+	id, ply := g.id, len(g.moves)
+	g.house[col] = s.afterFuncLocked(h.opts.ThinkTime, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil {
+			return
+		}
+		g.house[col] = nil
+		if !g.ongoing() || len(g.moves) != ply || g.turn() != col || g.players[col].house == nil {
+			s.houseScheduleLocked(g)
+			return
+		}
+		m := s.houseChooseLocked(g.cg.Position(), g.players[col].house.opts.Strategy)
+		if m == "" {
+			return
+		}
+		_ = s.playMoveLocked(g, col, m, nil)
+	})
+}
+
+var pieceValue = map[chess.PieceType]int{
+	chess.Pawn: 1, chess.Knight: 3, chess.Bishop: 3, chess.Rook: 5, chess.Queen: 9,
+}
+
+func (s *Server) houseChooseLocked(pos *chess.Position, strat HouseStrategy) string {
+	moves := pos.ValidMoves()
+	if len(moves) == 0 {
+		return ""
+	}
+	uci := func(m *chess.Move) string { return m.S1().String() + m.S2().String() + m.Promo().String() }
+	switch strat {
+	case HouseFirst:
+		return uci(moves[0])
+	case HouseGreedy:
+		best, bestScore := []*chess.Move(nil), -1
+		for _, m := range moves {
+			score := 0
+			if next := pos.Update(m); next.Status() == chess.Checkmate {
+				score = 1000
+			} else {
+				score = pieceValue[pos.Board().Piece(m.S2()).Type()]*10 + pieceValue[m.Promo()]*10
+				if m.HasTag(chess.EnPassant) {
+					score = 10
+				}
+			}
+			switch {
+			case score > bestScore:
+				best, bestScore = []*chess.Move{m}, score
+			case score == bestScore:
+				best = append(best, m)
+			}
+		}
+		return uci(best[s.rng.IntN(len(best))])
+	}
+	return uci(moves[s.rng.IntN(len(moves))])
+}

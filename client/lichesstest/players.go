@@ -1,0 +1,224 @@
+package lichesstest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// GameSnapshot is a copy of a game's state at one moment.
+type GameSnapshot struct {
+	ID         string
+	White      string // usernames
+	Black      string
+	Variant    string
+	Speed      string
+	Rated      bool
+	InitialFEN string // "" for the standard start
+	Moves      []string
+	FEN        string // current position
+	Status     string // a GameStatusName: started, mate, resign, outoftime, aborted, draw, stalemate, timeout
+	Winner     string // "white", "black" or "" (draw, abort, or not over)
+	Finished   bool
+	// Clock settings (zero for correspondence and unlimited games).
+	ClockInitial   time.Duration
+	ClockIncrement time.Duration
+	// Remaining time of each player at the moment of the snapshot.
+	WhiteTime    time.Duration
+	BlackTime    time.Duration
+	ClockRunning bool
+	WhiteDraw    bool // draw offers pending
+	BlackDraw    bool
+	CreatedAt    time.Time
+	FinishedAt   time.Time
+	PGN          string
+}
+
+func (s *Server) snapshotLocked(g *game) GameSnapshot {
+	c := g.clocks(time.Now())
+	snap := GameSnapshot{
+		ID: g.id, White: g.players[white].username, Black: g.players[black].username,
+		Variant: g.variant, Speed: g.speed, Rated: g.rated, InitialFEN: g.fen,
+		Moves: append([]string(nil), g.moves...), FEN: g.cg.FEN(), Status: g.status,
+		Finished: !g.ongoing(), WhiteTime: c[white], BlackTime: c[black],
+		ClockRunning: g.clockRunning && g.ongoing(),
+		WhiteDraw:    g.drawOffer[white], BlackDraw: g.drawOffer[black],
+		CreatedAt: g.createdAt, FinishedAt: g.finishedAt,
+		PGN: g.pgn(),
+	}
+	if g.hasClock {
+		snap.ClockInitial, snap.ClockIncrement = g.initial, g.inc
+	}
+	if g.winner != none {
+		snap.Winner = colorNames[g.winner]
+	}
+	return snap
+}
+
+func (g *game) pgn() string {
+	result := "*"
+	switch {
+	case g.ongoing():
+	case g.status == "aborted":
+	case g.winner == white:
+		result = "1-0"
+	case g.winner == black:
+		result = "0-1"
+	default:
+		result = "1/2-1/2"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Event \"lichesstest game\"]\n[Site \"%s\"]\n[White \"%s\"]\n[Black \"%s\"]\n[Result \"%s\"]\n",
+		g.id, g.players[white].username, g.players[black].username, result)
+	if g.fen != "" {
+		fmt.Fprintf(&b, "[SetUp \"1\"]\n[FEN \"%s\"]\n", g.fen)
+	}
+	b.WriteString("\n")
+	// Moves in SAN, via notnil's PGN encoder; its movetext ends with its
+	// own result token, replaced by ours.
+	movetext := g.cg.String()
+	if i := strings.LastIndex(movetext, "\n\n"); i >= 0 {
+		movetext = movetext[i+2:]
+	}
+	movetext = strings.TrimSpace(movetext)
+	for _, r := range []string{"1-0", "0-1", "1/2-1/2", "*"} {
+		if strings.HasSuffix(movetext, r) {
+			movetext = strings.TrimSpace(strings.TrimSuffix(movetext, r))
+			break
+		}
+	}
+	if movetext != "" {
+		b.WriteString(movetext + " ")
+	}
+	b.WriteString(result + "\n")
+	return b.String()
+}
+
+// Game returns a snapshot of game id.
+func (s *Server) Game(id string) (GameSnapshot, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[id]
+	if g == nil {
+		return GameSnapshot{}, false
+	}
+	return s.snapshotLocked(g), true
+}
+
+// Games returns snapshots of every game, oldest first.
+func (s *Server) Games() []GameSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]GameSnapshot, 0, len(s.gameOrder))
+	for _, id := range s.gameOrder {
+		out = append(out, s.snapshotLocked(s.games[id]))
+	}
+	return out
+}
+
+// WaitGameOver waits until game id exists and is finished.
+func (s *Server) WaitGameOver(ctx context.Context, id string) (GameSnapshot, error) {
+	var snap GameSnapshot
+	err := s.WaitFor(ctx, func() bool {
+		g, ok := s.Game(id)
+		snap = g
+		return ok && g.Finished
+	})
+	return snap, err
+}
+
+// WaitGameStarted waits until a game with username as a player exists that
+// is not in the known list, and returns its id.
+func (s *Server) WaitGameStarted(ctx context.Context, username string, known ...string) (string, error) {
+	var id string
+	err := s.WaitFor(ctx, func() bool {
+		for _, g := range s.Games() {
+			if !strings.EqualFold(g.White, username) && !strings.EqualFold(g.Black, username) {
+				continue
+			}
+			seen := false
+			for _, k := range known {
+				seen = seen || k == g.ID
+			}
+			if !seen {
+				id = g.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id, err
+}
+
+// withPlayer runs f on game id for username's colour, under s.mu.
+func (s *Server) withPlayer(id, username, what string, f func(g *game, col int) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[id]
+	if g == nil {
+		return fmt.Errorf("lichesstest: %s in %s: no such game", what, id)
+	}
+	a := s.accounts[strings.ToLower(username)]
+	col := none
+	if a != nil {
+		col = g.colorOf(a)
+	}
+	if col == none {
+		return fmt.Errorf("lichesstest: %s in %s: %s does not play in it", what, id, username)
+	}
+	if err := f(g, col); err != nil {
+		return fmt.Errorf("lichesstest: %s in %s: %w", what, id, err)
+	}
+	return nil
+}
+
+// Move plays uci for username in game id, as POST …/move/{uci} would.
+func (s *Server) Move(id, username, uci string) error {
+	return s.withPlayer(id, username, "move "+uci, func(g *game, col int) error {
+		return s.playMoveLocked(g, col, uci, nil)
+	})
+}
+
+// Resign resigns game id for username (an abortable game is aborted, as on
+// Lichess).
+func (s *Server) Resign(id, username string) error {
+	return s.withPlayer(id, username, "resign", func(g *game, col int) error { return s.resignLocked(g, col) })
+}
+
+// Abort aborts game id for username.
+func (s *Server) Abort(id, username string) error {
+	return s.withPlayer(id, username, "abort", func(g *game, _ int) error { return s.abortLocked(g) })
+}
+
+// Draw offers or accepts (yes) or declines (no) a draw for username.
+func (s *Server) Draw(id, username string, yes bool) error {
+	return s.withPlayer(id, username, "draw", func(g *game, col int) error { return s.drawLocked(g, col, yes) })
+}
+
+// Takeback proposes or accepts (yes) or declines (no) a takeback for
+// username.
+func (s *Server) Takeback(id, username string, yes bool) error {
+	return s.withPlayer(id, username, "takeback", func(g *game, col int) error { return s.takebackLocked(g, col, yes) })
+}
+
+// Chat writes text in room ("player" or "spectator") of game id as
+// username; both players' game streams get a chatLine.
+func (s *Server) Chat(id, username, room, text string) error {
+	return s.withPlayer(id, username, "chat", func(g *game, col int) error { return s.chatLocked(g, col, room, text) })
+}
+
+// SetGone marks username as gone from game id (or back, with gone false).
+// The opponent's game streams get opponentGone with claimWinInSeconds
+// counting claimWait (0: the server's WithClaimWait default), and another
+// with claimWinInSeconds 0 once it has elapsed; from then on the opponent
+// may claim victory or a draw.
+func (s *Server) SetGone(id, username string, gone bool, claimWait time.Duration) error {
+	return s.withPlayer(id, username, "set gone", func(g *game, col int) error {
+		if claimWait <= 0 {
+			claimWait = s.cfg.goneClaimWait
+		}
+		s.setGoneLocked(g, col, gone, claimWait)
+		return nil
+	})
+}

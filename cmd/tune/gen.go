@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/tune"
+)
+
+func runGen(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	out := fs.String("out", "", "file to append \"FEN;result\" lines to (required)")
+	games := fs.Int("games", 100, "number of games")
+	workers := fs.Int("workers", 1, "games played at once")
+	player := fs.String("player", "bootstrap", "move chooser: bootstrap (small alpha-beta inside the tuner)")
+	depth := fs.Int("depth", 2, "bootstrap search depth in plies")
+	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
+	openings := fs.String("openings", "", "optional file of start FENs/EPDs, one a line (random plies are played after)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("gen: -out is required")
+	}
+	starts := []string{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}
+	if *openings != "" {
+		var err error
+		starts, err = readStarts(*openings)
+		if err != nil {
+			return err
+		}
+	}
+	newPlayer := func() (tune.Player, error) {
+		switch *player {
+		case "bootstrap":
+			return tune.NewBootstrap(*depth), nil
+		}
+		return nil, fmt.Errorf("gen: unknown -player %q", *player)
+	}
+	f, err := os.OpenFile(*out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("gen: open output: %w", err)
+	}
+	defer f.Close()
+	w := bufio.NewWriter(f)
+
+	var mu sync.Mutex
+	next, done, positions := 0, 0, 0
+	var wins, draws, losses int
+	reasons := map[string]int{}
+	begin := time.Now()
+	errc := make(chan error, *workers)
+	var wg sync.WaitGroup
+	for wk := 0; wk < *workers; wk++ {
+		wg.Add(1)
+		go func(wk int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(*seed, uint64(wk)+1000))
+			pl, err := newPlayer()
+			if err != nil {
+				errc <- err
+				return
+			}
+			opts := tune.DefaultGameOptions()
+			opts.RandomPlies = *randomPlies
+			opts.SkipFirst = *randomPlies + 4
+			for {
+				mu.Lock()
+				if next >= *games || ctx.Err() != nil {
+					mu.Unlock()
+					return
+				}
+				next++
+				mu.Unlock()
+				start, err := board.ParseFEN(starts[rng.IntN(len(starts))])
+				if err != nil {
+					errc <- fmt.Errorf("gen: start position: %w", err)
+					return
+				}
+				g, err := tune.PlayGame(ctx, start, pl, pl, rng, opts)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					errc <- err
+					return
+				}
+				mu.Lock()
+				for _, fen := range g.FENs {
+					fmt.Fprintf(w, "%s;%.1f\n", fen, g.Result)
+				}
+				positions += len(g.FENs)
+				done++
+				switch g.Result {
+				case 1:
+					wins++
+				case 0:
+					losses++
+				default:
+					draws++
+				}
+				reasons[g.Reason]++
+				if done%10 == 0 || done == *games {
+					w.Flush()
+					fmt.Fprintf(os.Stderr, "gen: %d games (+%d =%d -%d), %d positions, %s\n",
+						done, wins, draws, losses, positions, time.Since(begin).Round(time.Second))
+				}
+				mu.Unlock()
+			}
+		}(wk)
+	}
+	wg.Wait()
+	close(errc)
+	if err := w.Flush(); err != nil {
+		return fmt.Errorf("gen: write output: %w", err)
+	}
+	fmt.Fprintf(os.Stderr, "gen: done: %d games (+%d =%d -%d), %d positions, endings %v, %s\n",
+		done, wins, draws, losses, positions, reasons, time.Since(begin).Round(time.Second))
+	return <-errc
+}
+
+// readStarts reads FENs (or EPD lines: the first four fields are used).
+func readStarts(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read openings: %w", err)
+	}
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		fen := strings.Join(f[:4], " ") + " 0 1"
+		if _, err := board.ParseFEN(fen); err != nil {
+			return nil, fmt.Errorf("openings %s: %q: %w", path, line, err)
+		}
+		out = append(out, fen)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("openings %s: no positions", path)
+	}
+	return out, nil
+}

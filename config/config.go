@@ -1,0 +1,386 @@
+package config
+
+import "time"
+
+// Config is the whole configuration of the bot, as written in its YAML file.
+// Build one with Default, Parse or Load; a Config from Parse or Load has been
+// validated. The Lichess token is never part of it: see LoadToken.
+type Config struct {
+	Lichess     Lichess     `yaml:"lichess"`
+	Engine      Engine      `yaml:"engine"`
+	Challenge   Challenge   `yaml:"challenge"`
+	Matchmaking Matchmaking `yaml:"matchmaking"`
+	Game        Game        `yaml:"game"`
+	Log         Log         `yaml:"log"`
+	Shutdown    Shutdown    `yaml:"shutdown"`
+
+	// source names the file the config came from ("" when built in code);
+	// keys maps dotted key paths to the line where the key was written.
+	source string
+	keys   map[string]int
+}
+
+// Lichess says where the Lichess API is and how long to wait for it.
+type Lichess struct {
+	// BaseURL is the Lichess server, without a trailing slash.
+	// Default "https://lichess.org". Plain http is allowed only for loopback
+	// addresses (a local test server), so the token never travels unencrypted.
+	BaseURL string `yaml:"base_url"`
+	// TokenFile is an optional file holding the bot's API token. The token
+	// is looked for first in $LICHESS_BOT_TOKEN, then in the systemd
+	// credential $CREDENTIALS_DIRECTORY/token, then here. Default "".
+	TokenFile string `yaml:"token_file"`
+	// RequestTimeout bounds one ordinary API request (accept, move, chat).
+	// Default 15s.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// StreamReadTimeout is how long an event or game stream may stay silent
+	// before it is considered dead and reconnected (Lichess sends a
+	// keep-alive line every few seconds). Default 20s.
+	StreamReadTimeout time.Duration `yaml:"stream_read_timeout"`
+}
+
+// Engine types.
+const (
+	EngineBuiltin  = "builtin"
+	EngineExternal = "external"
+)
+
+// Engine chooses who picks the moves.
+type Engine struct {
+	// Type is "builtin" (ponderosa's own engine, the default) or "external"
+	// (a UCI engine program, see External).
+	Type string `yaml:"type"`
+	// Ponder keeps thinking on the opponent's time. Default true.
+	Ponder bool `yaml:"ponder"`
+	// Builtin holds the settings of the built-in engine.
+	Builtin Builtin `yaml:"builtin"`
+	// External holds the settings of an external UCI engine.
+	External External `yaml:"external"`
+}
+
+// Builtin holds the settings of ponderosa's own engine.
+type Builtin struct {
+	// HashMB is the transposition table size in MiB, shared by all games.
+	// Default 64.
+	HashMB int `yaml:"hash_mb"`
+	// Threads is the number of search threads per search. Default 1.
+	Threads int `yaml:"threads"`
+	// TreeMemoryMB caps the persistent search tree of one game, in MiB.
+	// Default 128.
+	TreeMemoryMB int `yaml:"tree_memory_mb"`
+	// VarietyCP lets the engine pick at random among moves scoring within
+	// this many centipawns of the best one; 0 (the default) always plays the
+	// best move.
+	VarietyCP int `yaml:"variety_cp"`
+}
+
+// External describes an external UCI engine program.
+type External struct {
+	// Path is the engine program: an absolute path, or a name looked up in
+	// $PATH. Required when engine.type is "external".
+	Path string `yaml:"path"`
+	// Args are passed to the program. Default none.
+	Args []string `yaml:"args"`
+	// Dir is the working directory of the program. Default "" (inherit).
+	Dir string `yaml:"dir"`
+	// Options are UCI options sent with "setoption" before the first game,
+	// e.g. {Hash: 256, Threads: 2}. Ponder and UCI_Chess960 are set by the
+	// bot itself and may not appear here.
+	Options map[string]string `yaml:"options"`
+}
+
+// Lichess variant keys, as used by the API.
+const (
+	VariantStandard     = "standard"
+	VariantChess960     = "chess960"
+	VariantFromPosition = "fromPosition"
+)
+
+// Lichess speed keys, as used by the API.
+const (
+	SpeedUltraBullet    = "ultraBullet"
+	SpeedBullet         = "bullet"
+	SpeedBlitz          = "blitz"
+	SpeedRapid          = "rapid"
+	SpeedClassical      = "classical"
+	SpeedCorrespondence = "correspondence"
+)
+
+// Challenge holds the rules for accepting incoming challenges.
+type Challenge struct {
+	// Accept turns accepting challenges on; false declines every challenge
+	// (useful with matchmaking only). Default true.
+	Accept bool `yaml:"accept"`
+	// Concurrency is the most games played at once. Default 1.
+	Concurrency int `yaml:"concurrency"`
+	// Variants accepted, as Lichess variant keys.
+	// Default [standard, chess960, fromPosition].
+	Variants []string `yaml:"variants"`
+	// Speeds accepted, as Lichess speed keys.
+	// Default [bullet, blitz, rapid, classical].
+	Speeds []string `yaml:"speeds"`
+	// TimeControls narrows each speed by its base time and increment.
+	TimeControls TimeControls `yaml:"time_controls"`
+	// AcceptRated and AcceptCasual say which modes are accepted.
+	// Both default true.
+	AcceptRated  bool `yaml:"accept_rated"`
+	AcceptCasual bool `yaml:"accept_casual"`
+	// AcceptBots and AcceptHumans say who may challenge. Both default true.
+	AcceptBots   bool `yaml:"accept_bots"`
+	AcceptHumans bool `yaml:"accept_humans"`
+	// OpponentRating is the challenger's rating range, in the challenge's
+	// variant and speed. Default 0 to 4000 (anyone).
+	OpponentRating RatingRange `yaml:"opponent_rating"`
+	// AllowList, when not empty, is the only players who may challenge the
+	// bot (the other rules still apply). Usernames, any case. Default empty.
+	AllowList []string `yaml:"allow_list"`
+	// BlockList is players whose challenges are always declined.
+	BlockList []string `yaml:"block_list"`
+	// MaxBotGamesPerDay caps games against bots per rolling day, incoming
+	// and matchmaking together; 0 leaves only Lichess' own limit.
+	// Default 100 (Lichess' bot-vs-bot daily limit).
+	MaxBotGamesPerDay int `yaml:"max_bot_games_per_day"`
+}
+
+// TimeControls holds the accepted clock range of each real-time speed and
+// the accepted days per move of correspondence. Keys are Lichess speed keys.
+type TimeControls struct {
+	UltraBullet    ClockRange `yaml:"ultraBullet"`
+	Bullet         ClockRange `yaml:"bullet"`
+	Blitz          ClockRange `yaml:"blitz"`
+	Rapid          ClockRange `yaml:"rapid"`
+	Classical      ClockRange `yaml:"classical"`
+	Correspondence DaysRange  `yaml:"correspondence"`
+}
+
+// ClockRange bounds the base time and increment of a real-time clock, both
+// ends included. Defaults: base 0s to 3h, increment 0s to 3m (anything).
+type ClockRange struct {
+	BaseMin      time.Duration `yaml:"base_min"`
+	BaseMax      time.Duration `yaml:"base_max"`
+	IncrementMin time.Duration `yaml:"increment_min"`
+	IncrementMax time.Duration `yaml:"increment_max"`
+}
+
+// Contains reports whether a clock of base time and increment lies in r.
+func (r ClockRange) Contains(base, increment time.Duration) bool {
+	return base >= r.BaseMin && base <= r.BaseMax &&
+		increment >= r.IncrementMin && increment <= r.IncrementMax
+}
+
+// DaysRange bounds the days per move of correspondence games, both ends
+// included. Default 1 to 14.
+type DaysRange struct {
+	DaysMin int `yaml:"days_min"`
+	DaysMax int `yaml:"days_max"`
+}
+
+// Contains reports whether days per move lies in r.
+func (r DaysRange) Contains(days int) bool { return days >= r.DaysMin && days <= r.DaysMax }
+
+// Clock returns the clock range of a real-time speed key, and false for
+// correspondence or an unknown key.
+func (t TimeControls) Clock(speed string) (ClockRange, bool) {
+	switch speed {
+	case SpeedUltraBullet:
+		return t.UltraBullet, true
+	case SpeedBullet:
+		return t.Bullet, true
+	case SpeedBlitz:
+		return t.Blitz, true
+	case SpeedRapid:
+		return t.Rapid, true
+	case SpeedClassical:
+		return t.Classical, true
+	}
+	return ClockRange{}, false
+}
+
+// RatingRange bounds a rating, both ends included.
+type RatingRange struct {
+	Min int `yaml:"min"`
+	Max int `yaml:"max"`
+}
+
+// Contains reports whether rating lies in r.
+func (r RatingRange) Contains(rating int) bool { return rating >= r.Min && rating <= r.Max }
+
+// Matchmaking holds the rules for challenging other bots when idle.
+type Matchmaking struct {
+	// Enabled turns matchmaking on. Default false.
+	Enabled bool `yaml:"enabled"`
+	// TimeControls offered, "minutes+seconds" like "3+2"; one is picked at
+	// random per challenge. Default ["3+2", "5+3"].
+	TimeControls []TimeControl `yaml:"time_controls"`
+	// Variants offered; one is picked at random. Default [standard].
+	Variants []string `yaml:"variants"`
+	// Rated makes the challenges rated. Default true.
+	Rated bool `yaml:"rated"`
+	// OpponentRating bounds the bots challenged. Default 0 to 4000.
+	OpponentRating RatingRange `yaml:"opponent_rating"`
+	// IdleTime is how long the bot must have been without a game before it
+	// challenges someone. Default 10m.
+	IdleTime time.Duration `yaml:"idle_time"`
+	// ChallengeTimeout is how long to wait for an answer before cancelling
+	// the challenge. Default 1m.
+	ChallengeTimeout time.Duration `yaml:"challenge_timeout"`
+	// BlockList is bots never challenged (challenge.block_list also applies).
+	BlockList []string `yaml:"block_list"`
+}
+
+// Opponent-gone behaviours.
+const (
+	OpponentGoneClaimVictory = "claim_victory"
+	OpponentGoneClaimDraw    = "claim_draw"
+	OpponentGoneWait         = "wait"
+)
+
+// Game holds the behaviour during a game.
+type Game struct {
+	// MoveOverhead is subtracted from our clock for each move, to cover
+	// network lag. It applies to both engine types. Default 200ms.
+	MoveOverhead time.Duration `yaml:"move_overhead"`
+	// Greeting is said when a game starts, Goodbye when it ends. {me} and
+	// {opponent} are replaced by the usernames; "" says nothing.
+	Greeting Messages `yaml:"greeting"`
+	Goodbye  Messages `yaml:"goodbye"`
+	// Draw says when a draw offer is accepted.
+	Draw DrawRule `yaml:"draw"`
+	// Resign says when the bot resigns.
+	Resign ResignRule `yaml:"resign"`
+	// AbortAfter aborts a game whose opponent has not made a first move in
+	// this long (Lichess allows aborting before both sides have moved);
+	// 0 never aborts. Default 30s.
+	AbortAfter time.Duration `yaml:"abort_after"`
+	// PGNDir is where finished games are saved as PGN, one file per game;
+	// "" saves nothing. Under systemd use the state directory, e.g.
+	// /var/lib/ponderosa. Default "".
+	PGNDir string `yaml:"pgn_dir"`
+	// OpponentGone is what to do when Lichess says the opponent left and a
+	// claim is possible: claim_victory (default), claim_draw or wait.
+	OpponentGone string `yaml:"opponent_gone"`
+	// AcceptTakebacks accepts the opponent's takeback proposals.
+	// Default false.
+	AcceptTakebacks bool `yaml:"accept_takebacks"`
+}
+
+// Messages are chat lines for the player room and the spectator room.
+type Messages struct {
+	Player    string `yaml:"player"`
+	Spectator string `yaml:"spectator"`
+}
+
+// DrawRule accepts a draw offer when, from move AfterMove on, the engine's
+// score is within WithinCP centipawns of 0.
+type DrawRule struct {
+	// Accept turns accepting draw offers on. Default true.
+	Accept bool `yaml:"accept"`
+	// AfterMove is the first full move at which an offer may be accepted.
+	// Default 30.
+	AfterMove int `yaml:"after_move"`
+	// WithinCP is the largest absolute score, in centipawns. Default 25.
+	WithinCP int `yaml:"within_cp"`
+}
+
+// ResignRule resigns when the engine's score has been at or below -BelowCP
+// centipawns for ForMoves consecutive moves of ours.
+type ResignRule struct {
+	// Enabled turns resigning on. Default false (play every game out).
+	Enabled bool `yaml:"enabled"`
+	// BelowCP is the losing margin, in centipawns, positive. Default 1000.
+	BelowCP int `yaml:"below_cp"`
+	// ForMoves is how many of our moves in a row. Default 5.
+	ForMoves int `yaml:"for_moves"`
+}
+
+// Log formats.
+const (
+	LogAuto    = "auto"
+	LogJSON    = "json"
+	LogConsole = "console"
+)
+
+// Log chooses what is logged and how.
+type Log struct {
+	// Level is trace, debug, info (default), warn or error.
+	Level string `yaml:"level"`
+	// Format is auto (default: console on a terminal, JSON otherwise, e.g.
+	// under systemd/journald), json or console.
+	Format string `yaml:"format"`
+}
+
+// Shutdown says how the bot stops.
+type Shutdown struct {
+	// GracePeriod is how long running games may go on after a stop is
+	// asked (SIGTERM, Ctrl-C) while no new game starts; games still
+	// running afterwards are resigned or aborted. Keep the systemd unit's
+	// TimeoutStopSec above it. Default 10m.
+	GracePeriod time.Duration `yaml:"grace_period"`
+}
+
+// Default returns the configuration used for every key the file leaves out.
+func Default() *Config {
+	anyClock := ClockRange{BaseMin: 0, BaseMax: 3 * time.Hour, IncrementMin: 0, IncrementMax: 3 * time.Minute}
+	return &Config{
+		Lichess: Lichess{
+			BaseURL:           "https://lichess.org",
+			RequestTimeout:    15 * time.Second,
+			StreamReadTimeout: 20 * time.Second,
+		},
+		Engine: Engine{
+			Type:   EngineBuiltin,
+			Ponder: true,
+			Builtin: Builtin{
+				HashMB:       64,
+				Threads:      1,
+				TreeMemoryMB: 128,
+			},
+		},
+		Challenge: Challenge{
+			Accept:      true,
+			Concurrency: 1,
+			Variants:    []string{VariantStandard, VariantChess960, VariantFromPosition},
+			Speeds:      []string{SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical},
+			TimeControls: TimeControls{
+				UltraBullet:    anyClock,
+				Bullet:         anyClock,
+				Blitz:          anyClock,
+				Rapid:          anyClock,
+				Classical:      anyClock,
+				Correspondence: DaysRange{DaysMin: 1, DaysMax: 14},
+			},
+			AcceptRated:       true,
+			AcceptCasual:      true,
+			AcceptBots:        true,
+			AcceptHumans:      true,
+			OpponentRating:    RatingRange{Min: 0, Max: 4000},
+			MaxBotGamesPerDay: 100,
+		},
+		Matchmaking: Matchmaking{
+			TimeControls: []TimeControl{
+				{Base: 3 * time.Minute, Increment: 2 * time.Second},
+				{Base: 5 * time.Minute, Increment: 3 * time.Second},
+			},
+			Variants:         []string{VariantStandard},
+			Rated:            true,
+			OpponentRating:   RatingRange{Min: 0, Max: 4000},
+			IdleTime:         10 * time.Minute,
+			ChallengeTimeout: time.Minute,
+		},
+		Game: Game{
+			MoveOverhead: 200 * time.Millisecond,
+			Greeting:     Messages{Player: "Hi {opponent}! I'm {me}, a ponderosa bot. Good luck!"},
+			Goodbye:      Messages{Player: "Good game, {opponent}!"},
+			Draw:         DrawRule{Accept: true, AfterMove: 30, WithinCP: 25},
+			Resign:       ResignRule{Enabled: false, BelowCP: 1000, ForMoves: 5},
+			AbortAfter:   30 * time.Second,
+			OpponentGone: OpponentGoneClaimVictory,
+		},
+		Log:      Log{Level: "info", Format: LogAuto},
+		Shutdown: Shutdown{GracePeriod: 10 * time.Minute},
+	}
+}
+
+// Source is the name of the file the config was read from ("" when built in
+// code).
+func (c *Config) Source() string { return c.source }

@@ -1,0 +1,135 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rs/zerolog"
+)
+
+// The Config never holds the token, so what follows cannot leak it; these
+// methods still print only chosen fields, so that a field added later is not
+// logged by accident.
+
+// String is a one-line description, safe to log.
+func (c *Config) String() string {
+	mm := "off"
+	if c.Matchmaking.Enabled {
+		mm = "on"
+	}
+	src := c.source
+	if src == "" {
+		src = "(built in)"
+	}
+	return fmt.Sprintf("config %s: %s, %s engine, up to %d games, matchmaking %s",
+		src, c.Lichess.BaseURL, c.Engine.Type, c.Challenge.Concurrency, mm)
+}
+
+// MarshalZerologObject logs the main settings: log.Info().Object("config", cfg).
+func (c *Config) MarshalZerologObject(e *zerolog.Event) {
+	e.Str("source", c.source).
+		Str("base_url", c.Lichess.BaseURL).
+		Str("engine", c.Engine.Type).
+		Bool("ponder", c.Engine.Ponder).
+		Int("concurrency", c.Challenge.Concurrency).
+		Strs("variants", c.Challenge.Variants).
+		Strs("speeds", c.Challenge.Speeds).
+		Bool("matchmaking", c.Matchmaking.Enabled).
+		Dur("move_overhead", c.Game.MoveOverhead).
+		Dur("grace_period", c.Shutdown.GracePeriod)
+	if c.Engine.Type == EngineExternal {
+		e.Str("engine_path", c.Engine.External.Path)
+	} else {
+		e.Int("hash_mb", c.Engine.Builtin.HashMB).
+			Int("threads", c.Engine.Builtin.Threads).
+			Int("tree_memory_mb", c.Engine.Builtin.TreeMemoryMB)
+	}
+}
+
+// Summary describes the effective configuration in a few lines for people
+// (ponderosa check-config).
+func (c *Config) Summary() string {
+	var b strings.Builder
+	line := func(name, format string, args ...any) {
+		fmt.Fprintf(&b, "  %-12s %s\n", name+":", fmt.Sprintf(format, args...))
+	}
+	onOff := func(x bool) string {
+		if x {
+			return "on"
+		}
+		return "off"
+	}
+	line("lichess", "%s (requests time out after %v, streams after %v of silence)",
+		c.Lichess.BaseURL, c.Lichess.RequestTimeout, c.Lichess.StreamReadTimeout)
+	switch e := c.Engine; e.Type {
+	case EngineExternal:
+		line("engine", "external %s %s, pondering %s, %d UCI options",
+			e.External.Path, strings.Join(e.External.Args, " "), onOff(e.Ponder), len(e.External.Options))
+	default:
+		b := e.Builtin
+		line("engine", "built-in, hash %d MiB, %d thread(s), tree %d MiB per game, variety %d cp, pondering %s",
+			b.HashMB, b.Threads, b.TreeMemoryMB, b.VarietyCP, onOff(e.Ponder))
+		line("memory", "about %d MiB at most (hash + %d games × tree)",
+			b.HashMB+c.Challenge.Concurrency*b.TreeMemoryMB, c.Challenge.Concurrency)
+	}
+	ch := c.Challenge
+	if ch.Accept {
+		var modes, who []string
+		if ch.AcceptRated {
+			modes = append(modes, "rated")
+		}
+		if ch.AcceptCasual {
+			modes = append(modes, "casual")
+		}
+		if ch.AcceptBots {
+			who = append(who, "bots")
+		}
+		if ch.AcceptHumans {
+			who = append(who, "humans")
+		}
+		line("challenges", "accepted, up to %d game(s) at once; %s; %s; %s from %s rated %d–%d; %d bot games a day",
+			ch.Concurrency, strings.Join(ch.Variants, ", "), strings.Join(ch.Speeds, ", "),
+			strings.Join(modes, "+"), strings.Join(who, "+"), ch.OpponentRating.Min, ch.OpponentRating.Max,
+			ch.MaxBotGamesPerDay)
+		if len(ch.AllowList) > 0 {
+			line("", "only from %s", strings.Join(ch.AllowList, ", "))
+		}
+		if len(ch.BlockList) > 0 {
+			line("", "never from %s", strings.Join(ch.BlockList, ", "))
+		}
+	} else {
+		line("challenges", "all declined")
+	}
+	if m := c.Matchmaking; m.Enabled {
+		tcs := make([]string, len(m.TimeControls))
+		for i, tc := range m.TimeControls {
+			tcs[i] = tc.String()
+		}
+		line("matchmaking", "after %v idle, %s %s, bots rated %d–%d", m.IdleTime,
+			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max)
+	} else {
+		line("matchmaking", "off")
+	}
+	g := c.Game
+	pgn := "not saved"
+	if g.PGNDir != "" {
+		pgn = "saved in " + g.PGNDir
+	}
+	resign := "never resigns"
+	if g.Resign.Enabled {
+		resign = fmt.Sprintf("resigns at -%d cp for %d moves", g.Resign.BelowCP, g.Resign.ForMoves)
+	}
+	draw := "declines draws"
+	if g.Draw.Accept {
+		draw = fmt.Sprintf("accepts draws within %d cp from move %d", g.Draw.WithinCP, g.Draw.AfterMove)
+	}
+	line("games", "move overhead %v, %s, %s, opponent gone: %s, PGN %s", g.MoveOverhead, draw, resign, g.OpponentGone, pgn)
+	line("log", "level %s, format %s", c.Log.Level, c.Log.Format)
+	line("shutdown", "games may finish for %v", c.Shutdown.GracePeriod)
+	return b.String()
+}
+
+// ExpandMessage fills the {me} and {opponent} placeholders of a chat message.
+func ExpandMessage(msg, me, opponent string) string {
+	return strings.NewReplacer("{me}", me, "{opponent}", opponent).Replace(msg)
+}

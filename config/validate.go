@@ -1,0 +1,372 @@
+package config
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// LichessVariants are the variant keys Lichess knows.
+var lichessVariants = []string{
+	"standard", "chess960", "fromPosition", "crazyhouse", "antichess", "atomic",
+	"horde", "kingOfTheHill", "racingKings", "threeCheck",
+}
+
+// builtinVariants are the variants the built-in engine plays.
+var builtinVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
+
+var lichessSpeeds = []string{
+	SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical, SpeedCorrespondence,
+}
+
+var logLevels = []string{"trace", "debug", "info", "warn", "error"}
+
+// Lichess usernames: 2 to 30 letters, digits, "_" and "-".
+var usernameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{1,29}$`)
+
+// placeholderRE finds {name} placeholders in chat messages.
+var placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
+
+// MessagePlaceholders are the placeholders chat messages may use.
+var messagePlaceholders = []string{"{me}", "{opponent}"}
+
+// maxChatLen is the longest chat line Lichess takes.
+const maxChatLen = 140
+
+type validator struct {
+	c     *Config
+	probs Errors
+}
+
+func (v *validator) add(key, format string, args ...any) {
+	v.probs = append(v.probs, Problem{File: v.c.source, Line: v.c.line(key), Key: key, Msg: fmt.Sprintf(format, args...)})
+}
+
+// line finds the line of key, or of its closest written parent.
+func (c *Config) line(key string) int {
+	for key != "" {
+		if l, ok := c.keys[key]; ok {
+			return l
+		}
+		i := strings.LastIndexAny(key, ".[")
+		if i < 0 {
+			break
+		}
+		key = key[:i]
+	}
+	return 0
+}
+
+// Validate checks every setting and returns all problems together as Errors,
+// each saying what to change, or nil. It looks at the file system only for
+// engine.external.path and engine.external.dir (when the engine is external)
+// and game.pgn_dir.
+func (c *Config) Validate() error {
+	v := &validator{c: c}
+	v.lichess()
+	v.engine()
+	v.challenge()
+	v.matchmaking()
+	v.game()
+	v.log()
+	if g := c.Shutdown.GracePeriod; g < 0 || g > 24*time.Hour {
+		v.add("shutdown.grace_period", "must be between 0s and 24h, got %v", g)
+	}
+	if len(v.probs) == 0 {
+		return nil
+	}
+	return v.probs.sorted()
+}
+
+func (v *validator) durationIn(key string, d, lo, hi time.Duration, why string) {
+	if d < lo || d > hi {
+		msg := fmt.Sprintf("must be between %v and %v, got %v", lo, hi, d)
+		if why != "" {
+			msg += " (" + why + ")"
+		}
+		v.add(key, "%s", msg)
+	}
+}
+
+func (v *validator) intIn(key string, n, lo, hi int, why string) {
+	if n < lo || n > hi {
+		msg := fmt.Sprintf("must be between %d and %d, got %d", lo, hi, n)
+		if why != "" {
+			msg += " (" + why + ")"
+		}
+		v.add(key, "%s", msg)
+	}
+}
+
+func (v *validator) oneOf(key, got string, allowed []string) bool {
+	if slices.Contains(allowed, got) {
+		return true
+	}
+	msg := fmt.Sprintf("%q is not one of %s", got, strings.Join(allowed, ", "))
+	if s := suggest(got, allowed); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	v.add(key, "%s", msg)
+	return false
+}
+
+func (v *validator) lichess() {
+	l := v.c.Lichess
+	u, err := url.Parse(l.BaseURL)
+	switch {
+	case l.BaseURL == "":
+		v.add("lichess.base_url", "is empty: set it to https://lichess.org")
+	case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		v.add("lichess.base_url", "%q is not an http(s) address: set it to https://lichess.org", l.BaseURL)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		v.add("lichess.base_url", "must be a plain address without user, query or fragment, such as https://lichess.org")
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		v.add("lichess.base_url", "plain http would send the token unencrypted: use https (http is allowed only for localhost)")
+	}
+	v.durationIn("lichess.request_timeout", l.RequestTimeout, time.Second, 10*time.Minute, "")
+	v.durationIn("lichess.stream_read_timeout", l.StreamReadTimeout, 5*time.Second, 10*time.Minute,
+		"Lichess sends a keep-alive line every few seconds")
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (v *validator) engine() {
+	e := v.c.Engine
+	if !v.oneOf("engine.type", e.Type, []string{EngineBuiltin, EngineExternal}) {
+		return
+	}
+	b := e.Builtin
+	v.intIn("engine.builtin.hash_mb", b.HashMB, 1, 65536, "")
+	v.intIn("engine.builtin.threads", b.Threads, 1, 256, "")
+	v.intIn("engine.builtin.tree_memory_mb", b.TreeMemoryMB, 1, 65536, "")
+	v.intIn("engine.builtin.variety_cp", b.VarietyCP, 0, 300, "0 turns variety off")
+
+	x := e.External
+	for name := range x.Options {
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "":
+			v.add("engine.external.options", "an option has an empty name")
+		case "ponder":
+			v.add("engine.external.options."+name, "is set by the bot: use engine.ponder instead")
+		case "uci_chess960":
+			v.add("engine.external.options."+name, "is set by the bot for each game: remove it")
+		}
+	}
+	if e.Type != EngineExternal {
+		return
+	}
+	if x.Path == "" {
+		v.add("engine.external.path", "is empty: give the engine program, e.g. /usr/games/stockfish (engine.type is external)")
+	} else if _, err := exec.LookPath(x.Path); err != nil {
+		v.add("engine.external.path", "cannot run %q (%v): give the full path of an executable engine program", x.Path, unwrapPathError(err))
+	}
+	if x.Dir != "" {
+		if fi, err := os.Stat(x.Dir); err != nil || !fi.IsDir() {
+			v.add("engine.external.dir", "%q is not a directory: create it or leave dir empty", x.Dir)
+		}
+	}
+}
+
+func unwrapPathError(err error) error {
+	if e, ok := err.(*exec.Error); ok {
+		return e.Err
+	}
+	if e, ok := err.(*os.PathError); ok {
+		return e.Err
+	}
+	return err
+}
+
+func (v *validator) variants(key string, vs []string, need bool) {
+	if len(vs) == 0 && need {
+		v.add(key, "is empty: list at least one variant, e.g. [standard]")
+	}
+	for i, name := range vs {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		if !v.oneOf(k, name, lichessVariants) {
+			continue
+		}
+		if v.c.Engine.Type == EngineBuiltin && !slices.Contains(builtinVariants, name) {
+			v.add(k, "the built-in engine plays only %s: remove %q or use an external engine",
+				strings.Join(builtinVariants, ", "), name)
+		}
+	}
+}
+
+func (v *validator) usernames(key string, names []string) {
+	for i, n := range names {
+		if !usernameRE.MatchString(n) {
+			v.add(fmt.Sprintf("%s[%d]", key, i), "%q is not a Lichess username (2 to 30 letters, digits, _ or -)", n)
+		}
+	}
+}
+
+func (v *validator) rating(key string, r RatingRange) {
+	v.intIn(key+".min", r.Min, 0, 4000, "")
+	v.intIn(key+".max", r.Max, 0, 4000, "")
+	if r.Min > r.Max {
+		v.add(key, "min (%d) is above max (%d): lower min or raise max", r.Min, r.Max)
+	}
+}
+
+func (v *validator) challenge() {
+	ch := v.c.Challenge
+	v.intIn("challenge.concurrency", ch.Concurrency, 1, 64, "the number of games played at once")
+	v.variants("challenge.variants", ch.Variants, ch.Accept)
+	if len(ch.Speeds) == 0 && ch.Accept {
+		v.add("challenge.speeds", "is empty: list at least one speed, e.g. [blitz, rapid]")
+	}
+	for i, s := range ch.Speeds {
+		v.oneOf(fmt.Sprintf("challenge.speeds[%d]", i), s, lichessSpeeds)
+	}
+	for _, s := range lichessSpeeds[:5] {
+		r, _ := ch.TimeControls.Clock(s)
+		k := "challenge.time_controls." + s
+		for _, d := range []struct {
+			name string
+			val  time.Duration
+		}{{"base_min", r.BaseMin}, {"base_max", r.BaseMax}, {"increment_min", r.IncrementMin}, {"increment_max", r.IncrementMax}} {
+			if d.val < 0 {
+				v.add(k+"."+d.name, "must not be negative, got %v", d.val)
+			}
+		}
+		if r.BaseMin > r.BaseMax {
+			v.add(k, "base_min (%v) is above base_max (%v): lower base_min or raise base_max", r.BaseMin, r.BaseMax)
+		}
+		if r.IncrementMin > r.IncrementMax {
+			v.add(k, "increment_min (%v) is above increment_max (%v): lower increment_min or raise increment_max", r.IncrementMin, r.IncrementMax)
+		}
+	}
+	d := ch.TimeControls.Correspondence
+	v.intIn("challenge.time_controls.correspondence.days_min", d.DaysMin, 1, 14, "")
+	v.intIn("challenge.time_controls.correspondence.days_max", d.DaysMax, 1, 14, "")
+	if d.DaysMin > d.DaysMax {
+		v.add("challenge.time_controls.correspondence", "days_min (%d) is above days_max (%d)", d.DaysMin, d.DaysMax)
+	}
+	if ch.Accept && !ch.AcceptRated && !ch.AcceptCasual {
+		v.add("challenge", "accept_rated and accept_casual are both false, so no challenge can be accepted: set one to true, or set accept: false")
+	}
+	if ch.Accept && !ch.AcceptBots && !ch.AcceptHumans {
+		v.add("challenge", "accept_bots and accept_humans are both false, so no challenge can be accepted: set one to true, or set accept: false")
+	}
+	v.rating("challenge.opponent_rating", ch.OpponentRating)
+	v.usernames("challenge.allow_list", ch.AllowList)
+	v.usernames("challenge.block_list", ch.BlockList)
+	for i, n := range ch.AllowList {
+		if slices.ContainsFunc(ch.BlockList, func(b string) bool { return strings.EqualFold(b, n) }) {
+			v.add(fmt.Sprintf("challenge.allow_list[%d]", i), "%q is also in block_list: remove it from one of them", n)
+		}
+	}
+	v.intIn("challenge.max_bot_games_per_day", ch.MaxBotGamesPerDay, 0, 10000, "0 leaves only Lichess' own limit")
+}
+
+// validClockBase says whether Lichess accepts a challenge with this base
+// time: 0, 15, 30, 45, 60 or 90 seconds, or whole minutes up to 180.
+func validClockBase(d time.Duration) bool {
+	switch d {
+	case 0, 15 * time.Second, 30 * time.Second, 45 * time.Second, 90 * time.Second:
+		return true
+	}
+	return d > 0 && d <= 3*time.Hour && d%time.Minute == 0
+}
+
+func (v *validator) matchmaking() {
+	m := v.c.Matchmaking
+	if m.Enabled && len(m.TimeControls) == 0 {
+		v.add("matchmaking.time_controls", `is empty: list at least one, e.g. ["3+2"]`)
+	}
+	for i, tc := range m.TimeControls {
+		k := fmt.Sprintf("matchmaking.time_controls[%d]", i)
+		switch {
+		case tc.bad != "":
+			v.add(k, "%s", tc.bad)
+		case !validClockBase(tc.Base):
+			v.add(k, "%q: Lichess takes a base of 0, 0.25, 0.5, 0.75, 1, 1.5 or a whole number of minutes up to 180", tc.String())
+		case tc.Increment > time.Minute:
+			v.add(k, "%q: Lichess takes an increment of at most 60 seconds in a challenge", tc.String())
+		case tc.Base == 0 && tc.Increment == 0:
+			v.add(k, `"0+0" has no time at all: give a base or an increment, e.g. "1+0" or "0+1"`)
+		}
+	}
+	v.variants("matchmaking.variants", m.Variants, m.Enabled)
+	v.rating("matchmaking.opponent_rating", m.OpponentRating)
+	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
+	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
+	v.usernames("matchmaking.block_list", m.BlockList)
+}
+
+func (v *validator) message(key, msg string) {
+	if len([]rune(msg)) > maxChatLen {
+		v.add(key, "is %d characters long; Lichess chat takes at most %d: shorten it", len([]rune(msg)), maxChatLen)
+	}
+	for _, ph := range placeholderRE.FindAllString(msg, -1) {
+		if !slices.Contains(messagePlaceholders, ph) {
+			hint := ""
+			if s := suggest(ph, messagePlaceholders); s != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", s)
+			}
+			v.add(key, "unknown placeholder %s%s: use %s", ph, hint, strings.Join(messagePlaceholders, " or "))
+		}
+	}
+}
+
+func (v *validator) game() {
+	g := v.c.Game
+	v.durationIn("game.move_overhead", g.MoveOverhead, 0, 10*time.Second, "")
+	v.message("game.greeting.player", g.Greeting.Player)
+	v.message("game.greeting.spectator", g.Greeting.Spectator)
+	v.message("game.goodbye.player", g.Goodbye.Player)
+	v.message("game.goodbye.spectator", g.Goodbye.Spectator)
+	v.intIn("game.draw.after_move", g.Draw.AfterMove, 0, 1000, "")
+	v.intIn("game.draw.within_cp", g.Draw.WithinCP, 0, 1000, "")
+	v.intIn("game.resign.below_cp", g.Resign.BelowCP, 100, 100000, "a positive losing margin, e.g. 1000 resigns at -10.00")
+	v.intIn("game.resign.for_moves", g.Resign.ForMoves, 1, 100, "")
+	if g.AbortAfter != 0 {
+		v.durationIn("game.abort_after", g.AbortAfter, 5*time.Second, time.Hour, "0 never aborts")
+	}
+	if g.PGNDir != "" {
+		if fi, err := os.Stat(g.PGNDir); err == nil && !fi.IsDir() {
+			v.add("game.pgn_dir", "%q is a file, not a directory", g.PGNDir)
+		}
+	}
+	v.oneOf("game.opponent_gone", g.OpponentGone, []string{OpponentGoneClaimVictory, OpponentGoneClaimDraw, OpponentGoneWait})
+}
+
+func (v *validator) log() {
+	v.oneOf("log.level", v.c.Log.Level, logLevels)
+	v.oneOf("log.format", v.c.Log.Format, []string{LogAuto, LogJSON, LogConsole})
+}
+
+// Warnings lists settings that are valid but probably not what was meant.
+func (c *Config) Warnings() []string {
+	var w []string
+	if c.Engine.Type == EngineBuiltin && (c.Engine.External.Path != "" || len(c.Engine.External.Options) > 0) {
+		w = append(w, "engine.external is filled in but engine.type is builtin, so it is ignored: set engine.type: external to use it")
+	}
+	if n := runtime.NumCPU(); c.Engine.Type == EngineBuiltin && c.Engine.Builtin.Threads*c.Challenge.Concurrency > n {
+		w = append(w, fmt.Sprintf("engine.builtin.threads (%d) × challenge.concurrency (%d) is more than the %d CPUs here: games will slow each other down",
+			c.Engine.Builtin.Threads, c.Challenge.Concurrency, n))
+	}
+	if !c.Challenge.Accept && !c.Matchmaking.Enabled {
+		w = append(w, "challenge.accept is false and matchmaking is off: the bot will never play")
+	}
+	if c.Game.PGNDir != "" {
+		if _, err := os.Stat(c.Game.PGNDir); err != nil {
+			w = append(w, fmt.Sprintf("game.pgn_dir %q does not exist yet: the bot will try to create it", c.Game.PGNDir))
+		}
+	}
+	return w
+}

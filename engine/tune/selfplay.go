@@ -1,0 +1,151 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// Player chooses moves for self-play. Score is from the side to move's
+// point of view in centipawns; mates are beyond ±MateThreshold.
+type Player interface {
+	BestMove(ctx context.Context, p *board.Position) (board.Move, int, error)
+}
+
+// MateThreshold: scores beyond it are treated as mate scores.
+const MateThreshold = 20000
+
+// GameOptions control one self-play game.
+type GameOptions struct {
+	RandomPlies   int // uniformly random legal moves at the start (before any search)
+	MaxPlies      int // game adjudicated a draw at this length
+	WinScore      int // |score| at or beyond this for WinPlies plies in a row ends the game
+	WinPlies      int
+	DrawScore     int // |score| at or below this for DrawPlies plies after DrawAfter ends the game as a draw
+	DrawPlies     int
+	DrawAfter     int
+	SkipFirst     int // positions before this ply are not recorded
+	RecordChecked bool
+}
+
+// DefaultGameOptions are sensible settings for data generation.
+func DefaultGameOptions() GameOptions {
+	return GameOptions{
+		RandomPlies: 8, MaxPlies: 400,
+		WinScore: 1000, WinPlies: 6,
+		DrawScore: 8, DrawPlies: 20, DrawAfter: 80,
+		SkipFirst: 12,
+	}
+}
+
+// Game is the outcome of one self-play game.
+type Game struct {
+	FENs   []string // recorded quiet positions
+	Result float64  // White's point of view
+	Reason string
+	Plies  int
+}
+
+// PlayGame plays one game between white and black from start (which it
+// does not modify). Recorded positions are those where the side to move
+// is not in check and the chosen move is quiet.
+func PlayGame(ctx context.Context, start *board.Position, white, black Player, rng *rand.Rand, o GameOptions) (Game, error) {
+	p := start.Clone()
+	var g Game
+	var ml board.MoveList
+	winRun, drawRun := 0, 0
+	lastSign := 0
+	for ply := 0; ; ply++ {
+		g.Plies = ply
+		p.GenerateLegal(&ml)
+		if ml.N == 0 {
+			if p.InCheck() {
+				g.Result, g.Reason = resultFor(p.SideToMove().Other()), "checkmate"
+			} else {
+				g.Result, g.Reason = 0.5, "stalemate"
+			}
+			return g, nil
+		}
+		switch {
+		case p.HalfmoveClock() >= 100:
+			g.Result, g.Reason = 0.5, "fifty moves"
+			return g, nil
+		case p.RepetitionCount() >= 2:
+			g.Result, g.Reason = 0.5, "threefold repetition"
+			return g, nil
+		case p.IsInsufficientMaterial():
+			g.Result, g.Reason = 0.5, "insufficient material"
+			return g, nil
+		case ply >= o.MaxPlies:
+			g.Result, g.Reason = 0.5, "length limit"
+			return g, nil
+		}
+		if ply < o.RandomPlies {
+			p.MakeMove(ml.Moves[rng.IntN(ml.N)])
+			continue
+		}
+		pl := white
+		if p.SideToMove() == board.Black {
+			pl = black
+		}
+		m, score, err := pl.BestMove(ctx, p)
+		if err != nil {
+			return g, fmt.Errorf("self-play ply %d: %w", ply, err)
+		}
+		if !ml.Contains(m) {
+			return g, fmt.Errorf("self-play ply %d: player returned illegal move %v in %s", ply, m, p.FEN())
+		}
+		ws := score
+		if p.SideToMove() == board.Black {
+			ws = -score
+		}
+		if ply >= o.SkipFirst && (o.RecordChecked || !p.InCheck()) && !p.IsNoisy(m) && abs(score) < MateThreshold {
+			g.FENs = append(g.FENs, p.FEN())
+		}
+		// Adjudication: both sides agree on a big score, or a long dead draw.
+		sign := 0
+		if ws >= o.WinScore {
+			sign = 1
+		} else if ws <= -o.WinScore {
+			sign = -1
+		}
+		if sign != 0 && sign == lastSign {
+			winRun++
+		} else if sign != 0 {
+			winRun = 1
+		} else {
+			winRun = 0
+		}
+		lastSign = sign
+		if o.WinPlies > 0 && winRun >= o.WinPlies {
+			g.Result, g.Reason = float64(sign+1)/2, "adjudicated win"
+			return g, nil
+		}
+		if ply >= o.DrawAfter && abs(ws) <= o.DrawScore {
+			drawRun++
+		} else {
+			drawRun = 0
+		}
+		if o.DrawPlies > 0 && drawRun >= o.DrawPlies {
+			g.Result, g.Reason = 0.5, "adjudicated draw"
+			return g, nil
+		}
+		p.MakeMove(m)
+	}
+}
+
+func resultFor(winner board.Color) float64 {
+	if winner == board.White {
+		return 1
+	}
+	return 0
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
