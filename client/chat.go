@@ -15,6 +15,7 @@ func (g *game) say(ctx context.Context, text string, rooms ...string) {
 		text = text[:140]
 	}
 	log := g.l()
+	ctx = g.bgctx // a goodbye is sent after the game's context ends
 	go func() {
 		for _, r := range rooms {
 			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

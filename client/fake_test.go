@@ -29,50 +29,51 @@ const (
 )
 
 type fakeGame struct {
-	id            string
-	botWhite      bool
-	opp           string // opponent id
-	oppTitle      string
-	variant       string
-	initialFEN    string
-	moves         []string
-	pos           *chess.Position
-	status        string
-	winner        string
-	silent        bool // opponent never moves
-	resignAfter   int  // opponent resigns when the game reaches this ply (0: never)
-	oppReplies    []string
-	wdraw, bdraw  bool
-	wtake, btake  bool
-	posts         map[int]int // ply → number of accepted move posts
-	subs          map[chan string]bool
-	drop          chan struct{} // closed to drop the game streams
-	extraFull     string        // extra fields merged into gameFull? (unused)
-	expiration    bool
-	clockInitial  int64
-	clockInc      int64
-	chatLines     []string
-	claims        []string
-	drawAnswers   []string
-	takebackAns   []string
+	id           string
+	botWhite     bool
+	opp          string // opponent id
+	oppTitle     string
+	variant      string
+	initialFEN   string
+	moves        []string
+	pos          *chess.Position
+	status       string
+	winner       string
+	silent       bool // opponent never moves
+	resignAfter  int  // opponent resigns when the game reaches this ply (0: never)
+	oppReplies   []string
+	wdraw, bdraw bool
+	wtake, btake bool
+	posts        map[int]int // ply → number of accepted move posts
+	subs         map[chan string]bool
+	drop         chan struct{} // closed to drop the game streams
+	expiration   bool
+	dropAt       map[int]bool // drop the game streams after the state of these plies
+	clockMs      int64        // both clocks (fixed)
+	clockInitial int64
+	clockInc     int64
+	chatLines    []string
+	claims       []string
+	drawAnswers  []string
+	takebackAns  []string
 }
 
 type fakeLichess struct {
 	t   *testing.T
 	srv *httptest.Server
 
-	mu        sync.Mutex
-	scopes    string // "" → header omitted
-	title     string
-	games     map[string]*fakeGame
-	order     []string
-	evSubs    map[chan string]bool
-	requests  []string
-	declines  map[string]string
-	accepts   []string
-	challenges map[string]*Challenge
-	intercept func(r *http.Request) (status int, hdr http.Header, body string, ok bool)
-	keepAlive time.Duration
+	mu           sync.Mutex
+	scopes       string // "" → header omitted
+	title        string
+	games        map[string]*fakeGame
+	order        []string
+	evSubs       map[chan string]bool
+	requests     []string
+	declines     map[string]string
+	accepts      []string
+	challenges   map[string]*Challenge
+	intercept    func(r *http.Request) (status int, hdr http.Header, body string, ok bool)
+	keepAlive    time.Duration
 	silentEvents bool // event stream sends nothing at all (for idle tests)
 }
 
@@ -105,7 +106,7 @@ func testLogger(t *testing.T) zerolog.Logger {
 func (f *fakeLichess) addGame(id string, botWhite bool, opts ...func(*fakeGame)) *fakeGame {
 	g := &fakeGame{id: id, botWhite: botWhite, opp: "opponent", variant: "standard", status: "started",
 		pos: chess.StartingPosition(), posts: map[int]int{}, subs: map[chan string]bool{}, drop: make(chan struct{}),
-		clockInitial: 60000, clockInc: 1000}
+		clockMs: 60000, clockInitial: 60000, clockInc: 1000}
 	for _, o := range opts {
 		o(g)
 	}
@@ -164,7 +165,7 @@ func (f *fakeLichess) botTurnLocked(g *fakeGame) bool {
 }
 
 func (f *fakeLichess) stateLocked(g *fakeGame) map[string]any {
-	st := map[string]any{"type": "gameState", "moves": strings.Join(g.moves, " "), "wtime": 60000, "btime": 60000,
+	st := map[string]any{"type": "gameState", "moves": strings.Join(g.moves, " "), "wtime": g.clockMs, "btime": g.clockMs,
 		"winc": g.clockInc, "binc": g.clockInc, "status": g.status}
 	if g.winner != "" {
 		st["winner"] = g.winner
@@ -220,6 +221,11 @@ func (f *fakeLichess) broadcastLocked(g *fakeGame, line string) {
 
 func (f *fakeLichess) broadcastStateLocked(g *fakeGame) {
 	f.broadcastLocked(g, mustJSON(f.stateLocked(g)))
+	if g.dropAt[len(g.moves)] {
+		delete(g.dropAt, len(g.moves))
+		close(g.drop)
+		g.drop = make(chan struct{})
+	}
 }
 
 // endLocked finishes a game.
@@ -500,7 +506,7 @@ func (f *fakeLichess) gameAction(w http.ResponseWriter, r *http.Request, id stri
 			return
 		}
 		g.posts[ply]++
-		g.wdraw, g.bdraw = false, false
+		g.wdraw, g.bdraw, g.wtake, g.btake = false, false, false, false
 		f.afterMoveLocked(g)
 		f.opponentMoveLocked(g)
 		ok()

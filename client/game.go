@@ -31,6 +31,7 @@ type game struct {
 
 	player Player          // owned by the mover while one runs
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
+	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
 
 	full       *GameFull
 	info       GameInfo
@@ -100,6 +101,7 @@ type streamMsg struct {
 // run plays the game until it ends or ctx ends.
 func (g *game) run(ctx context.Context) {
 	defer close(g.done)
+	g.bgctx = ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g.gctx = ctx
@@ -307,6 +309,7 @@ func (g *game) moverResult(ctx context.Context, r moveResult) {
 		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
 	}
 	if !g.finished {
+		g.answerOffers(ctx, g.state)
 		g.maybeMove(ctx)
 	}
 }
@@ -544,6 +547,11 @@ func (g *game) abortNow(ctx context.Context) {
 // answerOffers answers draw and takeback offers of the opponent, once per ply.
 func (g *game) answerOffers(ctx context.Context, st GameState) {
 	ply := len(g.moves)
+	if g.moverPly >= 0 && g.moverPly < ply {
+		// Our move is played but its result (the evaluation) is not in
+		// yet: answer from moverResult.
+		return
+	}
 	oppDraw, oppTakeback := st.WDraw, st.WTakeback
 	if g.white {
 		oppDraw, oppTakeback = st.BDraw, st.BTakeback
@@ -608,7 +616,10 @@ func (g *game) claim(ctx context.Context) {
 // background runs a request in its own goroutine; a failure is only logged.
 func (g *game) background(ctx context.Context, what string, f func(context.Context) error) {
 	log := g.l()
+	ctx = g.bgctx // the game may end first (e.g. a draw accepted): still send it
 	go func() {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
 		if err := f(ctx); err != nil && ctx.Err() == nil {
 			log.Warn().Err(err).Msg(what + " failed")
 		}

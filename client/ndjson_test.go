@@ -87,7 +87,7 @@ func TestStreamKeepAliveAndUnknown(t *testing.T) {
 		})
 	}()
 	waitFor(t, "event stream subscriber", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) == 1 })
-	time.Sleep(600 * time.Millisecond) // longer than the idle timeout: only keep-alives flow
+	time.Sleep(1300 * time.Millisecond) // longer than the idle timeout: only keep-alives flow
 	f.sendEvent(`{"type":"somethingNew"}`)
 	f.sendEvent(`{"broken json`)
 	f.sendEvent(`{"type":"gameFinish","game":{"gameId":"g1","fullId":"g1xxxx","status":{"id":31,"name":"resign"}}}`)
