@@ -72,7 +72,7 @@ func TestStreamIdleDeadline(t *testing.T) {
 func TestStreamKeepAliveAndUnknown(t *testing.T) {
 	f := newFake(t)
 	f.keepAlive = 10 * time.Millisecond
-	c := f.client(t, WithStreamIdleTimeout(400*time.Millisecond))
+	c := f.client(t, WithStreamIdleTimeout(time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var got []Event
