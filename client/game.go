@@ -57,7 +57,6 @@ type game struct {
 	abortC          <-chan time.Time
 	claimTimer      *time.Timer
 	claimC          <-chan time.Time
-	claimed         bool
 }
 
 type moveResult struct {
@@ -593,7 +592,7 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 		g.claimTimer.Stop()
 		g.claimTimer, g.claimC = nil, nil
 	}
-	if !og.Gone || og.ClaimWinInSeconds == nil || g.claimed {
+	if !og.Gone || og.ClaimWinInSeconds == nil {
 		return
 	}
 	wait := time.Duration(*og.ClaimWinInSeconds) * time.Second
@@ -602,8 +601,10 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 	g.claimC = g.claimTimer.C
 }
 
+// claim claims the win (or a draw when we cannot win). A refused claim is
+// retried on the next opponentGone event (Lichess sends one with
+// claimWinInSeconds 0 when the claim becomes possible).
 func (g *game) claim(ctx context.Context) {
-	g.claimed = true
 	if g.b.CannotWin(g.white) {
 		g.l().Info().Msg("opponent gone; claiming a draw (we cannot win on material)")
 		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
