@@ -146,14 +146,16 @@ func TestTwofoldInsideTree(t *testing.T) {
 	th := e.threads[0]
 	p := mustFEN(t, "4k3/8/8/8/8/8/R7/4K1N1 w - - 0 1")
 	th.prepare(p, newControl(e, p, Limits{}, time.Now()))
-	playUCI(t, th.pos, "g1f3", "e8d8", "f3g1", "d8e8")
-	// The start position came back once: a draw if the cycle lies inside the
-	// search (4 plies from the root), not if the root was after the cycle.
-	if !th.isDraw(4) {
+	playUCI(t, th.pos, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3")
+	// The position after g1f3 came back once, 4 plies later: a draw when that
+	// whole cycle lies inside the tree (root 5 plies back), not when the
+	// repeated position is the root itself (root 4 plies back: a root
+	// position needs a threefold repetition).
+	if !th.isDraw(5) {
 		t.Error("twofold repetition inside the tree not a draw")
 	}
-	if th.isDraw(2) {
-		t.Error("single repetition before the root scored as a draw")
+	if th.isDraw(4) {
+		t.Error("single repetition of the root scored as a draw")
 	}
 }
 
