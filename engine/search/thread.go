@@ -77,6 +77,7 @@ type thread struct {
 	contHist *[16][64]contEntry
 	sentinel contEntry
 	counter  [16][64]board.Move
+	evalTab  *[evalCacheSize]evalCacheEntry
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
@@ -100,6 +101,7 @@ func newThread(e *Engine, id int) *thread {
 		stack:    new([MaxPly + stackOff + 2]frame),
 		history:  new([2][64][64]int32),
 		contHist: new([16][64]contEntry),
+		evalTab:  new([evalCacheSize]evalCacheEntry),
 	}
 }
 
@@ -108,6 +110,7 @@ func (t *thread) clearHistory() {
 	*t.contHist = [16][64]contEntry{}
 	t.sentinel = contEntry{}
 	t.counter = [16][64]board.Move{}
+	*t.evalTab = [evalCacheSize]evalCacheEntry{}
 }
 
 // prepare copies the position and builds the root move list.
@@ -374,10 +377,26 @@ func (t *thread) result(start time.Time) Result {
 	return res
 }
 
+const evalCacheSize = 1 << 16
+
+// evalCacheEntry caches one static evaluation by position key (per thread,
+// so no synchronisation; the key is stored in full).
+type evalCacheEntry struct {
+	key  uint64
+	eval int32
+}
+
 // evaluate returns the static evaluation, clamped away from mate scores.
 func (t *thread) evaluate() int {
+	key := t.pos.Key()
+	ce := &t.evalTab[key&(evalCacheSize-1)]
+	if ce.key == key && key != 0 {
+		return int(ce.eval)
+	}
 	v := t.ev.Evaluate(t.pos)
-	return max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
+	v = max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
+	ce.key, ce.eval = key, int32(v)
+	return v
 }
 
 // hasNonPawn reports whether the side to move has a piece other than king
