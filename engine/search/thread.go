@@ -49,6 +49,8 @@ type frame struct {
 	excluded   board.Move
 	quiets     [64]board.Move
 	nQuiets    int
+	caps       [32]board.Move
+	nCaps      int
 }
 
 type rootMove struct {
@@ -78,6 +80,7 @@ type thread struct {
 	sentinel contEntry
 	counter  [16][64]board.Move
 	evalTab  *[evalCacheSize]evalCacheEntry
+	capHist  *[16][64][8]int16 // moved piece, to, captured type
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
@@ -102,6 +105,7 @@ func newThread(e *Engine, id int) *thread {
 		history:  new([2][64][64]int32),
 		contHist: new([16][64]contEntry),
 		evalTab:  new([evalCacheSize]evalCacheEntry),
+		capHist:  new([16][64][8]int16),
 	}
 }
 
@@ -111,6 +115,44 @@ func (t *thread) clearHistory() {
 	t.sentinel = contEntry{}
 	t.counter = [16][64]board.Move{}
 	*t.evalTab = [evalCacheSize]evalCacheEntry{}
+	*t.capHist = [16][64][8]int16{}
+}
+
+// capturedType is the piece type m captures (Pawn for en passant, none for
+// a quiet promotion).
+func capturedType(p *board.Position, m board.Move) board.PieceType {
+	if m.IsEnPassant() {
+		return board.Pawn
+	}
+	return p.PieceOn(m.To()).Type()
+}
+
+// captureScore orders noisy moves: victim value first, adjusted by how
+// well this capture has done before (capture history), then promotions.
+func (t *thread) captureScore(m board.Move) int32 {
+	p := t.pos
+	victim := capturedType(p, m)
+	s := int32(board.SEEValue[victim])*16 + int32(t.capHist[p.PieceOn(m.From())][m.To()][victim])/4
+	if pr := m.Promotion(); pr != board.NoPieceType {
+		s += int32(board.SEEValue[pr]) * 16
+	}
+	return s
+}
+
+// updateCaptureStats rewards the capture best (if it is one) and punishes
+// the other captures tried at this node.
+func (t *thread) updateCaptureStats(ply, depth int, best board.Move, bestIsCapture bool) {
+	f := t.frame(ply)
+	p := t.pos
+	bonus := historyBonus(depth)
+	for i := 0; i < f.nCaps; i++ {
+		m := f.caps[i]
+		b := -bonus
+		if bestIsCapture && m == best {
+			b = bonus
+		}
+		gravity16(&t.capHist[p.PieceOn(m.From())][m.To()][capturedType(p, m)], b)
+	}
 }
 
 // prepare copies the position and builds the root move list.
@@ -656,7 +698,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 	bestMove := board.NoMove
 	origAlpha := alpha
 	moveCount := 0
-	f.nQuiets = 0
+	f.nQuiets, f.nCaps = 0, 0
 	pk := &f.pk
 	if !root {
 		var counter board.Move
@@ -721,6 +763,9 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		if quiet && f.nQuiets < len(f.quiets) {
 			f.quiets[f.nQuiets] = m
 			f.nQuiets++
+		} else if !quiet && f.nCaps < len(f.caps) {
+			f.caps[f.nCaps] = m
+			f.nCaps++
 		}
 		p.MakeMove(m)
 		newDepth := depth - 1 + ext
@@ -787,8 +832,12 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		return 0
 	}
 
-	if bestScore >= beta && !p.IsNoisy(bestMove) {
-		t.updateQuietStats(ply, depth, bestMove)
+	if bestScore >= beta {
+		noisy := p.IsNoisy(bestMove)
+		if !noisy {
+			t.updateQuietStats(ply, depth, bestMove)
+		}
+		t.updateCaptureStats(ply, depth, bestMove, noisy)
 	}
 
 	if excluded == board.NoMove && !(root && t.pvIdx > 0) {
