@@ -387,6 +387,9 @@ func (t *thread) result(start time.Time) Result {
 	if score == -Infinity {
 		score = rm.repScore
 	}
+	if score == -Infinity {
+		score = 0 // stopped before any root move was searched completely
+	}
 	res := Result{
 		BestMove: rm.move,
 		Score:    score,

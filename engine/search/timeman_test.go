@@ -46,6 +46,9 @@ func TestAllocate(t *testing.T) {
 			if tc.c.MovesToGo != 1 && tc.c.Remaining > s && b.hard > tc.c.Remaining*4/5 {
 				t.Errorf("hard %v leaves no reserve of %v", b.hard, tc.c.Remaining)
 			}
+			if tc.c.MovesToGo == 0 && b.hard > tc.c.Remaining/4 {
+				t.Errorf("sudden death: hard %v is over a quarter of the clock %v", b.hard, tc.c.Remaining)
+			}
 		})
 	}
 }
