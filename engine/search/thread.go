@@ -712,6 +712,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 	}
 	rootIdx := t.pvIdx
 	us := p.SideToMove()
+	nonPawn := hasNonPawn(p)
 	for {
 		var m board.Move
 		if root {
@@ -735,7 +736,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		lmrDepth := max(depth-1-lmr(depth, moveCount), 0)
 
 		// Shallow-depth pruning of late moves.
-		if !root && bestScore > -MateInMaxPly && alpha < MateInMaxPly && hasNonPawn(p) {
+		if !root && bestScore > -MateInMaxPly && alpha < MateInMaxPly && nonPawn {
 			if quiet && !givesCheck {
 				if !t.e.feat.noLMP && depth <= 8 && moveCount >= lmpLimit(depth, improving) {
 					continue
