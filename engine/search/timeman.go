@@ -123,3 +123,12 @@ func (b timeBudget) scaledSoft(scale float64) time.Duration {
 	}
 	return s
 }
+
+// Budget returns the soft target and the hard limit the search uses for one
+// move under clock c (MoveOverhead already subtracted). Callers that manage
+// time themselves (the per-game tree) can use it with Limits{Infinite: true}
+// and Stop.
+func Budget(c Clock, overhead time.Duration) (soft, hard time.Duration) {
+	b := allocate(c, overhead)
+	return b.soft, b.hard
+}

@@ -113,3 +113,12 @@ func TestSoftScale(t *testing.T) {
 		t.Errorf("scaledSoft(0.5) = %v", got)
 	}
 }
+
+func TestBudgetMatchesAllocate(t *testing.T) {
+	c := Clock{Remaining: time.Minute, Increment: time.Second}
+	soft, hard := Budget(c, 20*time.Millisecond)
+	b := allocate(c, 20*time.Millisecond)
+	if soft != b.soft || hard != b.hard || soft <= 0 || hard < soft {
+		t.Fatalf("Budget = %v, %v; allocate = %+v", soft, hard, b)
+	}
+}
