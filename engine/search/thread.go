@@ -631,7 +631,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			return eval
 		}
 		// Razoring: hopeless positions drop into quiescence.
-		if !t.e.feat.noRazor && depth <= 3 && alpha < MateInMaxPly && alpha > -MateInMaxPly && eval+250+200*depth <= alpha {
+		if !t.e.feat.noRazor && depth <= 3 && alpha < MateInMaxPly && alpha > -MateInMaxPly && eval+razorMargin(depth) <= alpha {
 			v := t.qsearch(alpha, alpha+1, ply, 0)
 			if v <= alpha {
 				return v
@@ -783,8 +783,9 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				r--
 			}
 			if quiet {
-				h := t.history[us][m.From()][m.To()]
-				r -= int(h / 6000)
+				pc, to := f.piece, m.To()
+				h := t.history[us][m.From()][to] + int32(t.frame(ply-1).cont[pc][to]) + int32(t.frame(ply-2).cont[pc][to])
+				r -= int(h / 10000)
 			} else {
 				r--
 			}
@@ -1030,4 +1031,8 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 	}
 	t.e.tt.Store(key, bestMove, ScoreToTT(bestScore, ply), staticEval, 0, bound)
 	return bestScore
+}
+
+func razorMargin(depth int) int {
+	return 400 + 250*depth*depth
 }
