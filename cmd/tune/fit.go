@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
@@ -23,22 +24,29 @@ func loadSet(path string, quietMargin int) (*tune.Set, int, error) {
 	return sets[0], n, nil
 }
 
-// loadSplit reads path and builds a training set and, when holdout > 0, a
-// validation set from the last holdout fraction of the lines (the file is
-// written game by game, so the tail holds other games than the head).
-func loadSplit(path string, quietMargin int, holdout float64) ([2]*tune.Set, int, error) {
+// loadSplit reads the comma-separated files in paths and builds a training
+// set and, when holdout > 0, a validation set from the last holdout
+// fraction of each file's lines (files are written game by game, so the
+// tail holds other games than the head).
+func loadSplit(paths string, quietMargin int, holdout float64) ([2]*tune.Set, int, error) {
 	var sets [2]*tune.Set
-	f, err := os.Open(path)
-	if err != nil {
-		return sets, 0, fmt.Errorf("open data: %w", err)
+	var parts [2][]tune.Sample
+	total := 0
+	for _, path := range strings.Split(paths, ",") {
+		f, err := os.Open(path)
+		if err != nil {
+			return sets, 0, fmt.Errorf("open data: %w", err)
+		}
+		samples, err := tune.ReadSamples(f)
+		f.Close()
+		if err != nil {
+			return sets, 0, fmt.Errorf("data %s: %w", path, err)
+		}
+		total += len(samples)
+		cut := len(samples) - int(holdout*float64(len(samples)))
+		parts[0] = append(parts[0], samples[:cut]...)
+		parts[1] = append(parts[1], samples[cut:]...)
 	}
-	defer f.Close()
-	samples, err := tune.ReadSamples(f)
-	if err != nil {
-		return sets, 0, fmt.Errorf("data %s: %w", path, err)
-	}
-	cut := len(samples) - int(holdout*float64(len(samples)))
-	parts := [2][]tune.Sample{samples[:cut], samples[cut:]}
 	for i, name := range []string{"training", "validation"} {
 		if i == 1 && holdout <= 0 {
 			break
@@ -47,16 +55,16 @@ func loadSplit(path string, quietMargin int, holdout float64) ([2]*tune.Set, int
 		fmt.Fprintf(os.Stderr, "%s: %d lines, %d positions used (skipped: %d unparsable, %d in check, %d not quiet, %d material draws)\n",
 			name, len(parts[i]), set.Len(), set.Skipped.Parse, set.Skipped.Check, set.Skipped.NotQuiet, set.Skipped.Drawn)
 		if set.Len() == 0 {
-			return sets, 0, fmt.Errorf("data %s: no usable %s positions", path, name)
+			return sets, 0, fmt.Errorf("data %s: no usable %s positions", paths, name)
 		}
 		sets[i] = set
 	}
-	return sets, len(samples), nil
+	return sets, total, nil
 }
 
 func runFit(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	data := fs.String("data", "", "\"FEN;result\" file (required)")
+	data := fs.String("data", "", "\"FEN;result\" files, comma-separated (required)")
 	out := fs.String("out", "", "where to write weights.go (empty: print the losses only)")
 	iters := fs.Int("iters", 2000, "Adam iterations (full batch); with -holdout the best iteration on held-out data is kept")
 	lr := fs.Float64("lr", 1, "Adam step size in centipawns")
