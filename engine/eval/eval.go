@@ -259,9 +259,11 @@ func (e *Evaluator) kingSafety(c board.Color) {
 	}
 	e.add(c, IdxKAttCnt+n, 1)
 	if e.kAttCnt[c] >= 2 {
+		m := min(e.kAttCnt[c], 5)
 		for i := 0; i < 4; i++ {
 			if e.kAttN[c][i] != 0 {
 				e.add(c, IdxKAttack+i, e.kAttN[c][i])
+				e.add(c, IdxKAttX+i, e.kAttN[c][i]*m)
 			}
 		}
 	}

@@ -40,7 +40,8 @@ const (
 	IdxPhalanx  = IdxSupport + 8  // 8: pawn with a pawn beside it, by rank
 	IdxKAttack  = IdxPhalanx + 8  // 4: × attacks on the enemy king zone by N, B, R, Q
 	IdxKAttCnt  = IdxKAttack + 4  // 8: by number of pieces attacking the king zone (0..7+)
-	IdxSafeChk  = IdxKAttCnt + 8  // 4: safe checking squares for N, B, R, Q
+	IdxKAttX    = IdxKAttCnt + 8  // 4: × attacks on the king zone by N, B, R, Q times the number of attackers (2..5)
+	IdxSafeChk  = IdxKAttX + 4    // 4: safe checking squares for N, B, R, Q
 	IdxShield   = IdxSafeChk + 4  // 8: per king-side file: relative rank of own nearest pawn (0 none)
 	IdxStorm    = IdxShield + 8   // 8: per king-side file: relative rank of the nearest enemy pawn (0 none)
 	IdxKOpen    = IdxStorm + 8    // 1: open file (no pawns) next to or on the king's file
@@ -91,6 +92,7 @@ var groups = [...]paramGroup{
 	{"Phalanx", IdxPhalanx, 8},
 	{"KingAttack", IdxKAttack, 4},
 	{"KingAttackers", IdxKAttCnt, 8},
+	{"KingAttackByAttackers", IdxKAttX, 4},
 	{"SafeCheck", IdxSafeChk, 4},
 	{"KingShield", IdxShield, 8},
 	{"KingStorm", IdxStorm, 8},

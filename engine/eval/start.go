@@ -94,6 +94,9 @@ func StartingWeights() Weights {
 	for i, a := range [8]int{0, 0, 5, 15, 30, 45, 60, 70} {
 		set(IdxKAttCnt+i, a, 0)
 	}
+	for i, a := range [4]int{2, 2, 2, 3} {
+		set(IdxKAttX+i, a, 0)
+	}
 	for i, a := range [4]int{40, 25, 40, 30} {
 		set(IdxSafeChk+i, a, 5)
 	}

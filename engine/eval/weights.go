@@ -5,6 +5,7 @@
 // Mean squared error: 0.124960 with the starting weights (start), 0.121967 after.
 // Held-out last 10% of the data: 0.133682 before, 0.131715 after (best of every 100 iterations: 100).
 // Data: bootstrap self-play, `tune gen -player bootstrap -depth 3 -games 4000 -seed 11` (4000 games, 265902 positions).
+// KingAttackByAttackers was added after this fit, at 0 (no effect until the next fit).
 
 package eval
 
@@ -108,6 +109,8 @@ var defaultWeights = Weights{
 	S(8, -1), S(5, 1), S(8, 1), S(13, 3),
 	// KingAttackers
 	S(-6, -1), S(4, 0), S(6, 0), S(15, 0), S(30, 0), S(45, 0), S(60, 0), S(70, 0),
+	// KingAttackByAttackers
+	S(0, 0), S(0, 0), S(0, 0), S(0, 0),
 	// SafeCheck
 	S(41, 5), S(25, 5), S(42, 9), S(34, 10),
 	// KingShield
