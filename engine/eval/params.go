@@ -59,7 +59,11 @@ const (
 	IdxThrRook  = IdxThrMinor + 5 // 5: enemy P..Q attacked by a rook
 	IdxHanging  = IdxThrRook + 5  // 1: enemy piece attacked and undefended
 	IdxTempo    = IdxHanging + 1  // 1
-	NumParams   = IdxTempo + 1
+	// King danger units (middlegame half used; the endgame half stays 0):
+	// danger = Σ unit·feature, scored as S(danger²/256, danger/16) when
+	// positive. See KD* for the features.
+	IdxKDanger = IdxTempo + 1
+	NumParams  = IdxKDanger + NumKD
 )
 
 // Weights holds every tunable weight as a packed (mg, eg) pair.
@@ -111,6 +115,7 @@ var groups = [...]paramGroup{
 	{"ThreatByRook", IdxThrRook, 5},
 	{"Hanging", IdxHanging, 1},
 	{"Tempo", IdxTempo, 1},
+	{"KingDanger", IdxKDanger, NumKD},
 }
 
 // ParamName returns a readable name for parameter i, e.g. "MobilityRook[3]".
@@ -125,3 +130,28 @@ func ParamName(i int) string {
 	}
 	return fmt.Sprintf("param[%d]", i)
 }
+
+// King-danger features, the inputs of the non-linear king attack term, for
+// an attacking side against the enemy king.
+const (
+	KDBias      = iota // always 1
+	KDAttN             // attacks on the king zone by knights
+	KDAttB             // … by bishops
+	KDAttR             // … by rooks
+	KDAttQ             // … by queens
+	KDAttackers        // pieces attacking the zone
+	KDChkN             // safe knight checks
+	KDChkB             // safe bishop checks
+	KDChkR             // safe rook checks
+	KDChkQ             // safe queen checks
+	KDWeak             // zone squares attacked and defended by the king alone
+	KDNoQueen          // 1 when the attacker has no queen
+	KDShelter          // files next to the king without a shield pawn
+	NumKD
+)
+
+// KingDangerMG and KingDangerEG turn a danger total into a score.
+const (
+	KingDangerMG = 256 // mg = danger² / KingDangerMG
+	KingDangerEG = 16  // eg = danger / KingDangerEG
+)

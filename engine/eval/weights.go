@@ -5,7 +5,7 @@
 // Mean squared error: 0.124960 with the starting weights (start), 0.121967 after.
 // Held-out last 10% of the data: 0.133682 before, 0.131715 after (best of every 100 iterations: 100).
 // Data: bootstrap self-play, `tune gen -player bootstrap -depth 3 -games 4000 -seed 11` (4000 games, 265902 positions).
-// KingAttackByAttackers was added after this fit, at 0 (no effect until the next fit).
+// KingAttackByAttackers (at 0) and KingDanger (hand-set units) were added after this fit.
 
 package eval
 
@@ -149,4 +149,18 @@ var defaultWeights = Weights{
 	S(14, 9),
 	// Tempo
 	S(19, 5),
+	// KingDanger
+	S(-60, 0),
+	S(8, 0),
+	S(6, 0),
+	S(8, 0),
+	S(12, 0),
+	S(10, 0),
+	S(25, 0),
+	S(15, 0),
+	S(25, 0),
+	S(20, 0),
+	S(5, 0),
+	S(-40, 0),
+	S(8, 0),
 }
