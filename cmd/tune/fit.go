@@ -174,17 +174,30 @@ func runLoss(args []string) error {
 	k := fs.Float64("k", 0, "sigmoid scale (0: fit it)")
 	quiet := fs.Int("quiet-margin", 30, "as for fit")
 	threads := fs.Int("threads", 2, "goroutines")
+	weights := fs.String("weights", "", "weights.go file to measure (default: the built-in weights)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *data == "" {
 		return fmt.Errorf("loss: -data is required")
 	}
+	w := eval.DefaultWeights()
+	if *weights != "" {
+		f, err := os.Open(*weights)
+		if err != nil {
+			return fmt.Errorf("loss: %w", err)
+		}
+		wp, err := eval.ReadGo(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("loss: %s: %w", *weights, err)
+		}
+		w = *wp
+	}
 	set, _, err := loadSet(*data, *quiet)
 	if err != nil {
 		return err
 	}
-	w := eval.DefaultWeights()
 	p := tune.FromWeights(&w)
 	if *k == 0 {
 		*k = set.FitK(p, *threads)
