@@ -74,6 +74,7 @@ func runFit(ctx context.Context, args []string) error {
 	from := fs.String("from", "builtin", "starting weights: builtin (weights.go) or start (hand-set StartingWeights)")
 	quiet := fs.Int("quiet-margin", 30, "drop positions whose capture search differs from the static eval by more (cp); -1 keeps all")
 	holdout := fs.Float64("holdout", 0.1, "fraction of the data (its last lines) kept out of the fit to measure over-fitting")
+	every := fs.Int("every", 20, "measure the held-out loss (and keep the best parameters) every this many iterations")
 	note := fs.String("note", "", "extra line for the header of weights.go (e.g. how the data was made)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -108,7 +109,7 @@ func runFit(ctx context.Context, args []string) error {
 	begin := time.Now()
 	best, bestVal, bestIter := *p, valBefore, 0
 	after := set.Fit(ctx, p, *k, tune.Options{
-		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: 100,
+		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: *every,
 		Progress: func(it int, loss float64) {
 			vl := math.NaN()
 			if val != nil {
@@ -144,7 +145,7 @@ func runFit(ctx context.Context, args []string) error {
 		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2),
 		fmt.Sprintf("Data: %s, %d lines, %d quiet positions used; K = %.4f.", *data, lines, set.Len(), *k),
 		fmt.Sprintf("Mean squared error: %.6f with the starting weights (%s), %.6f after.", before, *from, rounded),
-		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every 100 iterations: %d).", *holdout*100, valBefore, valAfter, bestIter),
+		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every %d iterations: %d).", *holdout*100, valBefore, valAfter, *every, bestIter),
 	}
 	if *note != "" {
 		header = append(header, *note)
