@@ -37,7 +37,6 @@ type Bot struct {
 	botGames dailyCounter
 	mm       matchState
 	wg       sync.WaitGroup
-	ready    chan struct{} // closed once the account is known
 }
 
 // NewBot makes a bot that plays with players from factory.
@@ -50,7 +49,6 @@ func NewBot(c *Client, factory PlayerFactory, s Settings, log zerolog.Logger) *B
 		games:    map[string]*game{},
 		pending:  map[string]time.Time{},
 		changed:  make(chan struct{}),
-		ready:    make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}
 }
@@ -103,7 +101,6 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.me = acct
 	b.idleFrom = time.Now()
 	b.mu.Unlock()
-	close(b.ready)
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 
 	defer b.wg.Wait()

@@ -163,7 +163,11 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 			bo.reset()
 		}
 		d := bo.next()
-		g.log.Info().Err(err).Dur("retry_in", d).Msg("game stream dropped; reconnecting")
+		ev := g.log.Info()
+		if errors.Is(err, ErrStreamEnded) {
+			ev = g.log.Debug() // usually the end of the game
+		}
+		ev.Err(err).Dur("retry_in", d).Msg("game stream closed; reconnecting")
 		select {
 		case <-ctx.Done():
 			return
