@@ -142,8 +142,15 @@ func (b *Bot) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
 	b.notifyLocked()
+	out := b.mm.outID
+	b.mm.outID, b.mm.outTo = "", ""
 	b.mu.Unlock()
 	b.log.Info().Msg("draining: no new games")
+	if out != "" {
+		if err := b.c.CancelChallenge(ctx, out); err != nil {
+			b.log.Debug().Err(err).Msg("cancel our open challenge")
+		}
+	}
 	for {
 		b.mu.Lock()
 		n, ch := len(b.games), b.changed

@@ -37,7 +37,8 @@ type game struct {
 	full       *GameFull
 	info       GameInfo
 	white      bool
-	moves      []string
+	moves      []string // as Lichess sends them
+	canon      []string // canonical UCI, for the Player
 	b          board
 	state      GameState
 	receivedAt time.Time
@@ -220,7 +221,7 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 			return
 		}
 		g.b = b
-		g.moves = nil
+		g.moves, g.canon = nil, nil
 	}
 	g.onState(ctx, f.State)
 	if first && !g.finished && !g.greeted && len(g.moves) < 2 && g.s.Chat.Greeting != "" {
@@ -247,22 +248,42 @@ func (g *game) onState(ctx context.Context, st GameState) {
 
 // syncMoves brings the board to the moves of a state: new moves are
 // applied; anything else (a takeback) rebuilds it from the start.
+//
+// g.moves keeps the moves as Lichess writes them (to compare states);
+// g.canon the same moves in the board's canonical UCI (castling e1g1 in
+// standard chess, king takes rook in Chess960), as the Player gets them.
 func (g *game) syncMoves(moves []string) error {
 	if len(moves) >= len(g.moves) && slices.Equal(moves[:len(g.moves)], g.moves) {
 		for _, m := range moves[len(g.moves):] {
-			if err := g.b.Play(m); err != nil {
+			c, err := g.b.Legal(m)
+			if err == nil {
+				err = g.b.Play(m)
+			}
+			if err != nil {
 				return fmt.Errorf("apply move %s: %w", m, err)
 			}
 			g.moves = append(g.moves, m)
+			g.canon = append(g.canon, c)
 		}
 		return nil
 	}
-	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, moves)
+	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, nil)
 	if err != nil {
 		return err
 	}
+	var canon []string
+	for _, m := range moves {
+		c, err := b.Legal(m)
+		if err == nil {
+			err = b.Play(m)
+		}
+		if err != nil {
+			return fmt.Errorf("replay move %s: %w", m, err)
+		}
+		canon = append(canon, c)
+	}
 	g.l().Info().Int("from_ply", len(g.moves)).Int("to_ply", len(moves)).Msg("moves taken back")
-	g.b, g.moves = b, slices.Clone(moves)
+	g.b, g.moves, g.canon = b, slices.Clone(moves), canon
 	g.postedPly = -1
 	if g.moverCancel != nil && g.moverPly != len(moves) {
 		g.moverCancel()
@@ -284,7 +305,7 @@ func (g *game) maybeMove(ctx context.Context) {
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	g.moverCancel, g.moverPly = cancel, ply
-	job := moveJob{ply: ply, moves: slices.Clone(g.moves), state: g.state, receivedAt: g.receivedAt,
+	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
 		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
 	go func() { g.moverDone <- g.think(mctx, job) }()
 }

@@ -546,3 +546,33 @@ func TestRunRefusesNonBotAccount(t *testing.T) {
 		t.Fatalf("Run without bot:play: %v", err)
 	}
 }
+
+// Lichess may write castling as king takes rook even in standard chess; the
+// Player always gets king-to-destination moves.
+func TestCastlingNotation(t *testing.T) {
+	f := newFake(t)
+	f.addGame("cs", true, func(g *fakeGame) {
+		g.initialFEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+		g.kingTakesRook = true
+		g.oppReplies = []string{"e8g8"}
+		g.resignAfter = 3
+	})
+	pool := &playerPool{next: func(i int, p *testPlayer) { p.prefer = []string{"e1h1"} }}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "cs"))
+	stop()
+	f.with(func() {
+		if m := f.games["cs"].moves; strings.Join(m, " ") != "e1h1 e8h8 "+m[2] {
+			t.Errorf("server moves %v", m)
+		}
+	})
+	noDuplicatePosts(t, f, "cs")
+	pool.all()[0].get(func(p *testPlayer) {
+		if len(p.seen) != 2 || strings.Join(p.seen[1], " ") != "e1g1 e8g8" {
+			t.Errorf("player saw %v, want [[] [e1g1 e8g8]]", p.seen)
+		}
+	})
+	if n := f.requestCount("POST /api/bot/game/cs/move/e1g1"); n != 1 {
+		t.Errorf("castling posted %d times as e1g1", n)
+	}
+}
