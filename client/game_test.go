@@ -265,8 +265,18 @@ func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
 func TestRestartMidGame(t *testing.T) {
 	f := newFake(t)
 	f.addGame("r1", true, func(g *fakeGame) { g.resignAfter = 10 })
-	_, stop1 := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "ply 4", func() bool { return len(f.games["r1"].moves) >= 4 })
+	// The first run's player hangs from ply 4 on; the bot is stopped there.
+	hang := make(chan struct{})
+	defer close(hang)
+	pool1 := &playerPool{next: func(i int, p *testPlayer) { p.block, p.blockAt = hang, 4 }}
+	_, stop1 := runBot(t, f, Settings{}, pool1)
+	waitFor(t, "ply 4 thinking", func() bool {
+		n := 0
+		for _, p := range pool1.all() {
+			p.get(func(p *testPlayer) { n += p.thinks })
+		}
+		return n == 3
+	})
 	stop1()
 	f.with(func() {
 		if f.games["r1"].status != "started" {

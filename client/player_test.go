@@ -24,6 +24,7 @@ type testPlayer struct {
 	mate     int
 	release  chan struct{} // for hang: closed by the test at cleanup
 	block    chan struct{} // if set, Think waits on it (respecting ctx)
+	blockAt  int           // ... but only from this ply on
 	prefer   []string      // moves played when legal
 	seen     [][]string    // the positions Think was asked about
 }
@@ -46,6 +47,9 @@ func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	p.mu.Lock()
 	p.thinks++
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
+	if len(p.moves) < p.blockAt {
+		block = nil
+	}
 	info, moves, score, mate, prefer := p.info, p.moves, p.score, p.mate, p.prefer
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
