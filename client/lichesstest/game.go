@@ -400,7 +400,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	g.drawOffer[opp] = false // a move declines a pending offer
 	g.takeback = [2]bool{}
 	if offeringDraw != nil {
-		g.drawOffer[col] = *offeringDraw
+		g.drawOffer[col] = *offeringDraw && !g.abortable()
 	}
 	if s.checkEndLocked(g) {
 		return nil
@@ -636,6 +636,9 @@ func (s *Server) drawLocked(g *game, col int, yes bool) error {
 		return errors.New("This game is over")
 	}
 	opp := 1 - col
+	if yes && g.abortable() {
+		return nil // as Lichess: no draw offers before both players moved (silently ignored)
+	}
 	switch {
 	case yes && g.drawOffer[opp]:
 		s.endGameLocked(g, "draw", none)

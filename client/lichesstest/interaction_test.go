@@ -67,11 +67,19 @@ func TestMoveDeclinesDrawAndOfferingDrawWithMove(t *testing.T) {
 	s := newTestServer(t)
 	id := startGame(t, s, ChallengeParams{})
 	base := s.URL()
+	// Before both players have moved, Lichess ignores draw offers.
 	wantStatus(t, post(t, base, "tw", "/api/bot/game/"+id+"/move/e2e4?offeringDraw=true", nil), 200)
+	if snap, _ := s.Game(id); snap.WhiteDraw {
+		t.Fatal("draw offer accepted while the game is abortable")
+	}
+	if err := s.Move(id, "b", "e7e5"); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, post(t, base, "tw", "/api/bot/game/"+id+"/move/d2d4?offeringDraw=true", nil), 200)
 	if snap, _ := s.Game(id); !snap.WhiteDraw {
 		t.Fatal("offer with the move not recorded")
 	}
-	if err := s.Move(id, "b", "e7e5"); err != nil { // black moves: white's offer lapses
+	if err := s.Move(id, "b", "e5d4"); err != nil { // black moves: white's offer lapses
 		t.Fatal(err)
 	}
 	if snap, _ := s.Game(id); snap.WhiteDraw {
