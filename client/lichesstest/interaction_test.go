@@ -146,6 +146,10 @@ func TestChatLines(t *testing.T) {
 	if !strings.Contains(r.raw, `"good luck"`) || strings.Contains(r.raw, "hi all") {
 		t.Fatalf("player chat %s", r.raw)
 	}
+	snap, _ := s.Game(id)
+	if len(snap.Chat) != 2 || snap.Chat[1] != (ChatLine{Room: "spectator", Username: "w", Text: "hi all"}) {
+		t.Fatalf("snapshot chat %+v", snap.Chat)
+	}
 }
 
 func TestOpponentGoneAndClaimVictory(t *testing.T) {
