@@ -586,3 +586,27 @@ func TestCastlingNotation(t *testing.T) {
 		t.Errorf("castling posted %d times as e1g1", n)
 	}
 }
+
+// UpdateSettings leaves running games alone; new games get the new settings.
+func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
+	f := newFake(t)
+	f.addGame("u1", true, func(g *fakeGame) { g.silent = true })
+	b, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "old name"}}, &playerPool{})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["u1"].moves) == 1 })
+	b.UpdateSettings(Settings{Chat: ChatSettings{Name: "new name"}})
+	f.addGame("u2", true, func(g *fakeGame) { g.silent = true })
+	f.sendEvent(`{"type":"gameStart","game":{"gameId":"u2","fullId":"u2xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
+	f.waitLocked(t, "our move in u2", func() bool { return len(f.games["u2"].moves) == 1 })
+	f.with(func() {
+		for _, id := range []string{"u1", "u2"} {
+			f.broadcastLocked(f.games[id], `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
+		}
+	})
+	f.waitLocked(t, "answers", func() bool { return len(f.games["u1"].chatLines) == 1 && len(f.games["u2"].chatLines) == 1 })
+	stop()
+	f.with(func() {
+		if a, b := f.games["u1"].chatLines[0], f.games["u2"].chatLines[0]; a != "player:old name" || b != "player:new name" {
+			t.Errorf("!name answers: running game %q, new game %q", a, b)
+		}
+	})
+}
