@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -118,6 +119,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		})
 		if ctx.Err() != nil {
 			break
+		}
+		if code := StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+			return fmt.Errorf("event stream: Lichess refuses the token now (HTTP %d): %w", code, err)
 		}
 		s := b.Settings()
 		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
