@@ -783,9 +783,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				r--
 			}
 			if quiet {
-				pc, to := f.piece, m.To()
-				h := t.history[us][m.From()][to] + int32(t.frame(ply-1).cont[pc][to]) + int32(t.frame(ply-2).cont[pc][to])
-				r -= int(h / 10000)
+				r -= int(t.quietStatAfter(f, m, ply, us) / 10000)
 			} else {
 				r--
 			}
@@ -1035,4 +1033,10 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 
 func razorMargin(depth int) int {
 	return 400 + 250*depth*depth
+}
+
+// quietStatAfter is quietStat for the move just played from frame f.
+func (t *thread) quietStatAfter(f *frame, m board.Move, ply int, us board.Color) int32 {
+	pc, to := f.piece, m.To()
+	return t.history[us][m.From()][to] + int32(t.frame(ply-1).cont[pc][to]) + int32(t.frame(ply-2).cont[pc][to])
 }
