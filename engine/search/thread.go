@@ -1038,5 +1038,5 @@ func razorMargin(depth int) int {
 // quietStatAfter is quietStat for the move just played from frame f.
 func (t *thread) quietStatAfter(f *frame, m board.Move, ply int, us board.Color) int32 {
 	pc, to := f.piece, m.To()
-	return t.history[us][m.From()][to] + int32(t.frame(ply-1).cont[pc][to]) + int32(t.frame(ply-2).cont[pc][to])
+	return t.history[us][m.From()][to] + int32(t.frame(ply - 1).cont[pc][to]) + int32(t.frame(ply - 2).cont[pc][to])
 }
