@@ -1035,7 +1035,8 @@ func razorMargin(depth int) int {
 	return 400 + 250*depth*depth
 }
 
-// quietStatAfter is quietStat for the move just played from frame f.
+// quietStatAfter is the history score (butterfly plus two continuation
+// histories) of the quiet move m just played from frame f at ply.
 func (t *thread) quietStatAfter(f *frame, m board.Move, ply int, us board.Color) int32 {
 	pc, to := f.piece, m.To()
 	return t.history[us][m.From()][to] + int32(t.frame(ply - 1).cont[pc][to]) + int32(t.frame(ply - 2).cont[pc][to])
