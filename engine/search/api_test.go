@@ -39,6 +39,12 @@ func TestSearchMoves(t *testing.T) {
 			t.Fatalf("reported PV starts with %v", m)
 		}
 	}
+	// Only illegal search moves: the restriction is ignored.
+	bogus := board.NewMove(board.E2, board.E5)
+	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil)
+	if !isLegal(p, res.BestMove) || len(res.RootMoves) != 20 {
+		t.Fatalf("illegal-only searchmoves: best %v, %d root moves", res.BestMove, len(res.RootMoves))
+	}
 	// A single legal search move is still searched and returned.
 	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: restrict[1:]}, nil)
 	if res.BestMove != restrict[1] {

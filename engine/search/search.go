@@ -39,7 +39,8 @@ type Limits struct {
 	WInc, BInc   time.Duration
 	MovesToGo    int
 
-	// SearchMoves restricts the root to these moves (illegal ones ignored).
+	// SearchMoves restricts the root to these moves (illegal ones ignored;
+	// if none is legal, all moves are searched).
 	SearchMoves []board.Move
 	// MultiPV is the number of best root moves to find, each with its own
 	// principal variation (<1 means 1).

@@ -171,8 +171,14 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
 	t.rootMoves = t.rootMoves[:0]
+	restrict := false
+	for _, m := range ctl.searchMoves {
+		if ml.Contains(m) {
+			restrict = true // only when at least one search move is legal
+		}
+	}
 	for _, m := range ml.Slice() {
-		if len(ctl.searchMoves) > 0 && !contains(ctl.searchMoves, m) {
+		if restrict && !contains(ctl.searchMoves, m) {
 			continue
 		}
 		pv := make([]board.Move, 0, MaxPly)
