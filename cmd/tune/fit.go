@@ -76,6 +76,7 @@ func runFit(ctx context.Context, args []string) error {
 	holdout := fs.Float64("holdout", 0.1, "fraction of the data (its last lines) kept out of the fit to measure over-fitting")
 	every := fs.Int("every", 20, "measure the held-out loss (and keep the best parameters) every this many iterations")
 	freeze := fs.String("freeze", "", "comma-separated parameter groups to keep fixed (e.g. PST,Material)")
+	lambda := fs.Float64("lambda", 1, "training target = lambda·result + (1-lambda)·sigmoid(K·search score) where a score is recorded; 1 = pure game results")
 	note := fs.String("note", "", "extra line for the header of weights.go (e.g. how the data was made)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -113,6 +114,10 @@ func runFit(ctx context.Context, args []string) error {
 	p := tune.FromWeights(&w0)
 	if *k == 0 {
 		*k = set.FitK(p, *threads)
+	}
+	if *lambda < 1 {
+		set.BlendTargets(*lambda, *k)
+		fmt.Fprintf(os.Stderr, "training targets blended: lambda %.2f (the held-out loss still uses game results)\n", *lambda)
 	}
 	before := set.Loss(p, *k, *threads)
 	valBefore := math.NaN()
@@ -156,7 +161,7 @@ func runFit(ctx context.Context, args []string) error {
 		return nil
 	}
 	header := []string{
-		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g, frozen groups %q).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2, *freeze),
+		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g, frozen groups %q, lambda %g).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2, *freeze, *lambda),
 		fmt.Sprintf("Data: %s, %d lines, %d quiet positions used; K = %.4f.", *data, lines, set.Len(), *k),
 		fmt.Sprintf("Mean squared error: %.6f with the starting weights (%s), %.6f after.", before, *from, rounded),
 		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every %d iterations: %d).", *holdout*100, valBefore, valAfter, *every, bestIter),

@@ -17,7 +17,7 @@ import (
 
 func runGen(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	out := fs.String("out", "", "file to append \"FEN;result\" lines to (required)")
+	out := fs.String("out", "", "file to append \"FEN;result;score\" lines to (required; score: the search's, White's view)")
 	games := fs.Int("games", 100, "number of games")
 	workers := fs.Int("workers", 1, "games played at once")
 	player := fs.String("player", "search", "move chooser: search (engine/search) or bootstrap (small alpha-beta inside the tuner)")
@@ -106,8 +106,8 @@ func runGen(ctx context.Context, args []string) error {
 					return
 				}
 				mu.Lock()
-				for _, fen := range g.FENs {
-					fmt.Fprintf(w, "%s;%.1f\n", fen, g.Result)
+				for i, fen := range g.FENs {
+					fmt.Fprintf(w, "%s;%.1f;%d\n", fen, g.Result, g.Scores[i])
 				}
 				positions += len(g.FENs)
 				done++

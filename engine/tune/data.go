@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -14,25 +15,35 @@ import (
 )
 
 // Sample is one labelled position: a FEN and the game result from White's
-// point of view (1 win, 0.5 draw, 0 loss).
+// point of view (1 win, 0.5 draw, 0 loss), and when known the search score
+// of the player that reached it (centipawns, White's view).
 type Sample struct {
-	FEN    string
-	Result float64
+	FEN      string
+	Result   float64
+	Score    int
+	HasScore bool
 }
 
-// ParseLine reads "FEN;result" where result is 1-0, 0-1, 1/2-1/2, or a
-// number in [0,1]. Blank lines and lines starting with '#' give ok=false
-// and no error.
+// ParseLine reads "FEN;result" or "FEN;result;score" where result is 1-0,
+// 0-1, 1/2-1/2, or a number in [0,1] and score is an integer. Blank lines
+// and lines starting with '#' give ok=false and no error.
 func ParseLine(line string) (s Sample, ok bool, err error) {
 	line = strings.TrimSpace(line)
 	if line == "" || line[0] == '#' {
 		return Sample{}, false, nil
 	}
-	i := strings.LastIndexByte(line, ';')
-	if i < 0 {
-		return Sample{}, false, fmt.Errorf("no ';' separating FEN and result in %q", line)
+	parts := strings.Split(line, ";")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Sample{}, false, fmt.Errorf("want FEN;result or FEN;result;score in %q", line)
 	}
-	fen, res := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+1:])
+	if len(parts) == 3 {
+		sc, err := strconv.Atoi(strings.TrimSpace(parts[2]))
+		if err != nil {
+			return Sample{}, false, fmt.Errorf("bad score %q in %q", parts[2], line)
+		}
+		s.Score, s.HasScore = sc, true
+	}
+	fen, res := strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])
 	var r float64
 	switch res {
 	case "1-0":
@@ -47,7 +58,8 @@ func ParseLine(line string) (s Sample, ok bool, err error) {
 			return Sample{}, false, fmt.Errorf("bad result %q in %q", res, line)
 		}
 	}
-	return Sample{FEN: fen, Result: r}, true, nil
+	s.FEN, s.Result = fen, r
+	return s, true, nil
 }
 
 // ReadSamples reads "FEN;result" lines.
@@ -85,8 +97,9 @@ type Set struct {
 	start   []int32 // position i uses entries[start[i]:start[i+1]]
 	mgMul   []float32
 	egMul   []float32
-	kd      []int16 // per position, 2·eval.NumKD king-danger features (White attacking, then Black)
-	result  []float32
+	kd      []int16   // per position, 2·eval.NumKD king-danger features (White attacking, then Black)
+	result  []float32 // the fit's target: the game result, or a blend (BlendTargets)
+	score   []float32 // search score (White's view), NaN when unknown
 	Skipped struct{ Parse, Check, NotQuiet, Drawn int }
 }
 
@@ -133,6 +146,11 @@ func Build(samples []Sample, quietMargin int) *Set {
 		set.mgMul = append(set.mgMul, float32(tr.Phase)/eval.MaxPhase)
 		set.egMul = append(set.egMul, float32(eval.MaxPhase-tr.Phase)*float32(tr.Scale)/(eval.MaxPhase*eval.ScaleNormal))
 		set.result = append(set.result, float32(smp.Result))
+		sc := float32(math.NaN())
+		if smp.HasScore {
+			sc = float32(smp.Score)
+		}
+		set.score = append(set.score, sc)
 		for c := 0; c < 2; c++ {
 			for _, f := range tr.KD[c] {
 				set.kd = append(set.kd, int16(f))
@@ -140,4 +158,17 @@ func Build(samples []Sample, quietMargin int) *Set {
 		}
 	}
 	return set
+}
+
+// BlendTargets replaces each target that has a search score by
+// lambda·result + (1−lambda)·sigmoid(k·score): the game result says who won,
+// the score says how the position looked to the search, and the mix is
+// less noisy than either. lambda = 1 keeps pure game results (Texel).
+func (s *Set) BlendTargets(lambda, k float64) {
+	for i, sc := range s.score {
+		if math.IsNaN(float64(sc)) {
+			continue
+		}
+		s.result[i] = float32(lambda*float64(s.result[i]) + (1-lambda)*sigmoid(k, float64(sc)))
+	}
 }

@@ -43,6 +43,7 @@ func DefaultGameOptions() GameOptions {
 // Game is the outcome of one self-play game.
 type Game struct {
 	FENs   []string // recorded quiet positions
+	Scores []int    // the player's search score for each, White's point of view
 	Result float64  // White's point of view
 	Reason string
 	Plies  int
@@ -103,6 +104,7 @@ func PlayGame(ctx context.Context, start *board.Position, white, black Player, r
 		}
 		if ply >= o.SkipFirst && (o.RecordChecked || !p.InCheck()) && !p.IsNoisy(m) && abs(score) < MateThreshold {
 			g.FENs = append(g.FENs, p.FEN())
+			g.Scores = append(g.Scores, ws)
 		}
 		// Adjudication: both sides agree on a big score, or a long dead draw.
 		sign := 0

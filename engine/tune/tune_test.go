@@ -25,6 +25,9 @@ func TestParseLine(t *testing.T) {
 		{fen + "; 1/2-1/2", true, 0.5, false},
 		{fen + ";0.5", true, 0.5, false},
 		{fen + ";1.0", true, 1, false},
+		{fen + ";1-0;-35", true, 1, false},
+		{fen + ";1-0;x", false, 0, true},
+		{fen + ";1-0;3;4", false, 0, true},
 		{"", false, 0, false},
 		{"# comment", false, 0, false},
 		{fen, false, 0, true},
@@ -37,7 +40,7 @@ func TestParseLine(t *testing.T) {
 			t.Errorf("%q: ok=%v err=%v, want ok=%v err=%v", c.line, ok, err, c.ok, c.err)
 			continue
 		}
-		if ok && (s.Result != c.res || s.FEN != fen) {
+		if ok && (s.Result != c.res || s.FEN != fen || s.HasScore != (strings.Count(c.line, ";") == 2) || s.HasScore && s.Score != -35) {
 			t.Errorf("%q: got %+v", c.line, s)
 		}
 	}
@@ -184,11 +187,11 @@ func TestFrozenParametersStay(t *testing.T) {
 
 func TestBuildFilters(t *testing.T) {
 	samples := []Sample{
-		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 0.5},
-		{"rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", 0}, // in check
-		{"4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", 0.5},                           // pawn takes queen: not quiet
-		{"8/8/4k3/8/8/2B5/3K4/8 w - - 0 1", 0.5},                             // material draw
-		{"not a fen", 1},
+		{FEN: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Result: 0.5},
+		{FEN: "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3"}, // in check
+		{FEN: "4k3/8/8/3q4/4P3/8/8/4K3 w - - 0 1", Result: 0.5},                // pawn takes queen: not quiet
+		{FEN: "8/8/4k3/8/8/2B5/3K4/8 w - - 0 1", Result: 0.5},                  // material draw
+		{FEN: "not a fen", Result: 1},
 	}
 	set := Build(samples, 30)
 	if set.Len() != 1 || set.Skipped.Check != 1 || set.Skipped.NotQuiet != 1 || set.Skipped.Drawn != 1 || set.Skipped.Parse != 1 {
@@ -288,5 +291,20 @@ func TestSearchPlayerMates(t *testing.T) {
 	}
 	if _, _, err := NewSearchPlayer(0, 0, 1).BestMove(context.Background(), start); err == nil {
 		t.Fatal("unbounded search player accepted")
+	}
+}
+
+func TestBlendTargets(t *testing.T) {
+	samples := []Sample{
+		{FEN: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", Result: 1, Score: 0, HasScore: true},
+		{FEN: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1", Result: 0},
+	}
+	set := Build(samples, -1)
+	set.BlendTargets(0.25, 1)
+	if got := set.result[0]; math.Abs(float64(got)-(0.25*1+0.75*0.5)) > 1e-6 {
+		t.Errorf("blended target %.4f, want 0.625", got)
+	}
+	if set.result[1] != 0 {
+		t.Errorf("sample without a score changed to %.4f", set.result[1])
 	}
 }
