@@ -44,8 +44,11 @@
 //
 // Captures and quiets are disjoint and together are GenerateLegal;
 // IsNoisy(m) says which stage a move belongs to. IsLegal(m) validates any
-// 16-bit value (TT and killer moves). IsCapture and MovedPiece help
-// ordering. (SEE, GivesCheck and SAN are being added.)
+// 16-bit value (TT and killer moves) without generating moves; it agrees
+// with GenerateLegal on all 65536 values. IsCapture, MovedPiece and
+// GivesCheck help ordering and pruning. SEE(m) returns the static exchange
+// value with SEEValue (P=100, N=B=300, R=500, Q=900); SEEGE(m, threshold)
+// reports SEE(m) >= threshold.
 //
 // # Text
 //
@@ -55,7 +58,8 @@
 // en-passant square is kept only when a pawn of the side to move attacks it.
 // Move.UCI(chess960) and p.MoveToUCI(m) print "e1g1" castling in standard
 // mode and "e1h1" (king takes rook) in Chess960 mode; p.ParseUCIMove
-// accepts both forms in either mode.
+// accepts both forms in either mode. p.MoveToSAN(m) and p.ParseSAN(s)
+// handle Standard Algebraic Notation (for EPD suites, PGN and logs).
 //
 // # Perft
 //

@@ -71,23 +71,28 @@ func walk(t *testing.T, p *Position, depth int) {
 }
 
 func TestMakeUnmakeConsistency(t *testing.T) {
-	fens := []string{
-		StartFEN,
-		"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
-		"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
-		"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
-		"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
-		"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-		"2r1kr2/8/8/8/8/8/8/1R2K1R1 w GBfc - 0 1",
-		"rk5r/8/8/8/8/8/8/RK5R w KQkq - 0 1",
+	tests := []struct {
+		fen   string
+		depth int
+	}{
+		{StartFEN, 3},
+		{"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", 2},
+		{"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 3},
+		{"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", 2},
+		{"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", 2},
+		{"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 2},
+		{"2r1kr2/8/8/8/8/8/8/1R2K1R1 w GBfc - 0 1", 3},
+		{"rk5r/8/8/8/8/8/8/RK5R w KQkq - 0 1", 3},
+		{"4k3/8/8/2pPp3/8/8/8/4K3 w - c6 0 1", 3},
+		{"r3k2r/1P6/8/8/8/8/6p1/R3K2R b KQkq - 0 1", 3},
 	}
-	for _, fen := range fens {
-		p, err := ParseFEN(fen)
+	for _, tt := range tests {
+		p, err := ParseFEN(tt.fen)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkConsistency(t, p, fen)
-		walk(t, p, 3)
+		checkConsistency(t, p, tt.fen)
+		walk(t, p, tt.depth)
 	}
 }
 
