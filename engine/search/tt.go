@@ -3,6 +3,8 @@ package search
 import (
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // Bound tells how a stored score relates to the true score of a position.
@@ -36,9 +38,9 @@ const (
 
 // TTEntry is one unpacked transposition-table entry.
 type TTEntry struct {
-	Move  uint16 // raw 16-bit move code (see packMove/unpackMove in search.go)
-	Score int    // score as stored; use ScoreFromTT to adjust mate scores by ply
-	Eval  int    // static evaluation of the position (NoScore if unknown)
+	Move  board.Move
+	Score int // score as stored; use ScoreFromTT to adjust mate scores by ply
+	Eval  int // static evaluation of the position (NoScore if unknown)
 	Depth int
 	Bound Bound
 	Gen   uint8
@@ -104,7 +106,7 @@ func (t *TT) bucket(key uint64) uint64 {
 	return hi * bucketWords
 }
 
-func pack(move uint16, score, eval, depth int, bound Bound, gen uint8) uint64 {
+func pack(move board.Move, score, eval, depth int, bound Bound, gen uint8) uint64 {
 	d := depth + depthOffset
 	if d < 0 {
 		d = 0
@@ -121,7 +123,7 @@ func pack(move uint16, score, eval, depth int, bound Bound, gen uint8) uint64 {
 
 func unpack(d uint64) TTEntry {
 	return TTEntry{
-		Move:  uint16(d),
+		Move:  board.Move(uint16(d)),
 		Score: int(int16(uint16(d >> 16))),
 		Eval:  int(int16(uint16(d >> 32))),
 		Depth: int(uint8(d>>48)) - depthOffset,
@@ -149,7 +151,7 @@ func (t *TT) Probe(key uint64) (TTEntry, bool) {
 // much deeper and from the current search and the new one is not exact.
 // Otherwise the entry to replace is the one with the least depth, with older
 // generations counting as shallower.
-func (t *TT) Store(key uint64, move uint16, score, eval, depth int, bound Bound) {
+func (t *TT) Store(key uint64, move board.Move, score, eval, depth int, bound Bound) {
 	gen := uint8(t.gen.Load())
 	b := t.bucket(key)
 	w := t.words[b : b+bucketWords : b+bucketWords]

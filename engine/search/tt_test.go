@@ -3,6 +3,8 @@ package search
 import (
 	"sync"
 	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 func TestTTStoreProbe(t *testing.T) {
@@ -80,7 +82,7 @@ func TestTTReplacementPrefersOld(t *testing.T) {
 	keys := keysInBucket(tt, 0x123456789abcdef0, entriesPerBucket+2)
 	// Fill the bucket in generation 0 with deep entries.
 	for i := 0; i < entriesPerBucket; i++ {
-		tt.Store(keys[i], uint16(i+1), 0, 0, 20, BoundExact)
+		tt.Store(keys[i], board.Move(i+1), 0, 0, 20, BoundExact)
 	}
 	for i := 0; i < entriesPerBucket; i++ {
 		if _, ok := tt.Probe(keys[i]); !ok {
@@ -172,8 +174,8 @@ func TestTTConcurrent(t *testing.T) {
 			for i := 0; i < 20000; i++ {
 				k := uint64(i%512+1) * 0x9E3779B97F4A7C15
 				// data derived from the key: a hit with foreign data is a bug
-				tt.Store(k, uint16(k>>48), int(int16(k>>20))/4, 0, int(k%20), BoundExact)
-				if e, ok := tt.Probe(k); ok && e.Move != 0 && e.Move != uint16(k>>48) {
+				tt.Store(k, board.Move(k>>48), int(int16(k>>20))/4, 0, int(k%20), BoundExact)
+				if e, ok := tt.Probe(k); ok && e.Move != 0 && e.Move != board.Move(k>>48) {
 					t.Errorf("goroutine %d: key %x got move %x", g, k, e.Move)
 					return
 				}
