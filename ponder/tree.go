@@ -265,10 +265,11 @@ const trimSlack = 8 // free down to cap - cap/trimSlack
 //
 // A branch's promise is
 //
-//	log2(1+nodes spent) + log2(1+visits) - gap/50 - 0.5*distance from root
+//	log2(1+nodes spent) + log2(1+visits) - gap/25 - 0.5*distance from root
 //
 // where gap is how many centipawns the move is worse than its best sibling
-// from the mover's view (1000 if never scored): badly scored, little
+// from the mover's view (1000 if never scored), summed over the node and
+// its ancestors (a node inside a bad branch is bad): badly scored, little
 // searched, deep branches go first.
 func (t *tree) trim(extra int32) {
 	t.trims++
@@ -309,8 +310,8 @@ func (t *tree) trim(extra int32) {
 		promise float64
 	}
 	var cands []cand
-	var walk func(i int32, dist int)
-	walk = func(i int32, dist int) {
+	var walk func(i int32, dist int, gapSum float64)
+	walk = func(i int32, dist int, gapSum float64) {
 		// best value among children, from i's side-to-move view
 		best := math.MinInt
 		for c := t.pool[i].child; c != nilNode; c = t.pool[c].next {
@@ -320,18 +321,19 @@ func (t *tree) trim(extra int32) {
 		}
 		for c := t.pool[i].child; c != nilNode; c = t.pool[c].next {
 			n := &t.pool[c]
+			gap := 1000.0
+			if n.depth >= 0 && best != math.MinInt {
+				gap = float64(min(best-(-int(n.score)), 1000))
+			}
+			g := gapSum + gap
 			if !keep[c] {
-				gap := 1000.0
-				if n.depth >= 0 && best != math.MinInt {
-					gap = float64(min(best-(-int(n.score)), 1000))
-				}
-				p := math.Log2(1+float64(n.nodes)) + math.Log2(1+float64(n.visits)) - gap/50 - 0.5*float64(dist+1)
+				p := math.Log2(1+float64(n.nodes)) + math.Log2(1+float64(n.visits)) - g/25 - 0.5*float64(dist+1)
 				cands = append(cands, cand{c, n.serial, p})
 			}
-			walk(c, dist+1)
+			walk(c, dist+1, g)
 		}
 	}
-	walk(t.root, 0)
+	walk(t.root, 0, 0)
 	sort.Slice(cands, func(a, b int) bool {
 		if cands[a].promise != cands[b].promise {
 			return cands[a].promise < cands[b].promise
