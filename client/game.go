@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -47,8 +48,10 @@ type game struct {
 	moverDone   chan moveResult
 	postedPly   int              // ply of the last move posted; -1: none
 	failed      map[int]int      // ply → failed posts
-	decisions   map[int]Decision // by ply, for the record and !eval
-	lastEval    *Decision
+	decisions   map[int]Decision // by ply, for the record
+
+	evalMu   sync.Mutex
+	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
 
 	greeted         bool
 	drawAnswered    int // ply at which the last draw offer was answered
@@ -298,10 +301,6 @@ func (g *game) moverResult(ctx context.Context, r moveResult) {
 	case r.err == nil:
 		g.postedPly = r.ply
 		g.decisions[r.ply] = r.decision
-		if r.decision.HasScore {
-			d := r.decision
-			g.lastEval = &d
-		}
 	case errors.Is(r.err, context.Canceled):
 	default:
 		g.failed[r.ply]++
@@ -358,6 +357,12 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
 			d = Decision{Move: fb}
 		}
+	}
+	if d.HasScore {
+		dd := d
+		g.evalMu.Lock()
+		g.lastEval = &dd
+		g.evalMu.Unlock()
 	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
@@ -577,14 +582,21 @@ func (g *game) acceptDraw() bool {
 	if g.b.CannotWin(g.white) {
 		return true
 	}
-	if len(g.moves) < gs.DrawMinPly || g.lastEval == nil {
+	e := g.eval()
+	if len(g.moves) < gs.DrawMinPly || e == nil {
 		return false
 	}
-	e := g.lastEval
 	if e.Mate != 0 {
 		return e.Mate < 0
 	}
 	return e.ScoreCP <= gs.DrawScoreCP
+}
+
+// eval is the last evaluation of the player (nil if none).
+func (g *game) eval() *Decision {
+	g.evalMu.Lock()
+	defer g.evalMu.Unlock()
+	return g.lastEval
 }
 
 func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
