@@ -319,6 +319,15 @@ func (g *Game) setPosition(startFEN string, chess960 bool, moves []string) error
 	if g.run == stale {
 		g.run = nil
 	}
+	if extends {
+		// Irreversible moves were aged out only along the old line.
+		for i := g.rootPly; i < g.agedPly; i++ {
+			if i >= len(ms) || i >= len(g.moves) || ms[i] != g.moves[i] {
+				g.agedPly = i
+				break
+			}
+		}
+	}
 	g.moves, g.uciMoves, g.irrev, g.pos = ms, norm, irrev, pos
 	if !extends {
 		g.startFEN, g.chess960 = startFEN, chess960
@@ -905,6 +914,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 	}
 
 	g.pending.Ply = len(g.moves)
+	var carried *Budget // budget left by a converted ponder search that stopped at its cap
 	if r := g.run; r != nil {
 		if r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
 			// Ponder hit: the running search already searches this position.
@@ -917,8 +927,13 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 			if !again {
 				return d, nil
 			}
-			// The ponder search stopped at its cap with budget left: search on.
-			g.mu.Lock()
+			// The ponder search stopped at its cap with budget left: search
+			// on with what is left of the converted budget.
+			left := r.budget
+			spent := time.Since(r.hitAt)
+			left.Soft = max(left.Soft-spent, MinThink)
+			left.Hard = max(left.Hard-spent, MinThink)
+			carried = &left
 		} else {
 			r.stopAsked = true
 			g.mu.Unlock()
@@ -939,6 +954,9 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 	}
 	g.pending.DepthAtMove = max(g.pending.DepthAtMove, depthHere)
 	b := PlanMove(lim, white, g.opts.MoveOverhead, 0)
+	if carried != nil {
+		b = *carried
+	}
 
 	if b.Timed && lim.MoveTime == 0 && ml.N == 1 {
 		d := Decision{Move: ml.Moves[0], Source: FromForced, Budget: b}

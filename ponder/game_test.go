@@ -535,3 +535,67 @@ func TestCloseStopsPondering(t *testing.T) {
 		t.Errorf("play after close: %v", err)
 	}
 }
+
+// With a clock, a hit's budget is the rule applied to the pondered time:
+// exactly PlanMove(lim, pondered), so pondering shortens our thinking.
+func TestPonderHitBudgetFollowsRule(t *testing.T) {
+	g := newTestGame(t, Options{Ponder: true, MoveOverhead: 10 * time.Millisecond})
+	d := think(t, g, Limits{Depth: 4})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	time.Sleep(20 * time.Millisecond) // some pondered time, whatever the machine
+	play(t, g, d.PonderUCI)
+	lim := Limits{WTime: 3 * time.Second, BTime: 3 * time.Second, WInc: 100 * time.Millisecond, BInc: 100 * time.Millisecond}
+	d2 := think(t, g, lim)
+	ms := g.Stats().PerMove[1]
+	if !ms.PonderHit || ms.Pondered < 20*time.Millisecond {
+		t.Fatalf("stats %+v", ms)
+	}
+	want := PlanMove(lim, true, 10*time.Millisecond, ms.Pondered)
+	if d2.Budget != want {
+		t.Errorf("budget %+v, want %+v", d2.Budget, want)
+	}
+	if base := PlanMove(lim, true, 10*time.Millisecond, 0); want.Soft >= base.Soft {
+		t.Errorf("pondered %v did not shorten soft %v (unpondered %v)", ms.Pondered, want.Soft, base.Soft)
+	}
+	if d2.Source == FromSearch {
+		t.Errorf("source %v on a hit", d2.Source)
+	}
+}
+
+func TestTimedThink(t *testing.T) {
+	g := newTestGame(t, Options{MoveOverhead: 5 * time.Millisecond})
+	lim := Limits{WTime: 600 * time.Millisecond, BTime: 600 * time.Millisecond}
+	d := think(t, g, lim)
+	if !d.Budget.Timed || d.Budget != PlanMove(lim, true, 5*time.Millisecond, 0) || d.Source != FromSearch {
+		t.Errorf("decision %+v", d)
+	}
+	// A cancelled context still yields a move.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	play(t, g, d.UCI)
+	d2, err := g.Think(ctx, Limits{Infinite: true}, nil)
+	if err != nil || d2.Move == board.NoMove {
+		t.Errorf("cancelled infinite think: %+v %v", d2, err)
+	}
+}
+
+// A hit whose ponder search stopped at its cap below what we need searches
+// on (the TT keeps the pondered work).
+func TestPonderHitBelowNeededDepthSearchesOn(t *testing.T) {
+	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3})
+	d := think(t, g, Limits{Depth: 4})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	play(t, g, d.PonderUCI)
+	searches := g.Searches()
+	d2 := think(t, g, Limits{Depth: 6})
+	if d2.Depth != 6 || d2.Source != FromSearch || g.Searches() != searches+1 {
+		t.Errorf("depth %d source %v searches +%d", d2.Depth, d2.Source, g.Searches()-searches)
+	}
+	if ms := g.Stats().PerMove[1]; !ms.PonderHit || ms.DepthAtMove < 3 {
+		t.Errorf("stats %+v", ms)
+	}
+}
