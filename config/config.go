@@ -35,7 +35,7 @@ type Lichess struct {
 	RequestTimeout time.Duration `yaml:"request_timeout"`
 	// StreamReadTimeout is how long an event or game stream may stay silent
 	// before it is considered dead and reconnected (Lichess sends a
-	// keep-alive line every few seconds). Default 20s.
+	// keep-alive line every 7 seconds). At least 10s; default 20s.
 	StreamReadTimeout time.Duration `yaml:"stream_read_timeout"`
 }
 

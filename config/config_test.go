@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"gopkg.in/yaml.v3"
 )
 
@@ -264,7 +265,7 @@ func TestParseErrors(t *testing.T) {
 			name: "stream timeout too short",
 			src:  "lichess:\n  stream_read_timeout: 1s\n",
 			line: 2,
-			want: `lichess.stream_read_timeout: must be between 5s and 10m0s, got 1s`,
+			want: `lichess.stream_read_timeout: must be between 10s and 10m0s, got 1s`,
 		},
 		{
 			name: "chat message too long",
@@ -331,6 +332,24 @@ func TestParseErrors(t *testing.T) {
 			src:  "- lichess\n- engine\n",
 			line: 1,
 			want: `the file must be a mapping of sections`,
+		},
+		{
+			name: "unknown key inside a merged mapping",
+			src:  "base: &b {levle: info}\nlog:\n  <<: *b\n",
+			line: 1,
+			want: `unknown key "levle" (not a setting of Log)`,
+		},
+		{
+			name: "mapping inside a list names the right element",
+			src:  "challenge:\n  variants: [standard, {a: b}, atomic]\n",
+			line: 2,
+			want: `challenge.variants[1]: expected text, got a mapping`,
+		},
+		{
+			name: "UCI option value that is not a scalar",
+			src:  "engine:\n  external:\n    options: {Hash: [1]}\n",
+			line: 3,
+			want: `engine.external.options.Hash: expected text, got a list`,
 		},
 		{
 			name: "unknown key brought in by a merge key",
@@ -700,6 +719,28 @@ func TestSummaryAndString(t *testing.T) {
 	}
 	if got := c.String(); got != "config bot.yaml: https://lichess.org, builtin engine, up to 2 games, matchmaking on" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// A list element that failed to decode is not also reported, with a wrong
+// index, by validation.
+func TestNoShiftedIndexAfterDecodeProblem(t *testing.T) {
+	probs := problemsOf(t, "challenge:\n  variants: [standard, {a: b}, atomic]\n")
+	if len(probs) != 1 {
+		t.Errorf("got %d problems, want 1:\n%v", len(probs), probs)
+	}
+}
+
+func TestMarshalZerologObject(t *testing.T) {
+	var buf strings.Builder
+	l := zerolog.New(&buf)
+	c := Default()
+	l.Info().Object("config", c).Msg("")
+	out := buf.String()
+	for _, want := range []string{`"base_url":"https://lichess.org"`, `"engine":"builtin"`, `"concurrency":1`, `"hash_mb":64`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("log %s lacks %s", out, want)
+		}
 	}
 }
 

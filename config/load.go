@@ -59,9 +59,22 @@ func finish(c *Config, decodeErr error) (*Config, error) {
 		}
 	}
 	if c != nil {
+		// An element of a list that could not be decoded is left out of
+		// the list, so validation would give the wrong index for the
+		// elements after it: leave such lists to the decode problem.
+		var badLists []string
+		for _, p := range probs {
+			if i := strings.LastIndexByte(p.Key, '['); i > 0 {
+				badLists = append(badLists, p.Key[:i+1])
+			}
+		}
 		var vp Errors
 		if err := c.Validate(); errors.As(err, &vp) {
-			probs = append(probs, vp...)
+			for _, p := range vp {
+				if !slices.ContainsFunc(badLists, func(l string) bool { return strings.HasPrefix(p.Key, l) }) {
+					probs = append(probs, p)
+				}
+			}
 		}
 	}
 	if len(probs) > 0 {
@@ -107,7 +120,7 @@ func decode(data []byte, name string) (*Config, error) {
 		return nil, Errors{{File: name, Line: root.Line, Msg: "the file must be a mapping of sections such as \"lichess:\", \"engine:\", \"challenge:\""}}
 	}
 
-	w := &walker{file: name, keys: c.keys, values: map[int][]valueAt{}, unknownLines: map[int]bool{}, known: keyIndex()}
+	w := &walker{file: name, keys: c.keys, values: map[int][]valueAt{}, unknownKeys: map[string]bool{}, known: keyIndex()}
 	w.walk(root, reflect.TypeFor[Config](), "")
 	probs := w.problems
 
@@ -156,18 +169,19 @@ func syntaxProblem(file string, err error) Problem {
 // valueAt is a value written in the file and its key path.
 type valueAt struct {
 	path, value string
+	tag         string // the node's short tag: !!str, !!map, !!seq, ...
 }
 
 // walker goes through the YAML tree beside the Config type: it finds unknown
 // keys (with a did-you-mean) and records where every key and value is, so
 // that later messages can name both the key path and the line.
 type walker struct {
-	file         string
-	keys         map[string]int    // key path -> line of the key
-	values       map[int][]valueAt // line -> values written on it
-	unknownLines map[int]bool      // lines already reported as unknown keys
-	known        map[string][]string
-	problems     Errors
+	file        string
+	keys        map[string]int    // key path -> line of the key
+	values      map[int][]valueAt // line -> values written on it
+	unknownKeys map[string]bool   // "line:key" of unknown keys already reported
+	known       map[string][]string
+	problems    Errors
 }
 
 var (
@@ -190,7 +204,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind == yaml.ScalarNode {
 		value = n.Value
 	}
-	w.values[n.Line] = append(w.values[n.Line], valueAt{path, value})
+	w.values[n.Line] = append(w.values[n.Line], valueAt{path, value, n.ShortTag()})
 	if t == durationType || reflect.PointerTo(t).Implements(unmarshalerType) {
 		return
 	}
@@ -286,14 +300,14 @@ func (w *walker) unknown(k *yaml.Node, section string, known []string) {
 	msg := fmt.Sprintf("unknown key %q %s", k.Value, where)
 	if s := suggest(k.Value, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	} else if ss := suggestByPart(k.Value, known); len(ss) > 0 {
-		msg += fmt.Sprintf(" (did you mean %s?)", quoteOr(ss))
 	} else if paths := w.known[k.Value]; len(paths) > 0 {
 		msg += fmt.Sprintf(" (it belongs in %s)", strings.Join(paths, " or "))
+	} else if ss := suggestByPart(k.Value, known); len(ss) > 0 {
+		msg += fmt.Sprintf(" (did you mean %s?)", quoteOr(ss))
 	} else {
 		msg += " (known keys: " + strings.Join(known, ", ") + ")"
 	}
-	w.unknownLines[k.Line] = true
+	w.unknownKeys[strconv.Itoa(k.Line)+":"+k.Value] = true
 	w.problems = append(w.problems, Problem{File: w.file, Line: k.Line, Msg: msg})
 }
 
@@ -314,7 +328,7 @@ func (w *walker) translate(msg string) (Problem, bool) {
 	rest := m[2]
 	p := Problem{File: w.file, Line: line}
 	if nf := notFoundRE.FindStringSubmatch(rest); nf != nil {
-		if w.unknownLines[line] {
+		if w.unknownKeys[m[1]+":"+nf[1]] {
 			return Problem{}, false
 		}
 		// A key the walker could not see, e.g. one brought in by a merge key.
@@ -323,7 +337,7 @@ func (w *walker) translate(msg string) (Problem, bool) {
 	}
 	if cm := cannotRE.FindStringSubmatch(rest); cm != nil {
 		tag, shown, goType := cm[1], cm[2], cm[3]
-		at, found := w.valueOn(line, shown)
+		at, found := w.valueOn(line, tag, shown)
 		if found {
 			p.Key = at.path
 			if at.value != "" || tag == "!!str" {
@@ -334,23 +348,29 @@ func (w *walker) translate(msg string) (Problem, bool) {
 		return p, true
 	}
 	// Messages of our own types (time controls) and anything else.
-	if at, found := w.valueOn(line, ""); found {
+	if at, found := w.valueOn(line, "", ""); found {
 		p.Key = at.path
 	}
 	p.Msg = rest
 	return p, true
 }
 
-// valueOn finds the value written on line whose text starts like shown
-// (yaml.v3 shortens long values to 7 characters and "...").
-func (w *walker) valueOn(line int, shown string) (valueAt, bool) {
+// valueOn finds the value written on line with the given tag whose text
+// starts like shown (yaml.v3 shortens long values to 7 characters and
+// "..."); failing that, the last value with the tag, or on the line.
+func (w *walker) valueOn(line int, tag, shown string) (valueAt, bool) {
 	cands := w.values[line]
 	if len(cands) == 0 {
 		return valueAt{}, false
 	}
 	prefix := strings.TrimSuffix(shown, "...")
 	for _, c := range slices.Backward(cands) {
-		if c.value != "" && prefix != "" && strings.HasPrefix(c.value, prefix) {
+		if c.value != "" && prefix != "" && strings.HasPrefix(c.value, prefix) && (tag == "" || c.tag == tag) {
+			return c, true
+		}
+	}
+	for _, c := range slices.Backward(cands) {
+		if tag != "" && c.tag == tag {
 			return c, true
 		}
 	}
@@ -360,11 +380,12 @@ func (w *walker) valueOn(line int, shown string) (valueAt, bool) {
 const durationHint = `write it like "150ms", "30s", "10m" or "1h30m"`
 
 func describeMismatch(tag, shown, goType string) string {
-	got := "a list"
+	var got string
 	switch tag {
 	case "!!map":
 		got = "a mapping"
 	case "!!seq":
+		got = "a list"
 	case "!!str":
 		got = strconv.Quote(shown)
 	default:

@@ -66,11 +66,11 @@ func (c *Config) Summary() string {
 		line("engine", "external %s %s, pondering %s, %d UCI options",
 			e.External.Path, strings.Join(e.External.Args, " "), onOff(e.Ponder), len(e.External.Options))
 	default:
-		b := e.Builtin
+		bi := e.Builtin
 		line("engine", "built-in, hash %d MiB, %d thread(s), tree %d MiB per game, variety %d cp, pondering %s",
-			b.HashMB, b.Threads, b.TreeMemoryMB, b.VarietyCP, onOff(e.Ponder))
+			bi.HashMB, bi.Threads, bi.TreeMemoryMB, bi.VarietyCP, onOff(e.Ponder))
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
-			b.HashMB+c.Challenge.Concurrency*b.TreeMemoryMB, c.Challenge.Concurrency)
+			bi.HashMB+c.Challenge.Concurrency*bi.TreeMemoryMB, c.Challenge.Concurrency)
 	}
 	ch := c.Challenge
 	if ch.Accept {

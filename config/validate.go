@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// LichessVariants are the variant keys Lichess knows.
+// lichessVariants are the variant keys Lichess knows.
 var lichessVariants = []string{
 	"standard", "chess960", "fromPosition", "crazyhouse", "antichess", "atomic",
 	"horde", "kingOfTheHill", "racingKings", "threeCheck",
@@ -22,9 +22,10 @@ var lichessVariants = []string{
 // builtinVariants are the variants the built-in engine plays.
 var builtinVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
 
-var lichessSpeeds = []string{
-	SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical, SpeedCorrespondence,
-}
+// realTimeSpeeds are the speeds played with a clock.
+var realTimeSpeeds = []string{SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical}
+
+var lichessSpeeds = append(slices.Clip(realTimeSpeeds), SpeedCorrespondence)
 
 var logLevels = []string{"trace", "debug", "info", "warn", "error"}
 
@@ -34,7 +35,7 @@ var usernameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{1,29}$`)
 // placeholderRE finds {name} placeholders in chat messages.
 var placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
 
-// MessagePlaceholders are the placeholders chat messages may use.
+// messagePlaceholders are the placeholders chat messages may use.
 var messagePlaceholders = []string{"{me}", "{opponent}"}
 
 // maxChatLen is the longest chat line Lichess takes.
@@ -131,8 +132,8 @@ func (v *validator) lichess() {
 		v.add("lichess.base_url", "plain http would send the token unencrypted: use https (http is allowed only for localhost)")
 	}
 	v.durationIn("lichess.request_timeout", l.RequestTimeout, time.Second, 10*time.Minute, "")
-	v.durationIn("lichess.stream_read_timeout", l.StreamReadTimeout, 5*time.Second, 10*time.Minute,
-		"Lichess sends a keep-alive line every few seconds")
+	v.durationIn("lichess.stream_read_timeout", l.StreamReadTimeout, 10*time.Second, 10*time.Minute,
+		"Lichess sends a keep-alive line every 7 seconds")
 }
 
 func isLoopback(host string) bool {
@@ -232,7 +233,7 @@ func (v *validator) challenge() {
 	for i, s := range ch.Speeds {
 		v.oneOf(fmt.Sprintf("challenge.speeds[%d]", i), s, lichessSpeeds)
 	}
-	for _, s := range lichessSpeeds[:5] {
+	for _, s := range realTimeSpeeds {
 		r, _ := ch.TimeControls.Clock(s)
 		k := "challenge.time_controls." + s
 		for _, d := range []struct {

@@ -3,8 +3,13 @@
 # start position (depth 6) and Kiwipete (depth 5), checks that the node
 # counts agree, and prints the speed ratio ours/Stockfish.
 #
+# Times are CPU seconds (user+sys) of each process, so a busy machine skews
+# them less than wall time; each figure is the best of RUNS runs, and
+# Stockfish's start-up cost (loading its network, timed with "go perft 1")
+# is subtracted from its figures.
+#
 # Usage: scripts/perft-vs-stockfish.sh [stockfish-binary]
-# Environment: START_DEPTH (default 6), KIWI_DEPTH (default 5).
+# Environment: START_DEPTH (default 6), KIWI_DEPTH (default 5), RUNS (default 3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,31 +20,34 @@ if [[ ! -x $SF ]]; then
 fi
 START_DEPTH=${START_DEPTH:-6}
 KIWI_DEPTH=${KIWI_DEPTH:-5}
+RUNS=${RUNS:-3}
 
-BIN=$(mktemp -d)/perft
-trap 'rm -rf "$(dirname "$BIN")"' EXIT
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+BIN=$TMP/perft
 go build -o "$BIN" ./engine/board/cmd/perft
 
-now() { date +%s.%N; }
-
-run_ours() { # fen depth -> "nodes seconds"
-	local out
-	out=$("$BIN" -fen "$1" -depth "$2")
-	echo "$(awk '/^Nodes searched/ {print $3}' <<<"$out") $(awk '/^Time:/ {print $2}' <<<"$out")"
+# cpu_run out-file command... : runs the command, stdout to out-file, prints CPU seconds.
+cpu_run() {
+	local out=$1
+	shift
+	/usr/bin/time -f '%U %S' -o "$TMP/time" "$@" >"$out"
+	awk '{print $1 + $2}' "$TMP/time"
 }
 
-sf_wall() { # fen depth -> "nodes seconds" (wall time of the whole process)
-	local t0 t1 out
-	t0=$(now)
-	out=$(printf 'setoption name Threads value 1\nposition fen %s\ngo perft %s\nquit\n' "$1" "$2" | "$SF")
-	t1=$(now)
-	echo "$(awk '/^Nodes searched/ {print $3}' <<<"$out") $(echo "$t1 - $t0" | bc -l)"
+ours() { # fen depth -> "nodes cpu-seconds"
+	local s
+	s=$(cpu_run "$TMP/out" "$BIN" -fen "$1" -depth "$2")
+	echo "$(awk '/^Nodes searched/ {print $3}' "$TMP/out") $s"
 }
 
-# Stockfish's start-up (loading its network) is timed with "go perft 1" and
-# subtracted, so the figure is its perft time alone.
-# Every measurement is the best of RUNS runs (default 3) to tame a shared machine.
-RUNS=${RUNS:-3}
+sf() { # fen depth -> "nodes cpu-seconds" (whole process)
+	local s
+	printf 'setoption name Threads value 1\nposition fen %s\ngo perft %s\nquit\n' "$1" "$2" >"$TMP/in"
+	s=$(cpu_run "$TMP/out" sh -c "\"$SF\" <\"$TMP/in\"")
+	echo "$(awk '/^Nodes searched/ {print $3}' "$TMP/out") $s"
+}
+
 best() { # command... -> the "nodes seconds" line with the least seconds
 	local i line out=""
 	for ((i = 0; i < RUNS; i++)); do
@@ -50,23 +58,18 @@ best() { # command... -> the "nodes seconds" line with the least seconds
 	done
 	echo "$out"
 }
-SF_STARTUP=$(best sf_wall "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" 1 | awk '{print $2}')
-echo "stockfish: $SF ($("$SF" quit </dev/null | head -1)); start-up ${SF_STARTUP}s subtracted"
 
-run_sf() {
-	local n s
-	read -r n s <<<"$(sf_wall "$1" "$2")"
-	echo "$n $(echo "$s - $SF_STARTUP" | bc -l)"
-}
+START="rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+SF_STARTUP=$(best sf "$START" 1 | awk '{print $2}')
+echo "stockfish: $SF ($("$SF" quit </dev/null | head -1)); start-up ${SF_STARTUP} CPU s subtracted; best of $RUNS; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 status=0
 report() { # name fen depth
-	local ours sf on os sn ss
-	ours=$(best run_ours "$2" "$3")
-	sf=$(best run_sf "$2" "$3")
-	read -r on os <<<"$ours"
-	read -r sn ss <<<"$sf"
-	printf '%-10s depth %d  ponderosa: %12d nodes %7.3f s %6.1f Mnps | stockfish: %12d nodes %7.3f s %6.1f Mnps | speed ours/stockfish = %.2f\n' \
+	local on os sn ss
+	read -r on os <<<"$(best ours "$2" "$3")"
+	read -r sn ss <<<"$(best sf "$2" "$3")"
+	ss=$(echo "$ss - $SF_STARTUP" | bc -l)
+	printf '%-9s depth %d  ponderosa: %11d nodes %6.2f s %6.1f Mnps | stockfish: %11d nodes %6.2f s %6.1f Mnps | speed ours/stockfish = %.2f\n' \
 		"$1" "$3" "$on" "$os" "$(echo "$on / $os / 1000000" | bc -l)" "$sn" "$ss" "$(echo "$sn / $ss / 1000000" | bc -l)" \
 		"$(echo "($on / $os) / ($sn / $ss)" | bc -l)"
 	if [[ $on != "$sn" ]]; then
@@ -75,6 +78,6 @@ report() { # name fen depth
 	fi
 }
 
-report startpos "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" "$START_DEPTH"
+report startpos "$START" "$START_DEPTH"
 report kiwipete "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1" "$KIWI_DEPTH"
 exit $status

@@ -1,4 +1,28 @@
-// Package uci speaks the Universal Chess Interface both ways: a front end
-// that makes ponderosa's engine a UCI engine, and a driver for external UCI
-// engines (with real go ponder / ponderhit / stop).
+// Package uci speaks the Universal Chess Interface both ways.
+//
+// The driver (Engine) runs an external UCI engine such as Stockfish as a move
+// chooser, with real "go ponder" / "ponderhit" / "stop":
+//
+//	e, err := uci.Start(ctx, "/usr/games/stockfish", nil, map[string]string{"Hash": "64"}, log)
+//	defer e.Close()                      // quit, kill if need be, always reap
+//	e.NewGame(ctx)
+//	e.Position("startpos", moves)
+//	res, err := e.Go(ctx, uci.Limits{WTime: wt, BTime: bt, Deadline: budget})
+//	if errors.Is(err, uci.ErrEngineDied) { /* play a fallback */ e.Restart(ctx) }
+//
+//	s, err := e.GoPonder(ctx, limits)    // on the position after the expected reply
+//	s.PonderHit(); res, err := s.Wait(ctx) // the opponent played it
+//	s.Stop()                              // or not: stop and discard
+//
+// Every search is read up to its own "bestmove" and each "go" follows an
+// "isready" barrier, so no output is ever attributed to the wrong search.
+//
+// The front end (Server) makes a Backend (ponderosa's own search, plugged in
+// through a small adapter) a UCI engine for GUIs and match runners:
+// ParseCommand turns lines into typed commands, and Server.Run drives the
+// Backend with "go" in its own goroutine so that "stop", "ponderhit" and
+// "isready" are handled during a search.
+//
+// Both halves share the protocol types: Limits ("go" parameters), Info
+// ("info" lines), Score and OptionSpec.
 package uci

@@ -41,10 +41,8 @@ type challenge struct {
 	declineKey    string // lower-case key, as in the event
 	declineReason string
 	createdAt     time.Time
-	timer         hasTimer
+	timer         *time.Timer
 }
-
-type hasTimer interface{ Stop() bool }
 
 var declineReasons = map[string]string{ // form key → human text (Lichess's English wording)
 	"generic":     "I'm not accepting challenges at the moment.",
@@ -292,6 +290,7 @@ func (s *Server) createChallengeLocked(from *account, to string, p ChallengePara
 		c.finalColor = [2]string{"white", "black"}[s.rng.IntN(2)]
 	}
 	s.challenges[c.id] = c
+	s.logLocked("challenge %s: %s → %s, %s %s rated=%v color=%s", c.id, from.username, dest.username, c.variant, c.speed, p.Rated, c.finalColor)
 	ev := jsonChallengeEvent{Type: "challenge", Challenge: s.challengeJSONLocked(c, "")}
 	compat := compatOf(speed)
 	ev.Compat = &compat
@@ -323,6 +322,7 @@ func (s *Server) expireChallenge(id string) {
 		return
 	}
 	c.status = "canceled"
+	s.logLocked("challenge %s canceled", c.id)
 	s.pushEventLocked(c.dest, jsonChallengeEvent{Type: "challengeCanceled", Challenge: s.challengeJSONLocked(c, "")})
 	s.notifyLocked()
 }
@@ -335,10 +335,9 @@ func (s *Server) acceptLocked(c *challenge) (*game, error) {
 	if !playableVariant(c.variant) {
 		return nil, fmt.Errorf("lichesstest cannot referee the %s variant", c.variant)
 	}
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "accepted"
+	s.logLocked("challenge %s accepted", c.id)
 	g, err := s.newGameLocked(c)
 	if err != nil {
 		return nil, err
@@ -378,10 +377,9 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 	if _, ok := declineReasons[reason]; !ok {
 		reason = "generic"
 	}
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "declined"
+	s.logLocked("challenge %s declined (%s)", c.id, reason)
 	c.declineKey = strings.ToLower(reason)
 	c.declineReason = declineReasons[reason]
 	s.pushEventLocked(c.challenger, jsonChallengeEvent{Type: "challengeDeclined", Challenge: s.challengeJSONLocked(c, "")})
@@ -389,10 +387,9 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 }
 
 func (s *Server) cancelLocked(c *challenge) {
-	if c.timer != nil {
-		c.timer.Stop()
-	}
+	s.stopTimerLocked(c.timer)
 	c.status = "canceled"
+	s.logLocked("challenge %s canceled", c.id)
 	s.pushEventLocked(c.dest, jsonChallengeEvent{Type: "challengeCanceled", Challenge: s.challengeJSONLocked(c, "")})
 	s.notifyLocked()
 }

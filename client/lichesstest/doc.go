@@ -1,4 +1,144 @@
 // Package lichesstest is a Lichess-compatible HTTP server for tests and the
-// demo, written from the official Lichess OpenAPI spec (like
-// net/http/httptest: a fake that lives beside the thing it fakes).
+// demo, written from the official Lichess OpenAPI spec (bot subset), like
+// net/http/httptest: a fake that lives beside the thing it fakes.
+//
+// # Starting
+//
+//	s := lichesstest.New(lichesstest.WithKeepAlive(20 * time.Millisecond))
+//	s.AddAccount("ponderosa", "lip_bot", true, 1500)   // a BOT account and its token
+//	s.AddAccount("alice", "lip_alice", false, 1700)    // a human
+//	if err := s.Start(); err != nil { … }               // 127.0.0.1:0 unless WithAddr
+//	defer s.Close()
+//	baseURL := s.URL()                                   // "http://127.0.0.1:PORT"
+//
+// NewStarted does New and Start and panics on failure, like
+// httptest.NewServer. Handler returns the http.Handler for mounting
+// elsewhere.
+//
+// # Endpoints
+//
+// Authenticated with "Authorization: Bearer <token>". A missing or unknown
+// token gets 401 {"error": …}; a token without a scope the endpoint accepts
+// gets 403 {"error":"Missing scope"}. Every authenticated answer carries
+// X-OAuth-Scopes (the token's scopes, comma-separated) and
+// X-Accepted-OAuth-Scopes, as Lichess does.
+//
+//	GET  /api/account                           UserExtended; title "BOT" for bots
+//	GET  /api/account/playing                   {nowPlaying:[…], nbMyTurn}
+//	POST /api/token/test                        body "tok1,tok2" → {tok: {userId, scopes, expires} | null}
+//	GET  /api/users/status?ids=a,b              [{id, name, title?, online?, playing?}]
+//	GET  /api/stream/event                      NDJSON: gameStart, gameFinish, challenge,
+//	                                            challengeCanceled, challengeDeclined
+//	GET  /api/bot/online                        NDJSON of online bots (event stream open, or house players)
+//	GET  /api/stream/game/{id}                  public NDJSON move stream (no auth; moves not delayed)
+//	POST /api/bot/account/upgrade               400 if already a bot or has played
+//	GET  /api/challenge                         {in:[…], out:[…]} (open challenges)
+//	POST /api/challenge/{username}              form: rated, clock.limit, clock.increment, days, color, variant, fen
+//	GET  /api/challenge/{id}/show
+//	POST /api/challenge/{id}/accept
+//	POST /api/challenge/{id}/decline            form: reason (generic, later, tooFast, tooSlow, timeControl,
+//	                                            rated, casual, standard, variant, noBot, onlyBot)
+//	POST /api/challenge/{id}/cancel             also aborts the game while it is abortable
+//	POST /api/challenge/{id}/start-clocks       ?token1=…&token2=… (both players' tokens)
+//	POST /api/round/{id}/add-time/{seconds}     5 to 60 s to the opponent's clock
+//	GET  /api/bot/game/stream/{id}              NDJSON: gameFull, then gameState, chatLine, opponentGone
+//	POST /api/bot/game/{id}/move/{uci}          ?offeringDraw=true|false
+//	POST /api/bot/game/{id}/chat                form: room (player|spectator), text
+//	GET  /api/bot/game/{id}/chat                [{text, user}] of the player room
+//	POST /api/bot/game/{id}/abort
+//	POST /api/bot/game/{id}/resign
+//	POST /api/bot/game/{id}/draw/{yes|no}
+//	POST /api/bot/game/{id}/takeback/{yes|no}
+//	POST /api/bot/game/{id}/claim-victory
+//	POST /api/bot/game/{id}/claim-draw
+//
+// The same game endpoints exist under /api/board/ for non-bot accounts.
+// Errors are JSON {"error": "…"}: 404 "No such game" / "Not your game",
+// 400 "Not your turn, or game already over", "Piece on e2 cannot move to
+// e5", "This game can no longer be aborted", and so on. Clients should
+// branch on the status, not on the text.
+//
+// Streams are NDJSON (Content-Type application/x-ndjson) with an empty
+// keep-alive line every WithKeepAlive (7 s by default, as Lichess). A new
+// event stream of an account closes its previous one and starts with the
+// games in progress (gameStart) and open challenges (challenge). A game
+// stream ends cleanly after the game's final gameState.
+//
+// # Games and clocks
+//
+// Moves are checked with github.com/notnil/chess. Castling is accepted as
+// the king's two-square move (e1g1) and as king-takes-rook (e1h1); it is
+// recorded as e1g1. As on Lichess, clocks start once both players have
+// moved; until then gameState carries expiration {idleMillis,
+// millisToMove}, and a player who does not make their first move in time
+// gets the game aborted (status "aborted"). Increments are added after
+// each move once the clock runs; a player whose clock reaches zero loses
+// ("outoftime"), or draws if the opponent cannot mate. Games also end by
+// mate, stalemate, insufficient material, threefold repetition and the
+// fifty-move rule (all automatic, status "draw" for the last three),
+// resignation, abort, agreed draw, and claims after opponentGone
+// ("timeout"). Variants standard and fromPosition are played; chess960
+// and other variants can be challenged (and declined) but accepting them
+// answers 400.
+//
+// # Driving the other side
+//
+// Any account can act without HTTP: Challenge, AcceptChallenge,
+// DeclineChallenge, Move, Resign, Abort, Draw, Takeback, Chat, SetGone.
+// SetHousePlayer makes the server play an account itself (accepting
+// challenges, moving after HouseOptions.ThinkTime with a random, greedy or
+// first-legal-move strategy; accepting or declining draw offers and
+// takebacks; optionally claiming the win when its opponent is gone), so a
+// test can run a whole game against the bot under test. Both sides may
+// equally be external HTTP clients.
+//
+// # Faults
+//
+//	WithLatency / SetLatency(min, max)   delay each request, uniform in [min, max] (seeded)
+//	Inject429(pattern, n, retryAfter)    answer the next n matching requests 429 + Retry-After;
+//	                                     the client is then in cool-down for the requests matching
+//	                                     pattern (put a game id in it to cool down one game only)
+//	WithEnforcedCoolDown()               also answer 429 to requests sent during a cool-down
+//	WithGlobalCoolDown()                 a 429 cools down every endpoint of that token
+//	InjectError(pattern, n, status)      answer the next n matching requests with e.g. 502 (HTML body)
+//	SetRateLimit(pattern, n, per, ra)    at most n matching requests per client per period, then 429
+//	DropEventStream, DropGameStreams,    cut streams abruptly (the client reads an unexpected EOF)
+//	DropAllStreams
+//	Restart(down)                        cut all streams, refuse connections for down, listen again
+//	                                     on the same address; games and clocks go on
+//	InjectEventLine, InjectGameLine      write any raw line (e.g. an unknown event type)
+//	WithUnknownFields()                  add a field unknown to the spec to every stream object
+//	SetGone(game, user, gone, wait)      opponentGone with a claimWinInSeconds countdown
+//	WithAutoGone(after)                  a player without a game stream for after is gone
+//	Draw / Takeback / Chat               offers, proposals and chat lines from the opponent
+//
+// # Instrumentation
+//
+// Requests and RequestsMatching return every request (method, path, time,
+// duration, status, account, whether it fell in a cool-down). Stats counts
+// cool-down violations (requests a client sent, within the Retry-After of
+// a 429, that match the pattern that answered 429), 429 answers, refused
+// and accepted moves, and requests sent while another non-stream request
+// of the same client was in progress (Lichess asks for one at a time).
+// Game and Games return snapshots (moves, FEN, status, winner, clocks, PGN);
+// WaitFor, WaitGameOver and WaitGameStarted block until a condition holds.
+// WithLog(t.Logf) narrates requests, challenges, moves and results.
+//
+// # Where it differs from Lichess
+//
+//   - Clock values are not restricted to Lichess's list and bots may play
+//     UltraBullet unless WithLichessLimits is given (tests want 2+0 games);
+//     programmatic challenges may even use sub-second clocks.
+//   - No ratings change, no rating ranges, no rematches, no
+//     keepAliveStream, no open challenges, no AI games, no tournaments;
+//     correspondence clocks do not tick.
+//   - Expired challenges (WithChallengeTTL, 20 s) are reported to the
+//     destination as challengeCanceled.
+//   - Draw claims after opponentGone end the game with status "timeout"
+//     and no winner; threefold repetition and the fifty-move rule end the
+//     game automatically.
+//   - A takeback keeps both clocks as they are.
+//   - Cool-downs are per endpoint pattern by default (WithGlobalCoolDown
+//     for per token); Lichess's limits are its own and unpublished.
+//   - The perf icons are placeholders and profiles are minimal.
 package lichesstest

@@ -1,7 +1,10 @@
 package lichesstest
 
 import (
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -12,6 +15,64 @@ import (
 type faults struct {
 	latencyMin, latencyMax time.Duration
 	tooMany                []*tooManyRule
+	limits                 []*rateLimit
+}
+
+// rateLimit answers 429 to a client's request matching m when it has made
+// n matching requests within per.
+type rateLimit struct {
+	m          *tooManyRule // the matcher (and cool-down scope)
+	n          int
+	per        time.Duration
+	retryAfter time.Duration
+	seen       map[string][]time.Time // client key → recent request times
+}
+
+// SetRateLimit limits each client to n requests matching pattern (as in
+// Inject429) per period; the request over the limit gets 429 with
+// Retry-After retryAfter (0: until the window frees a slot) and starts a
+// cool-down. Rejected requests do not count towards the limit.
+func (s *Server) SetRateLimit(pattern string, n int, per, retryAfter time.Duration) {
+	method, p := "", pattern
+	if i := strings.IndexByte(pattern, ' '); i > 0 {
+		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.limits = append(s.faults.limits, &rateLimit{
+		m: &tooManyRule{method: method, pattern: p}, n: n, per: per, retryAfter: retryAfter,
+		seen: map[string][]time.Time{},
+	})
+}
+
+// checkLimitsLocked records r against the rate limits; it returns the
+// limit r exceeds, if any, and the Retry-After to announce.
+func (s *Server) checkLimitsLocked(key string, r *http.Request, now time.Time) (*rateLimit, time.Duration) {
+	for _, l := range s.faults.limits {
+		if !l.m.matches(r) {
+			continue
+		}
+		recent := l.seen[key][:0]
+		for _, t := range l.seen[key] {
+			if now.Sub(t) < l.per {
+				recent = append(recent, t)
+			}
+		}
+		l.seen[key] = recent
+		if len(recent) >= l.n {
+			wait := l.retryAfter
+			if wait <= 0 && len(recent) > 0 {
+				wait = l.per - now.Sub(recent[0])
+			}
+			return l, wait
+		}
+	}
+	for _, l := range s.faults.limits {
+		if l.m.matches(r) {
+			l.seen[key] = append(l.seen[key], now)
+		}
+	}
+	return nil, 0
 }
 
 type tooManyRule struct {
@@ -19,6 +80,7 @@ type tooManyRule struct {
 	pattern    string // path.Match pattern on the URL path
 	remaining  int
 	retryAfter time.Duration
+	status     int // 429, or the status of InjectError
 }
 
 func (r *tooManyRule) matches(req *http.Request) bool {
@@ -41,8 +103,10 @@ func (s *Server) SetLatency(min, max time.Duration) {
 }
 
 // Inject429 answers the next n requests matching pattern with 429 Too Many
-// Requests and a Retry-After header of retryAfter (whole seconds, at least
-// 1 in the header; the cool-down itself lasts exactly retryAfter).
+// Requests and a Retry-After header of retryAfter (whole seconds, rounded
+// up; the cool-down itself lasts exactly retryAfter). With retryAfter zero
+// or less the answer has no Retry-After header, as Lichess's own 429s, and
+// the cool-down lasts the minute the Lichess docs ask for.
 //
 // pattern is "METHOD /path" or "/path"; the path is matched with path.Match,
 // so "*" stands for one path segment: "POST /api/bot/game/*/move/*".
@@ -53,7 +117,21 @@ func (s *Server) Inject429(pattern string, n int, retryAfter time.Duration) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, retryAfter: retryAfter})
+	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, retryAfter: retryAfter, status: http.StatusTooManyRequests})
+}
+
+// InjectError answers the next n requests matching pattern (as in
+// Inject429) with status, e.g. 500, 502 or 503. A 5xx answer has an HTML
+// body, as a proxy in front of Lichess would send; other statuses get the
+// usual {"error": …} JSON. No cool-down follows.
+func (s *Server) InjectError(pattern string, n, status int) {
+	method, p := "", pattern
+	if i := strings.IndexByte(pattern, ' '); i > 0 {
+		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, status: status})
 }
 
 // DropEventStream cuts the open event stream of username (if any), as a
@@ -98,6 +176,10 @@ func (s *Server) dropAllStreamsLocked() {
 			gs.sub.drop()
 		}
 		g.subs = nil
+		for _, w := range g.watchers {
+			w.drop()
+		}
+		g.watchers = nil
 	}
 }
 
@@ -143,6 +225,40 @@ func (s *Server) InjectGameLine(id, raw string, usernames ...string) bool {
 	return sent
 }
 
+// coolDown is a client's wait after a 429: requests from key matching
+// rule (nil: any request) before until are violations.
+type coolDown struct {
+	key   string
+	rule  *tooManyRule
+	until time.Time
+}
+
+// activeCoolDownLocked returns the cool-down r falls in, if any.
+func (s *Server) activeCoolDownLocked(key string, r *http.Request, now time.Time) *coolDown {
+	for _, c := range s.coolDowns {
+		if c.key == key && now.Before(c.until) && (c.rule == nil || c.rule.matches(r)) {
+			return c
+		}
+	}
+	return nil
+}
+
+// startCoolDownLocked records that key got a 429 for rule.
+func (s *Server) startCoolDownLocked(key string, rule *tooManyRule, until time.Time) {
+	if s.cfg.globalCoolDown {
+		rule = nil
+	}
+	for _, c := range s.coolDowns {
+		if c.key == key && c.rule == rule {
+			if until.After(c.until) {
+				c.until = until
+			}
+			return
+		}
+	}
+	s.coolDowns = append(s.coolDowns, &coolDown{key: key, rule: rule, until: until})
+}
+
 // middleware wraps every request: recording, refusal while down, latency,
 // injected 429s, cool-down accounting.
 func (s *Server) middleware(next http.Handler) http.Handler {
@@ -156,15 +272,14 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			user = acc.id
 		}
 		key := clientKey(token, r)
-		inCoolDown := false
-		if until, ok := s.coolDowns()[key]; ok && now.Before(until) {
-			inCoolDown = true
+		active := s.activeCoolDownLocked(key, r, now)
+		if active != nil {
 			s.stats.CoolDownViolations++
 		}
 		idx, gen := len(s.records), s.recGen
 		s.records = append(s.records, RequestRecord{
-			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Time: now,
-			Account: user, InCoolDown: inCoolDown,
+			Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: now,
+			Account: user, InCoolDown: active != nil,
 		})
 		var delay time.Duration
 		if lo, hi := s.faults.latencyMin, s.faults.latencyMax; hi > 0 {
@@ -181,17 +296,54 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 				break
 			}
 		}
-		enforce := inCoolDown && s.cfg.enforceCoolDown
+		var retryAfter time.Duration
+		status := 0
+		switch {
+		case rule != nil && rule.status != http.StatusTooManyRequests:
+			status = rule.status
+		case rule != nil:
+			status = http.StatusTooManyRequests
+			retryAfter = rule.retryAfter
+			coolFor := retryAfter
+			if coolFor <= 0 {
+				coolFor = time.Minute // no Retry-After: Lichess says wait a minute
+			}
+			s.startCoolDownLocked(key, rule, now.Add(coolFor))
+		case active != nil && s.cfg.enforceCoolDown:
+			status = http.StatusTooManyRequests
+			retryAfter = active.until.Sub(now)
+		default:
+			if l, wait := s.checkLimitsLocked(key, r, now); l != nil {
+				status = http.StatusTooManyRequests
+				retryAfter = wait
+				s.startCoolDownLocked(key, l.m, now.Add(wait))
+			}
+		}
+		stream := isStreamPath(r.URL.Path)
+		if !stream {
+			if s.inflight[key] > 0 {
+				s.stats.ConcurrentRequests++
+			}
+			s.inflight[key]++
+		}
 		down := s.down
 		s.notifyLocked()
 		s.mu.Unlock()
 		if down {
+			s.mu.Lock()
+			if !stream {
+				s.inflight[key]--
+			}
+			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		}
 
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
+			if !stream {
+				s.inflight[key]--
+			}
 			if gen == s.recGen {
 				s.records[idx].Status = rec.status
 				s.records[idx].Duration = time.Since(now)
@@ -199,6 +351,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if rec.status == http.StatusTooManyRequests {
 				s.stats.TooManyRequests++
 			}
+			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, rec.status, time.Since(now).Round(time.Millisecond))
 			s.notifyLocked()
 			s.mu.Unlock()
 		}()
@@ -213,37 +366,37 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 		}
 		switch {
-		case rule != nil:
-			s.tooMany(rec, key, rule.retryAfter)
-		case enforce:
-			s.mu.Lock()
-			until := s.coolDowns()[key]
-			s.mu.Unlock()
-			s.tooMany(rec, key, time.Until(until))
-		default:
-			next.ServeHTTP(rec, r)
+		case status == http.StatusTooManyRequests:
+			writeTooMany(rec, retryAfter)
+			return
+		case status >= 500:
+			rec.Header().Set("Content-Type", "text/html; charset=utf-8")
+			rec.WriteHeader(status)
+			fmt.Fprintf(rec, "<html><head><title>%d %s</title></head><body><h1>%d %s</h1></body></html>\n",
+				status, http.StatusText(status), status, http.StatusText(status))
+			return
+		case status != 0:
+			writeError(rec, status, "%s", http.StatusText(status))
+			return
 		}
+		next.ServeHTTP(rec, r)
 	})
 }
 
-// coolDowns returns the per-client cool-down ends.
-func (s *Server) coolDowns() map[string]time.Time { return s.coolUntil }
+// isStreamPath reports whether path is one of the long-lived NDJSON
+// streams (not counted as concurrent requests).
+func isStreamPath(p string) bool {
+	return p == "/api/stream/event" || strings.HasPrefix(p, "/api/bot/game/stream/") ||
+		strings.HasPrefix(p, "/api/board/game/stream/") || strings.HasPrefix(p, "/api/stream/game/")
+}
 
-func (s *Server) tooMany(w http.ResponseWriter, key string, retryAfter time.Duration) {
-	if retryAfter < 0 {
-		retryAfter = 0
+// writeTooMany answers 429, with a Retry-After header (whole seconds,
+// rounded up) unless retryAfter is zero or less.
+func writeTooMany(w http.ResponseWriter, retryAfter time.Duration) {
+	if retryAfter > 0 {
+		secs := int((retryAfter + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
 	}
-	s.mu.Lock()
-	until := time.Now().Add(retryAfter)
-	if until.After(s.coolDowns()[key]) {
-		s.coolDowns()[key] = until
-	}
-	s.mu.Unlock()
-	secs := int((retryAfter + time.Second - 1) / time.Second)
-	if secs < 1 {
-		secs = 1
-	}
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
 	writeError(w, http.StatusTooManyRequests, "Too many requests. Try again later.")
 }
 
@@ -253,7 +406,10 @@ func clientKey(token string, r *http.Request) string {
 	if token != "" {
 		return "token:" + token
 	}
-	host, _, _ := strings.Cut(r.RemoteAddr, ":")
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
 	return "addr:" + host
 }
 
@@ -283,3 +439,13 @@ func (r *statusRecorder) Flush() {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// redactQuery encodes q with token-bearing parameters blanked.
+func redactQuery(q url.Values) string {
+	for _, k := range []string{"token1", "token2", "opponentToken"} {
+		if q.Has(k) {
+			q.Set(k, "REDACTED")
+		}
+	}
+	return q.Encode()
+}

@@ -60,10 +60,14 @@ type game struct {
 	gone      [2]bool
 	claimAt   [2]time.Time // when the opponent of a gone player may claim
 
-	chat  []chatEntry
-	subs  []*gameSub
-	timer hasTimer
-	house [2]hasTimer // pending house-player moves
+	streamSeen [2]bool        // the player has opened a game stream
+	goneTimer  [2]*time.Timer // WithAutoGone
+
+	chat     []chatEntry
+	subs     []*gameSub
+	watchers []*subscriber // public move streams
+	timer    *time.Timer
+	house    [2]*time.Timer // pending house-player moves
 }
 
 var (
@@ -128,6 +132,7 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 		g.firstMove = firstMoveTimeoutFor(g.speed)
 	}
 	s.games[g.id] = g
+	s.logLocked("game %s started: %s (white) vs %s (black)", g.id, g.players[white].username, g.players[black].username)
 	s.gameOrder = append(s.gameOrder, g.id)
 	for col := range 2 {
 		s.pushEventLocked(g.players[col], jsonGameEvent{Type: "gameStart", Game: s.gameEventInfoLocked(g, col)})
@@ -153,14 +158,15 @@ func firstMoveTimeoutFor(speed string) time.Duration {
 }
 
 func newChessGame(fen string) (*chess.Game, error) {
+	uci := chess.UseNotation(chess.UCINotation{})
 	if fen == "" {
-		return chess.NewGame(), nil
+		return chess.NewGame(uci), nil
 	}
 	opt, err := chess.FEN(fen)
 	if err != nil {
 		return nil, fmt.Errorf("invalid FEN %q: %w", fen, err)
 	}
-	return chess.NewGame(opt), nil
+	return chess.NewGame(opt, uci), nil
 }
 
 // clocksLocked returns the remaining time of both players at now.
@@ -379,6 +385,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		return &moveError{err.Error()}
 	}
 	s.stats.MovesPlayed++
+	s.logLocked("game %s: %s plays %s", g.id, g.players[col].username, uci)
 	g.moves = append(g.moves, legal.S1().String()+legal.S2().String()+legal.Promo().String())
 	if g.clockRunning {
 		g.remaining[col] -= now.Sub(g.lastMoveAt)
@@ -387,6 +394,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		g.clockRunning = true // both players have moved: clocks start
 	}
 	g.lastMoveAt = now
+	s.watchPositionLocked(g)
 	opp := 1 - col
 	oppOffered := g.drawOffer[opp]
 	g.drawOffer[opp] = false // a move declines a pending offer
@@ -404,6 +412,9 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
 	s.houseScheduleLocked(g)
+	if offeringDraw != nil && *offeringDraw {
+		s.houseOnOfferLocked(g)
+	}
 	return nil
 }
 
@@ -476,16 +487,21 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		g.clockRunning = false
 	}
 	g.status, g.winner, g.finishedAt = status, winner, time.Now()
-	g.drawOffer, g.takeback = [2]bool{}, [2]bool{}
-	if g.timer != nil {
-		g.timer.Stop()
-		g.timer = nil
+	if winner != none {
+		s.logLocked("game %s over: %s, %s (%s) wins after %d plies", g.id, status, colorNames[winner], g.players[winner].username, len(g.moves))
+	} else {
+		s.logLocked("game %s over: %s, no winner, after %d plies", g.id, status, len(g.moves))
 	}
+	g.drawOffer, g.takeback = [2]bool{}, [2]bool{}
+	s.stopTimerLocked(g.timer)
+	g.timer = nil
 	for i, t := range g.house {
-		if t != nil {
-			t.Stop()
-			g.house[i] = nil
-		}
+		s.stopTimerLocked(t)
+		g.house[i] = nil
+	}
+	for i, t := range g.goneTimer {
+		s.stopTimerLocked(t)
+		g.goneTimer[i] = nil
 	}
 	if status != "aborted" {
 		for col, a := range g.players {
@@ -505,6 +521,7 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		gs.sub.finish()
 	}
 	g.subs = nil
+	s.watchEndLocked(g)
 	for col := range 2 {
 		s.pushEventLocked(g.players[col], jsonGameEvent{Type: "gameFinish", Game: s.gameEventInfoLocked(g, col)})
 	}
@@ -514,10 +531,8 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 // scheduleGameTimerLocked arms the one timer a game needs: the first-move
 // expiration before the clocks run, the flag of the side to move after.
 func (s *Server) scheduleGameTimerLocked(g *game) {
-	if g.timer != nil {
-		g.timer.Stop()
-		g.timer = nil
-	}
+	s.stopTimerLocked(g.timer)
+	g.timer = nil
 	if !g.ongoing() || !g.hasClock {
 		return
 	}
@@ -575,6 +590,7 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 		if !g.takeback[col] {
 			g.takeback[col] = true
 			s.pushStateLocked(g)
+			s.houseOnOfferLocked(g)
 		}
 		return nil
 	}
@@ -607,6 +623,7 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 	}
 	g.takeback = [2]bool{}
 	g.drawOffer = [2]bool{}
+	s.watchPositionLocked(g)
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
 	s.houseScheduleLocked(g)
@@ -625,6 +642,7 @@ func (s *Server) drawLocked(g *game, col int, yes bool) error {
 	case yes && !g.drawOffer[col]:
 		g.drawOffer[col] = true
 		s.pushStateLocked(g)
+		s.houseOnOfferLocked(g)
 	case !yes && g.drawOffer[opp]:
 		g.drawOffer[opp] = false
 		s.pushStateLocked(g)
@@ -680,6 +698,7 @@ func (s *Server) setGoneLocked(g *game, col int, gone bool, wait time.Duration) 
 		return
 	}
 	g.claimAt[col] = time.Now().Add(wait)
+	s.houseOnGoneLocked(g, col, wait)
 	secs := int((wait + time.Second - 1) / time.Second)
 	s.broadcastLocked(g, jsonOpponentGone{Type: "opponentGone", Gone: true, ClaimWinInSeconds: &secs}, opp)
 	if wait > 0 {

@@ -2,6 +2,8 @@ package lichesstest
 
 import (
 	"net/url"
+
+	"github.com/notnil/chess"
 	"strings"
 	"sync"
 	"testing"
@@ -216,6 +218,7 @@ func TestCastlingBothNotations(t *testing.T) {
 }
 
 func TestLossOnTime(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -255,6 +258,7 @@ func TestLossOnTime(t *testing.T) {
 }
 
 func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t)
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -282,6 +286,7 @@ func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
 }
 
 func TestFirstMoveAbort(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, WithFirstMoveTimeout(150*time.Millisecond))
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -311,6 +316,7 @@ func TestFirstMoveAbort(t *testing.T) {
 }
 
 func TestFirstMoveAbortAfterWhiteMoved(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, WithFirstMoveTimeout(150*time.Millisecond))
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
@@ -354,5 +360,110 @@ func TestClockIncrementAndDeduction(t *testing.T) {
 	}
 	if !snap.ClockRunning {
 		t.Error("clock should run after both players moved")
+	}
+}
+
+func TestStartClocksAndAddTime(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("w", "tw", true, 1500)
+	s.AddAccount("b", "tb", true, 1500)
+	id, _ := s.Challenge("w", "b", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+	if err := s.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL()
+	wantStatus(t, post(t, base, "", "/api/challenge/"+id+"/start-clocks?token1=tw", nil), 401)
+	wantStatus(t, post(t, base, "", "/api/challenge/"+id+"/start-clocks?token1=tw&token2=tb", nil), 200)
+	if snap, _ := s.Game(id); !snap.ClockRunning {
+		t.Fatal("clocks not started")
+	}
+	wantStatus(t, post(t, base, "tb", "/api/round/"+id+"/add-time/61", nil), 400)
+	wantStatus(t, post(t, base, "tb", "/api/round/"+id+"/add-time/60", nil), 200)
+	snap, _ := s.Game(id)
+	// White's clock runs (it is white's turn) but got a minute: more
+	// than a minute is left unless a whole minute passed.
+	if snap.WhiteTime <= time.Minute || snap.BlackTime != time.Minute {
+		t.Fatalf("times w %v b %v", snap.WhiteTime, snap.BlackTime)
+	}
+}
+
+// randomPlayer plays random legal moves for color over HTTP until the game
+// stream ends; it returns the last state seen.
+func randomPlayer(t *testing.T, base, token, id string, color int, seed int) map[string]any {
+	st := openStream(t, base, token, "/api/bot/game/stream/"+id)
+	var last map[string]any
+	posted := map[int]bool{}
+	for m := st.next(t); m != nil; m = st.next(t) {
+		state := stateOf(m)
+		if m["type"] != "gameFull" && m["type"] != "gameState" {
+			continue
+		}
+		last = state
+		n := plies(state)
+		if str(state, "status") != "started" || n%2 != color || posted[n] {
+			continue
+		}
+		g := chess.NewGame(chess.UseNotation(chess.UCINotation{}))
+		for _, mv := range strings.Fields(str(state, "moves")) {
+			if err := g.MoveStr(mv); err != nil {
+				t.Errorf("replay %s: %v", mv, err)
+				return last
+			}
+		}
+		valid := g.ValidMoves()
+		posted[n] = true
+		post(t, base, token, "/api/bot/game/"+id+"/move/"+valid[(n*7+seed)%len(valid)].String(), nil)
+	}
+	return last
+}
+
+func TestRandomGameBetweenTwoHTTPClients(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	s.AddAccount("one", "t1", true, 1500)
+	s.AddAccount("two", "t2", true, 1500)
+	base := s.URL()
+	ev1 := openStream(t, base, "t1", "/api/stream/event")
+	ev2 := openStream(t, base, "t2", "/api/stream/event")
+	r := post(t, base, "t1", "/api/challenge/two", url.Values{"clock.limit": {"1"}, "clock.increment": {"0"}, "color": {"white"}})
+	wantStatus(t, r, 200)
+	id := str(r.body, "id")
+	ch := ev2.nextOfType(t, "challenge")
+	wantStatus(t, post(t, base, "t2", "/api/challenge/"+str(ch, "challenge", "id")+"/accept", nil), 200)
+	ev1.nextOfType(t, "gameStart")
+	ev2.nextOfType(t, "gameStart")
+
+	var wg sync.WaitGroup
+	var last [2]map[string]any
+	wg.Add(2)
+	go func() { defer wg.Done(); last[0] = randomPlayer(t, base, "t1", id, white, 1) }()
+	go func() { defer wg.Done(); last[1] = randomPlayer(t, base, "t2", id, black, 2) }()
+	wg.Wait()
+
+	snap, _ := s.Game(id)
+	if !snap.Finished {
+		t.Fatalf("game not finished: %+v", snap)
+	}
+	for i, l := range last {
+		if str(l, "status") != snap.Status || str(l, "moves") != strings.Join(snap.Moves, " ") {
+			t.Errorf("player %d last state %v, server %s after %d plies", i, l, snap.Status, len(snap.Moves))
+		}
+	}
+	for _, ev := range []*ndStream{ev1, ev2} {
+		if gf := ev.nextOfType(t, "gameFinish"); str(gf, "game", "status", "name") != snap.Status {
+			t.Errorf("gameFinish %v", gf)
+		}
+	}
+	// Every accepted move request is one move of the game; at most one
+	// was refused (a move that arrived after its player's flag fell).
+	moves := s.RequestsMatching("POST /api/bot/game/*/move/*")
+	ok := 0
+	for _, m := range moves {
+		if m.Status == 200 {
+			ok++
+		}
+	}
+	if ok != len(snap.Moves) || len(moves) > len(snap.Moves)+1 {
+		t.Errorf("%d move requests, %d accepted, for %d moves", len(moves), ok, len(snap.Moves))
 	}
 }

@@ -16,6 +16,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/users/status", s.handleUsersStatus)
 	mux.HandleFunc("GET /api/stream/event", s.handleEventStream)
 	mux.HandleFunc("GET /api/bot/online", s.handleBotOnline)
+	mux.HandleFunc("GET /api/stream/game/{id}", s.handleWatchGame)
 	mux.HandleFunc("POST /api/bot/account/upgrade", s.handleUpgrade)
 
 	mux.HandleFunc("GET /api/challenge", s.handleListChallenges)
@@ -24,6 +25,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/challenge/{id}/accept", s.handleAcceptChallenge)
 	mux.HandleFunc("POST /api/challenge/{id}/decline", s.handleDeclineChallenge)
 	mux.HandleFunc("POST /api/challenge/{id}/cancel", s.handleCancelChallenge)
+	mux.HandleFunc("POST /api/challenge/{id}/start-clocks", s.handleStartClocks)
+	mux.HandleFunc("POST /api/round/{id}/add-time/{seconds}", s.handleAddTime)
 
 	for _, api := range []string{"bot", "board"} {
 		bot := api == "bot"
@@ -205,6 +208,12 @@ func (s *Server) handleGameStream(w http.ResponseWriter, r *http.Request, gr gam
 	}
 	if g.ongoing() {
 		g.subs = append(g.subs, &gameSub{color: gr.col, sub: sb})
+		g.streamSeen[gr.col] = true
+		s.stopTimerLocked(g.goneTimer[gr.col])
+		g.goneTimer[gr.col] = nil
+		if g.gone[gr.col] && s.cfg.autoGoneAfter > 0 {
+			s.setGoneLocked(g, gr.col, false, 0)
+		}
 	} else {
 		sb.finish()
 	}
@@ -219,8 +228,41 @@ func (s *Server) handleGameStream(w http.ResponseWriter, r *http.Request, gr gam
 				break
 			}
 		}
+		s.autoGoneLocked(g, gr.col)
 		s.notifyLocked()
 		s.mu.Unlock()
+	})
+}
+
+// autoGoneLocked starts the WithAutoGone countdown for col if it has no
+// stream of g left.
+func (s *Server) autoGoneLocked(g *game, col int) {
+	if s.cfg.autoGoneAfter <= 0 || !g.ongoing() || !g.streamSeen[col] || g.gone[col] || g.goneTimer[col] != nil {
+		return
+	}
+	for _, gs := range g.subs {
+		if gs.color == col {
+			return
+		}
+	}
+	id := g.id
+	g.goneTimer[col] = s.afterFuncLocked(s.cfg.autoGoneAfter, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil {
+			return
+		}
+		g.goneTimer[col] = nil
+		if !g.ongoing() || g.gone[col] {
+			return
+		}
+		for _, gs := range g.subs {
+			if gs.color == col {
+				return
+			}
+		}
+		s.setGoneLocked(g, col, true, s.cfg.goneClaimWait)
 	})
 }
 
@@ -384,4 +426,57 @@ func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 		out.NowPlaying = append(out.NowPlaying, e.j)
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// POST /api/challenge/{id}/start-clocks?token1=…&token2=…: both players'
+// tokens start the clocks at once, before the first moves.
+func (s *Server) handleStartClocks(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[r.PathValue("id")]
+	if g == nil {
+		writeError(w, http.StatusNotFound, "No such game")
+		return
+	}
+	a1, a2 := s.tokens[q.Get("token1")], s.tokens[q.Get("token2")]
+	if a1 == nil || a2 == nil || a1 == a2 || g.colorOf(a1) == none || g.colorOf(a2) == none {
+		writeError(w, http.StatusUnauthorized, "Invalid tokens: both players' tokens are needed")
+		return
+	}
+	if g.ongoing() && g.hasClock && !g.clockRunning {
+		g.clockRunning = true
+		g.lastMoveAt = time.Now()
+		s.pushStateLocked(g)
+		s.scheduleGameTimerLocked(g)
+	}
+	writeOK(w)
+}
+
+// POST /api/round/{id}/add-time/{seconds}: give the opponent 5 to 60 s.
+func (s *Server) handleAddTime(w http.ResponseWriter, r *http.Request) {
+	a := s.auth(w, r, ScopeChallengeWrite)
+	if a == nil {
+		return
+	}
+	secs, err := strconv.Atoi(r.PathValue("seconds"))
+	if err != nil || secs < 5 || secs > 60 {
+		writeError(w, http.StatusBadRequest, "Invalid seconds %q: 5 to 60", r.PathValue("seconds"))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[r.PathValue("id")]
+	if g == nil || g.colorOf(a) == none {
+		writeError(w, http.StatusNotFound, "No such game")
+		return
+	}
+	if !g.ongoing() || !g.hasClock {
+		writeError(w, http.StatusBadRequest, "This game has no running clock")
+		return
+	}
+	g.remaining[1-g.colorOf(a)] += time.Duration(secs) * time.Second
+	s.pushStateLocked(g)
+	s.scheduleGameTimerLocked(g)
+	writeOK(w)
 }

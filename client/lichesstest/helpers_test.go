@@ -19,7 +19,7 @@ const waitLimit = 20 * time.Second
 
 func newTestServer(t *testing.T, opts ...Option) *Server {
 	t.Helper()
-	opts = append([]Option{WithKeepAlive(20 * time.Millisecond)}, opts...)
+	opts = append([]Option{WithKeepAlive(20 * time.Millisecond), WithLog(t.Logf)}, opts...)
 	s := New(opts...)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,14 @@ type HouseOptions struct {
 	// AcceptDelay is how long the house player waits before answering a
 	// challenge.
 	AcceptDelay time.Duration
+	// AcceptDraws and AcceptTakebacks make the house player accept the
+	// opponent's draw offers and takeback proposals (after ThinkTime);
+	// otherwise it declines them.
+	AcceptDraws     bool
+	AcceptTakebacks bool
+	// ClaimVictory makes the house player claim the win as soon as its
+	// opponent has been gone long enough (see SetGone, WithAutoGone).
+	ClaimVictory bool
 }
 
 type houseConfig struct{ opts HouseOptions }
@@ -73,8 +81,8 @@ func (s *Server) RemoveHousePlayer(username string) {
 	}
 	a.house = nil
 	for _, g := range s.games {
-		if col := g.colorOf(a); col != none && g.house[col] != nil {
-			g.house[col].Stop()
+		if col := g.colorOf(a); col != none {
+			s.stopTimerLocked(g.house[col])
 			g.house[col] = nil
 		}
 	}
@@ -134,6 +142,55 @@ func (s *Server) houseScheduleLocked(g *game) {
 	})
 }
 
+// houseOnOfferLocked lets a house player answer a pending draw offer or
+// takeback proposal of its opponent.
+func (s *Server) houseOnOfferLocked(g *game) {
+	if !g.ongoing() {
+		return
+	}
+	for col := range 2 {
+		h, opp := g.players[col].house, 1-col
+		if h == nil || (!g.drawOffer[opp] && !g.takeback[opp]) {
+			continue
+		}
+		id, ply := g.id, len(g.moves)
+		s.afterFuncLocked(h.opts.ThinkTime, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			g := s.games[id]
+			if g == nil || !g.ongoing() || len(g.moves) != ply || g.players[col].house == nil {
+				return
+			}
+			o := g.players[col].house.opts
+			if g.drawOffer[opp] {
+				_ = s.drawLocked(g, col, o.AcceptDraws)
+			}
+			if g.ongoing() && g.takeback[opp] {
+				_ = s.takebackLocked(g, col, o.AcceptTakebacks)
+			}
+		})
+	}
+}
+
+// houseOnGoneLocked lets a house player claim the win once its gone
+// opponent (col) may be claimed against.
+func (s *Server) houseOnGoneLocked(g *game, col int, wait time.Duration) {
+	h := g.players[1-col].house
+	if h == nil || !h.opts.ClaimVictory {
+		return
+	}
+	id, at := g.id, g.claimAt[col]
+	s.afterFuncLocked(wait, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil || !g.ongoing() || !g.gone[col] || !g.claimAt[col].Equal(at) {
+			return
+		}
+		_ = s.claimLocked(g, 1-col, true)
+	})
+}
+
 var pieceValue = map[chess.PieceType]int{
 	chess.Pawn: 1, chess.Knight: 3, chess.Bishop: 3, chess.Rook: 5, chess.Queen: 9,
 }
@@ -151,7 +208,7 @@ func (s *Server) houseChooseLocked(pos *chess.Position, strat HouseStrategy) str
 		best, bestScore := []*chess.Move(nil), -1
 		for _, m := range moves {
 			score := 0
-			if next := pos.Update(m); next.Status() == chess.Checkmate {
+			if m.HasTag(chess.Check) && pos.Update(m).Status() == chess.Checkmate {
 				score = 1000
 			} else {
 				score = pieceValue[pos.Board().Piece(m.S2()).Type()]*10 + pieceValue[m.Promo()]*10

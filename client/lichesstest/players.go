@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/notnil/chess"
 )
 
 // GameSnapshot is a copy of a game's state at one moment.
@@ -75,19 +77,23 @@ func (g *game) pgn() string {
 		fmt.Fprintf(&b, "[SetUp \"1\"]\n[FEN \"%s\"]\n", g.fen)
 	}
 	b.WriteString("\n")
-	// Moves in SAN, via notnil's PGN encoder; its movetext ends with its
-	// own result token, replaced by ours.
-	movetext := g.cg.String()
-	if i := strings.LastIndex(movetext, "\n\n"); i >= 0 {
-		movetext = movetext[i+2:]
-	}
-	movetext = strings.TrimSpace(movetext)
-	for _, r := range []string{"1-0", "0-1", "1/2-1/2", "*"} {
-		if strings.HasSuffix(movetext, r) {
-			movetext = strings.TrimSpace(strings.TrimSuffix(movetext, r))
-			break
+	// Moves in SAN.
+	var parts []string
+	positions, moves := g.cg.Positions(), g.cg.Moves()
+	for i, m := range moves {
+		pos := positions[i]
+		num := "1"
+		if f := strings.Fields(pos.String()); len(f) >= 6 {
+			num = f[5]
 		}
+		if pos.Turn() == chess.White {
+			parts = append(parts, num+".")
+		} else if i == 0 {
+			parts = append(parts, num+"...")
+		}
+		parts = append(parts, chess.AlgebraicNotation{}.Encode(pos, m))
 	}
+	movetext := strings.Join(parts, " ")
 	if movetext != "" {
 		b.WriteString(movetext + " ")
 	}

@@ -11,7 +11,7 @@ import (
 type RequestRecord struct {
 	Method     string
 	Path       string
-	Query      string // raw query, without '?'
+	Query      string // query, without '?' (re-encoded, tokens redacted)
 	Time       time.Time
 	Duration   time.Duration // until the handler returned (streams: until they ended)
 	Status     int           // 0 while a response has not started, or if the connection was cut first
@@ -30,6 +30,10 @@ type Stats struct {
 	IllegalMoves int
 	// MovesPlayed counts moves accepted, over HTTP or from house players.
 	MovesPlayed int
+	// ConcurrentRequests counts requests that began while another
+	// request (not a stream) of the same client was in progress. Lichess
+	// asks for one request at a time.
+	ConcurrentRequests int
 }
 
 // Requests returns a copy of every request received so far, in arrival

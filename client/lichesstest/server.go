@@ -30,8 +30,9 @@ type Server struct {
 	recGen     int // bumped by ResetRecords
 	faults     faults
 	stats      Stats
-	coolUntil  map[string]time.Time // client key → end of its cool-down
-	changed    chan struct{}        // closed and replaced on every state change
+	coolDowns  []*coolDown
+	inflight   map[string]int // client key → non-stream requests in progress
+	changed    chan struct{}  // closed and replaced on every state change
 	timers     map[*time.Timer]struct{}
 	closed     bool
 	down       bool
@@ -51,11 +52,14 @@ type config struct {
 	firstMoveTimeout time.Duration // 0: by speed, as Lichess
 	lichessLimits    bool
 	enforceCoolDown  bool
+	globalCoolDown   bool
 	extraFields      bool
 	latencyMin       time.Duration
 	latencyMax       time.Duration
 	publicURL        string
 	goneClaimWait    time.Duration
+	autoGoneAfter    time.Duration
+	logf             func(format string, args ...any)
 }
 
 // Option configures a Server in New.
@@ -94,6 +98,11 @@ func WithLichessLimits() Option { return func(c *config) { c.lichessLimits = tru
 // it is in a cool-down (after a 429). Violations are counted either way.
 func WithEnforcedCoolDown() Option { return func(c *config) { c.enforceCoolDown = true } }
 
+// WithGlobalCoolDown makes a 429 put its client (token) in cool-down for
+// every endpoint. By default the cool-down covers only the requests that
+// match the pattern that answered 429 (e.g. only move posts).
+func WithGlobalCoolDown() Option { return func(c *config) { c.globalCoolDown = true } }
+
 // WithUnknownFields adds a field unknown to the spec to every JSON object
 // written on the event and game streams, to check that clients ignore
 // unknown fields.
@@ -112,6 +121,27 @@ func WithPublicURL(u string) Option { return func(c *config) { c.publicURL = u }
 // WithClaimWait sets the claimWinInSeconds announced when an opponent is
 // made gone without an explicit wait (default 10 s).
 func WithClaimWait(d time.Duration) Option { return func(c *config) { c.goneClaimWait = d } }
+
+// WithAutoGone makes a player gone (opponentGone to the other side, with
+// the WithClaimWait countdown) once they have had no stream of a game open
+// for after, having opened one before; reopening one brings them back.
+// Off by default.
+func WithAutoGone(after time.Duration) Option { return func(c *config) { c.autoGoneAfter = after } }
+
+// WithLog makes the server describe what happens (requests, challenges,
+// moves, game ends) through logf, e.g. t.Logf or a zerolog printf. Tokens
+// are never logged. Nothing is logged once Close has begun.
+func WithLog(logf func(format string, args ...any)) Option {
+	return func(c *config) { c.logf = logf }
+}
+
+// logLocked logs through WithLog's function. Holding s.mu orders it
+// before Close, so a test's t.Logf is never called after the test.
+func (s *Server) logLocked(format string, args ...any) {
+	if s.cfg.logf != nil && !s.closed {
+		s.cfg.logf("lichesstest: "+format, args...)
+	}
+}
 
 // New returns an unstarted server. Add accounts, then call Start.
 func New(opts ...Option) *Server {
@@ -137,7 +167,7 @@ func New(opts ...Option) *Server {
 		games:      map[string]*game{},
 		changed:    make(chan struct{}),
 		timers:     map[*time.Timer]struct{}{},
-		coolUntil:  map[string]time.Time{},
+		inflight:   map[string]int{},
 	}
 	s.faults.latencyMin, s.faults.latencyMax = cfg.latencyMin, cfg.latencyMax
 	s.handler = s.routes()

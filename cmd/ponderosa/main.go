@@ -3,27 +3,59 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
+// defaultConfigPath is the -config flag's default.
+const defaultConfigPath = "config.yaml"
+
+// env is what a subcommand gets from the process, so that tests can give
+// their own.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// commands lists the subcommands for the usage text, in order.
+var commands = []struct{ name, summary string }{
+	{"check-config", "check a configuration file and summarize it"},
+	{"version", "print the version"},
+}
+
 func main() {
-	if len(os.Args) < 2 {
-		usage()
-		os.Exit(2)
+	os.Exit(run(env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
+}
+
+// run dispatches to one function per subcommand and returns the exit code:
+// 0 success, 1 failure, 2 bad usage.
+func run(e env, args []string) int {
+	if len(args) == 0 {
+		usage(e.stderr)
+		return 2
 	}
-	switch os.Args[1] {
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "check-config":
+		return checkConfigCmd(e, rest)
 	case "version":
-		fmt.Println("ponderosa", version)
+		return versionCmd(e, rest)
+	case "help", "-h", "-help", "--help":
+		usage(e.stdout)
+		return 0
 	default:
-		fmt.Fprintf(os.Stderr, "ponderosa: unknown command %q\n", os.Args[1])
-		usage()
-		os.Exit(2)
+		fmt.Fprintf(e.stderr, "ponderosa: unknown command %q\n", cmd)
+		usage(e.stderr)
+		return 2
 	}
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: ponderosa <command> [flags]\n\ncommands:\n  version   print the version")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ponderosa <command> [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nRun 'ponderosa <command> -h' for the flags of a command.")
 }

@@ -159,7 +159,8 @@ func sign(x int) int {
 	return 0
 }
 
-// edgeMask returns the relevant-occupancy mask for a slider on s.
+// relevantMask returns the occupancy squares that matter for a slider on s
+// (its rays without the board edge).
 func relevantMask(s Square, dirs [4][2]int) Bitboard {
 	var b Bitboard
 	for _, d := range dirs {
@@ -239,4 +240,13 @@ func initMagics() {
 			}
 		}
 	}
+}
+
+// PawnAttacksSet returns every square attacked by colour c's pawns on the
+// squares of b.
+func PawnAttacksSet(c Color, b Bitboard) Bitboard {
+	if c == White {
+		return (b&^FileA)<<7 | (b&^FileH)<<9
+	}
+	return (b&^FileA)>>9 | (b&^FileH)>>7
 }

@@ -68,3 +68,39 @@ func TestZeroAllocs(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkSearchHelpersKiwipete(b *testing.B) {
+	p, _ := ParseFEN(kiwipeteFEN)
+	var ml MoveList
+	p.GenerateLegal(&ml)
+	moves := ml.Slice()
+	b.Run("SEE", func(b *testing.B) {
+		for b.Loop() {
+			for _, m := range moves {
+				p.SEEGE(m, 0)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(moves)), "ns/move")
+	})
+	b.Run("GivesCheck", func(b *testing.B) {
+		for b.Loop() {
+			for _, m := range moves {
+				p.GivesCheck(m)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(moves)), "ns/move")
+	})
+	b.Run("IsLegal", func(b *testing.B) {
+		for b.Loop() {
+			for _, m := range moves {
+				p.IsLegal(m)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(moves)), "ns/move")
+	})
+	b.Run("GenerateCaptures", func(b *testing.B) {
+		for b.Loop() {
+			p.GenerateCaptures(&ml)
+		}
+	})
+}

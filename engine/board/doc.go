@@ -60,6 +60,7 @@
 // mode and "e1h1" (king takes rook) in Chess960 mode; p.ParseUCIMove
 // accepts both forms in either mode. p.MoveToSAN(m) and p.ParseSAN(s)
 // handle Standard Algebraic Notation (for EPD suites, PGN and logs).
+// ParseEPD(line) returns a position and its operations (bm, am, id, ...).
 //
 // # Perft
 //

@@ -306,7 +306,6 @@ func (p *Position) castlingString() string {
 		}
 		c := Color(i >> 1)
 		rsq := p.castleRook[i]
-		ksq := p.KingSquare(c)
 		outermost := true
 		rook := MakePiece(c, Rook)
 		for s := rsq; ; {
@@ -325,7 +324,6 @@ func (p *Position) castlingString() string {
 				outermost = false
 			}
 		}
-		_ = ksq
 		var ch byte
 		switch {
 		case outermost && i&1 == 0:

@@ -26,28 +26,12 @@ func (p *Position) IsLegal(m Move) bool {
 			return false
 		}
 		i := castleIndex(us, to > from)
-		if p.st.castle&(1<<i) == 0 || p.castleRook[i] != to || p.castlePath[i]&occ != 0 {
-			return false
-		}
-		occ2 := occ &^ to.Bitboard()
-		for path := p.castleKingPath[i]; path != 0; path &= path - 1 {
-			if p.attackedBy(path.LSB(), them, occ2) {
-				return false
-			}
-		}
-		return true
+		return p.st.castle&(1<<i) != 0 && p.castleRook[i] == to && p.castlingClear(i, them, occ)
 	case KindEnPassant:
 		if pt != Pawn || to != p.st.ep || !pawnAttacks[us][from].Has(to) {
 			return false
 		}
-		capSq := to ^ 8
-		occ2 := occ ^ from.Bitboard() ^ capSq.Bitboard() ^ to.Bitboard()
-		themBB := p.byColor[them]
-		att := (BishopAttacks(ksq, occ2) & themBB & (p.byType[Bishop] | p.byType[Queen])) |
-			(RookAttacks(ksq, occ2) & themBB & (p.byType[Rook] | p.byType[Queen])) |
-			(knightAttacks[ksq] & themBB & p.byType[Knight]) |
-			(pawnAttacks[us][ksq] & themBB & p.byType[Pawn] &^ capSq.Bitboard())
-		return att == 0
+		return p.enPassantSafe(us, from, to, ksq, occ)
 	}
 
 	if p.byColor[us].Has(to) {

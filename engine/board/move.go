@@ -62,10 +62,9 @@ func (m Move) Promotion() PieceType {
 	return PieceType(m>>12&3) + Knight
 }
 
-// String returns the move in UCI king-to-target form for castling in
-// standard positions is NOT known here, so String prints the internal form
-// (castling as king-takes-rook, e.g. "e1h1"). Use Position.MoveToUCI for
-// protocol output.
+// String returns the internal form: from and to squares plus promotion
+// letter, with castling as king-takes-rook ("e1h1"). For protocol output use
+// UCI(chess960) or Position.MoveToUCI.
 func (m Move) String() string {
 	if m == NoMove {
 		return "0000"

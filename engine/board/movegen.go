@@ -1,5 +1,7 @@
 package board
 
+import "math/bits"
+
 // Move generation. All generators produce strictly legal moves: pins, checks,
 // en-passant discoveries and Chess960 castling are resolved during
 // generation, so the search never needs a separate legality test for
@@ -17,7 +19,7 @@ const (
 	genQuiets
 )
 
-// GenerateLegal appends every legal move to ml (ml is cleared first).
+// GenerateLegal fills ml with every legal move.
 func (p *Position) GenerateLegal(ml *MoveList) {
 	ml.N = 0
 	p.generate(ml, genAll)
@@ -78,8 +80,10 @@ func (p *Position) generate(ml *MoveList, mode int) {
 	ours := p.byColor[us]
 	theirs := p.byColor[them]
 	occ := ours | theirs
-	ksq := (ours & p.byType[King]).LSB()
+	ksq := (ours & p.byType[King]).LSB() & 63
 	checkers := p.st.checkers
+	moves := &ml.Moves
+	n := ml.N
 
 	var target Bitboard
 	switch mode {
@@ -97,17 +101,18 @@ func (p *Position) generate(ml *MoveList, mode int) {
 	for b := kingAttacks[ksq] & target; b != 0; b &= b - 1 {
 		to := b.LSB()
 		if !p.attackedBy(to, them, occNoKing) {
-			ml.Moves[ml.N] = NewMove(ksq, to)
-			ml.N++
+			moves[n&255] = Move(ksq) | Move(to)<<6
+			n++
 		}
 	}
-	if checkers.More() {
+	if checkers&(checkers-1) != 0 {
+		ml.N = n
 		return // double check: only the king moves
 	}
 
 	checkMask := ^Bitboard(0)
 	if checkers != 0 {
-		checkMask = betweenBB[ksq][checkers.LSB()] | checkers
+		checkMask = betweenBB[ksq][checkers.LSB()&63] | checkers
 	}
 	target &= checkMask
 	pinned := p.blockers(us, ksq, occ)
@@ -115,195 +120,187 @@ func (p *Position) generate(ml *MoveList, mode int) {
 	// Knights: a pinned knight can never move.
 	for b := ours & p.byType[Knight] &^ pinned; b != 0; b &= b - 1 {
 		from := b.LSB()
-		for t := knightAttacks[from] & target; t != 0; t &= t - 1 {
-			ml.Moves[ml.N] = NewMove(from, t.LSB())
-			ml.N++
+		for t := knightAttacks[from&63] & target; t != 0; t &= t - 1 {
+			moves[n&255] = Move(from) | Move(t.LSB())<<6
+			n++
 		}
 	}
 	// Diagonal sliders.
 	for b := ours & (p.byType[Bishop] | p.byType[Queen]); b != 0; b &= b - 1 {
-		from := b.LSB()
+		from := b.LSB() & 63
 		t := BishopAttacks(from, occ) & target
-		if pinned.Has(from) {
+		if pinned&(1<<from) != 0 {
 			t &= lineBB[ksq][from]
 		}
 		for ; t != 0; t &= t - 1 {
-			ml.Moves[ml.N] = NewMove(from, t.LSB())
-			ml.N++
+			moves[n&255] = Move(from) | Move(t.LSB())<<6
+			n++
 		}
 	}
 	// Orthogonal sliders.
 	for b := ours & (p.byType[Rook] | p.byType[Queen]); b != 0; b &= b - 1 {
-		from := b.LSB()
+		from := b.LSB() & 63
 		t := RookAttacks(from, occ) & target
-		if pinned.Has(from) {
+		if pinned&(1<<from) != 0 {
 			t &= lineBB[ksq][from]
 		}
 		for ; t != 0; t &= t - 1 {
-			ml.Moves[ml.N] = NewMove(from, t.LSB())
-			ml.N++
+			moves[n&255] = Move(from) | Move(t.LSB())<<6
+			n++
 		}
 	}
 
-	p.generatePawns(ml, mode, us, ksq, occ, theirs, checkMask, pinned)
+	n = p.generatePawns(moves, n, mode, us, ksq, occ, theirs, checkMask, pinned)
 
 	// Castling (never when in check, never a capture).
 	if mode != genCaptures && checkers == 0 && p.st.castle&(3<<(2*us)) != 0 {
 		for i := 2 * int(us); i < 2*int(us)+2; i++ {
-			if p.st.castle&(1<<i) == 0 || p.castlePath[i]&occ != 0 {
-				continue
-			}
-			rsq := p.castleRook[i]
-			// The castling rook leaves its square: it must not be counted as
-			// a shield for the king's path (Chess960 x-ray through the rook).
-			occ2 := occ &^ rsq.Bitboard()
-			ok := true
-			for path := p.castleKingPath[i]; path != 0; path &= path - 1 {
-				if p.attackedBy(path.LSB(), them, occ2) {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				ml.Moves[ml.N] = NewCastling(ksq, rsq)
-				ml.N++
+			if p.st.castle&(1<<i) != 0 && p.castlingClear(i, them, occ) {
+				moves[n&255] = NewCastling(ksq, p.castleRook[i])
+				n++
 			}
 		}
 	}
+	ml.N = n
 }
 
-func (p *Position) generatePawns(ml *MoveList, mode int, us Color, ksq Square, occ, theirs, checkMask, pinned Bitboard) {
+// pawnShifts holds, per colour, the square offsets of a push, a capture
+// towards the a-file and a capture towards the h-file. Shifting a bitboard
+// is a rotation by that offset (pawns never sit on the edge ranks the
+// rotation would wrap).
+var pawnShifts = [2][3]int{{8, 7, 9}, {-8, -9, -7}}
+
+func (p *Position) generatePawns(moves *[MaxMoves]Move, n int, mode int, us Color, ksq Square, occ, theirs, checkMask, pinned Bitboard) int {
 	pawns := p.byColor[us] & p.byType[Pawn]
-	var rank7, rank3 Bitboard
-	var up int
-	if us == White {
-		rank7, rank3, up = Rank7, Rank3, 8
-	} else {
-		rank7, rank3, up = Rank2, Rank6, -8
+	rank7, rank3 := Rank7, Rank3
+	if us == Black {
+		rank7, rank3 = Rank2, Rank6
 	}
+	sh := &pawnShifts[us&1]
+	up, west, east := sh[0], sh[1], sh[2]
 	promoters := pawns & rank7
 	others := pawns &^ rank7
 	empty := ^occ
 	enemies := theirs & checkMask
-
-	// shifted moves the pawn set one step forward (+ west/east for captures).
-	fwd := func(b Bitboard) Bitboard {
-		if us == White {
-			return b << 8
-		}
-		return b >> 8
-	}
-	west := func(b Bitboard) Bitboard { // captures towards the a-file
-		b &^= FileA
-		if us == White {
-			return b << 7
-		}
-		return b >> 9
-	}
-	east := func(b Bitboard) Bitboard {
-		b &^= FileH
-		if us == White {
-			return b << 9
-		}
-		return b >> 7
-	}
-	ok := func(from, to Square) bool {
-		return !pinned.Has(from) || lineBB[ksq][from].Has(to)
-	}
+	pinLine := func(from Square) Bitboard { return lineBB[ksq][from&63] }
 
 	if mode != genCaptures {
-		single := fwd(others) & empty
-		double := fwd(single&rank3) & empty & checkMask
+		single := Bitboard(bits.RotateLeft64(uint64(others), up)) & empty
+		double := Bitboard(bits.RotateLeft64(uint64(single&rank3), up)) & empty & checkMask
 		single &= checkMask
 		for ; single != 0; single &= single - 1 {
 			to := single.LSB()
 			from := Square(int(to) - up)
-			if ok(from, to) {
-				ml.Moves[ml.N] = NewMove(from, to)
-				ml.N++
+			if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+				moves[n&255] = Move(from) | Move(to)<<6
+				n++
 			}
 		}
 		for ; double != 0; double &= double - 1 {
 			to := double.LSB()
 			from := Square(int(to) - 2*up)
-			if ok(from, to) {
-				ml.Moves[ml.N] = NewMove(from, to)
-				ml.N++
+			if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+				moves[n&255] = Move(from) | Move(to)<<6
+				n++
 			}
 		}
 	}
 	if mode != genQuiets {
-		for b := west(others) & enemies; b != 0; b &= b - 1 {
+		for b := Bitboard(bits.RotateLeft64(uint64(others&^FileA), west)) & enemies; b != 0; b &= b - 1 {
 			to := b.LSB()
-			from := Square(int(to) - up + 1)
-			if ok(from, to) {
-				ml.Moves[ml.N] = NewMove(from, to)
-				ml.N++
+			from := Square(int(to) - west)
+			if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+				moves[n&255] = Move(from) | Move(to)<<6
+				n++
 			}
 		}
-		for b := east(others) & enemies; b != 0; b &= b - 1 {
+		for b := Bitboard(bits.RotateLeft64(uint64(others&^FileH), east)) & enemies; b != 0; b &= b - 1 {
 			to := b.LSB()
-			from := Square(int(to) - up - 1)
-			if ok(from, to) {
-				ml.Moves[ml.N] = NewMove(from, to)
-				ml.N++
+			from := Square(int(to) - east)
+			if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+				moves[n&255] = Move(from) | Move(to)<<6
+				n++
 			}
 		}
 		if ep := p.st.ep; ep != NoSquare {
-			capSq := Square(int(ep) - up)
-			for b := pawnAttacks[us^1][ep] & pawns; b != 0; b &= b - 1 {
-				from := b.LSB()
-				occ2 := occ ^ from.Bitboard() ^ capSq.Bitboard() ^ ep.Bitboard()
-				them := p.byColor[us^1]
-				att := (BishopAttacks(ksq, occ2) & them & (p.byType[Bishop] | p.byType[Queen])) |
-					(RookAttacks(ksq, occ2) & them & (p.byType[Rook] | p.byType[Queen])) |
-					(knightAttacks[ksq] & them & p.byType[Knight]) |
-					(pawnAttacks[us][ksq] & them & p.byType[Pawn] &^ capSq.Bitboard())
-				if att == 0 {
-					ml.Moves[ml.N] = NewEnPassant(from, ep)
-					ml.N++
+			for b := pawnAttacks[us^1][ep&63] & pawns; b != 0; b &= b - 1 {
+				if from := b.LSB(); p.enPassantSafe(us, from, ep, ksq, occ) {
+					moves[n&255] = NewEnPassant(from, ep)
+					n++
 				}
 			}
 		}
 	}
 	if promoters != 0 {
-		{
-			for b := fwd(promoters) & empty & checkMask; b != 0; b &= b - 1 {
-				to := b.LSB()
-				from := Square(int(to) - up)
-				if ok(from, to) {
-					addPromotions(ml, from, to, mode != genQuiets, mode != genCaptures)
-				}
+		for b := Bitboard(bits.RotateLeft64(uint64(promoters), up)) & empty & checkMask; b != 0; b &= b - 1 {
+			to := b.LSB()
+			from := Square(int(to) - up)
+			if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+				n = addPromotions(moves, n, from, to, mode != genQuiets, mode != genCaptures)
 			}
 		}
 		if mode != genQuiets {
-			for b := west(promoters) & enemies; b != 0; b &= b - 1 {
+			for b := Bitboard(bits.RotateLeft64(uint64(promoters&^FileA), west)) & enemies; b != 0; b &= b - 1 {
 				to := b.LSB()
-				from := Square(int(to) - up + 1)
-				if ok(from, to) {
-					addPromotions(ml, from, to, true, true)
+				from := Square(int(to) - west)
+				if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+					n = addPromotions(moves, n, from, to, true, true)
 				}
 			}
-			for b := east(promoters) & enemies; b != 0; b &= b - 1 {
+			for b := Bitboard(bits.RotateLeft64(uint64(promoters&^FileH), east)) & enemies; b != 0; b &= b - 1 {
 				to := b.LSB()
-				from := Square(int(to) - up - 1)
-				if ok(from, to) {
-					addPromotions(ml, from, to, true, true)
+				from := Square(int(to) - east)
+				if pinned&(1<<(from&63)) == 0 || pinLine(from).Has(to) {
+					n = addPromotions(moves, n, from, to, true, true)
 				}
 			}
 		}
 	}
+	return n
 }
 
-func addPromotions(ml *MoveList, from, to Square, queen, under bool) {
+func addPromotions(moves *[MaxMoves]Move, n int, from, to Square, queen, under bool) int {
 	if queen {
-		ml.Moves[ml.N] = NewPromotion(from, to, Queen)
-		ml.N++
+		moves[n&255] = NewPromotion(from, to, Queen)
+		n++
 	}
 	if under {
-		ml.Moves[ml.N] = NewPromotion(from, to, Knight)
-		ml.Moves[ml.N+1] = NewPromotion(from, to, Rook)
-		ml.Moves[ml.N+2] = NewPromotion(from, to, Bishop)
-		ml.N += 3
+		moves[n&255] = NewPromotion(from, to, Knight)
+		moves[(n+1)&255] = NewPromotion(from, to, Rook)
+		moves[(n+2)&255] = NewPromotion(from, to, Bishop)
+		n += 3
 	}
+	return n
+}
+
+// castlingClear reports whether castling right i (held by the side to move,
+// not in check) can be used: the squares both pieces cross are empty apart
+// from king and rook, and no square of the king's path is attacked by them.
+// The rook is taken off the board for the attack test, so a rook that
+// shielded the king's target (Chess960) does not count as a shield.
+func (p *Position) castlingClear(i int, them Color, occ Bitboard) bool {
+	if p.castlePath[i]&occ != 0 {
+		return false
+	}
+	occ &^= p.castleRook[i].Bitboard()
+	for path := p.castleKingPath[i]; path != 0; path &= path - 1 {
+		if p.attackedBy(path.LSB(), them, occ) {
+			return false
+		}
+	}
+	return true
+}
+
+// enPassantSafe reports whether capturing en passant from from to ep leaves
+// colour us's king on ksq unattacked (the capture removes two pawns from
+// the king's lines at once, so pin masks are not enough).
+func (p *Position) enPassantSafe(us Color, from, ep, ksq Square, occ Bitboard) bool {
+	capSq := ep ^ 8
+	occ ^= from.Bitboard() | capSq.Bitboard() | ep.Bitboard()
+	them := p.byColor[us^1]
+	ksq &= 63
+	return (BishopAttacks(ksq, occ)&(p.byType[Bishop]|p.byType[Queen])|
+		RookAttacks(ksq, occ)&(p.byType[Rook]|p.byType[Queen])|
+		knightAttacks[ksq]&p.byType[Knight]|
+		pawnAttacks[us][ksq]&p.byType[Pawn]&^capSq.Bitboard())&them == 0
 }

@@ -156,6 +156,21 @@ func TestSAN(t *testing.T) {
 	}
 }
 
+func TestSEEGEMatchesSEE(t *testing.T) {
+	for _, p := range samplePositions(t) {
+		var ml MoveList
+		p.GenerateLegal(&ml)
+		for _, m := range ml.Slice() {
+			see := p.SEE(m)
+			for _, th := range []int{-1000, -500, -300, -101, -100, -1, 0, 1, 99, 100, 101, 200, 300, 500, 800, 900, 1200} {
+				if got := p.SEEGE(m, th); got != (see >= th) {
+					t.Fatalf("%s %v: SEEGE(%d) = %v but SEE = %d", p.FEN(), m, th, got, see)
+				}
+			}
+		}
+	}
+}
+
 func TestSEE(t *testing.T) {
 	f, err := os.Open("testdata/see.epd")
 	if err != nil {

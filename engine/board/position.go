@@ -324,8 +324,13 @@ func (p *Position) MakeMove(m Move) {
 	}
 	p.side = them
 	st.key = key
-	ksq := (p.byColor[them] & p.byType[King]).LSB()
-	st.checkers = p.AttackersTo(ksq, p.byColor[0]|p.byColor[1]) & p.byColor[us]
+	ksq := (p.byColor[them] & p.byType[King]).LSB() & 63
+	occ := p.byColor[0] | p.byColor[1]
+	ours := p.byColor[us]
+	st.checkers = ours & ((pawnAttacks[them][ksq] & p.byType[Pawn]) |
+		(knightAttacks[ksq] & p.byType[Knight]) |
+		(BishopAttacks(ksq, occ) & (p.byType[Bishop] | p.byType[Queen])) |
+		(RookAttacks(ksq, occ) & (p.byType[Rook] | p.byType[Queen])))
 }
 
 // UnmakeMove takes back the last MakeMove.
@@ -405,15 +410,17 @@ func (p *Position) RepetitionCount() int {
 }
 
 // IsRepetition reports whether the search should score the position as a
-// draw by repetition: it occurred before within the last plyFromRoot plies
-// (a repetition inside the search tree), or it occurred twice before
-// anywhere in the reversible history (a threefold repetition).
+// draw by repetition: it occurred once before strictly after the search
+// root (fewer than plyFromRoot plies ago), or twice before anywhere in the
+// reversible history (a threefold repetition, which also covers returning
+// to the root position and positions before it). With plyFromRoot = 0 it
+// reports a threefold repetition only.
 func (p *Position) IsRepetition(plyFromRoot int) bool {
 	limit := min(int(p.st.halfmove), int(p.st.pliesFromNull), len(p.hist))
 	n := 0
 	for i := 4; i <= limit; i += 2 {
 		if p.hist[len(p.hist)-i].key == p.st.key {
-			if i <= plyFromRoot {
+			if i < plyFromRoot {
 				return true
 			}
 			n++
@@ -461,4 +468,18 @@ func (p *Position) computeKeys() (key, pawnKey uint64) {
 		key ^= zEP[p.st.ep&7]
 	}
 	return key, pawnKey
+}
+
+// String draws the board (rank 8 first) followed by the FEN, for debugging.
+func (p *Position) String() string {
+	buf := make([]byte, 0, 200)
+	for r := 7; r >= 0; r-- {
+		buf = append(buf, byte('1'+r), ' ')
+		for f := 0; f < 8; f++ {
+			buf = append(buf, p.board[MakeSquare(f, r)].String()[0], ' ')
+		}
+		buf = append(buf, '\n')
+	}
+	buf = append(buf, "  a b c d e f g h\n"...)
+	return string(buf) + p.FEN()
 }

@@ -75,7 +75,32 @@ func (p *Position) SEE(m Move) int {
 	return gain[0]
 }
 
-// SEEGE reports whether SEE(m) >= threshold.
+// SEEGE reports whether SEE(m) >= threshold. Most calls are decided by two
+// bounds without running the exchange: SEE never exceeds the first gain
+// (the opponent may decline to recapture), and off the promotion ranks it
+// never falls below the first gain minus the value of the piece left on the
+// square (we may decline to go on after one recapture).
 func (p *Position) SEEGE(m Move, threshold int) bool {
+	if m.IsCastling() {
+		return threshold <= 0
+	}
+	to := m.To()
+	onSquare := p.board[m.From()].Type()
+	var gain int
+	if m.IsEnPassant() {
+		gain = SEEValue[Pawn]
+	} else {
+		gain = SEEValue[p.board[to].Type()]
+	}
+	if m.IsPromotion() {
+		gain += SEEValue[m.Promotion()] - SEEValue[Pawn]
+		onSquare = m.Promotion()
+	}
+	if gain < threshold {
+		return false
+	}
+	if r := to.Rank(); r != 0 && r != 7 && gain-SEEValue[onSquare] >= threshold {
+		return true
+	}
 	return p.SEE(m) >= threshold
 }

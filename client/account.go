@@ -1,0 +1,134 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Account is the logged-in user (schema UserExtended, the fields the bot uses).
+type Account struct {
+	ID       string          `json:"id"`
+	Username string          `json:"username"`
+	Title    string          `json:"title,omitempty"`
+	Disabled bool            `json:"disabled,omitempty"`
+	Perfs    map[string]Perf `json:"perfs,omitempty"`
+}
+
+// Perf is a rating in one speed or variant.
+type Perf struct {
+	Games  int  `json:"games"`
+	Rating int  `json:"rating"`
+	Prov   bool `json:"prov,omitempty"`
+}
+
+// IsBot reports whether the account is a Bot account.
+func (a Account) IsBot() bool { return a.Title == "BOT" }
+
+// ScopeBotPlay is the OAuth scope the Bot API needs.
+const ScopeBotPlay = "bot:play"
+
+// Account returns the profile of the logged-in user (GET /api/account).
+func (c *Client) Account(ctx context.Context) (Account, error) {
+	a, _, err := c.account(ctx)
+	return a, err
+}
+
+func (c *Client) account(ctx context.Context) (Account, *http.Response, error) {
+	var a Account
+	resp, cancel, err := c.do(ctx, request{op: "get account", method: http.MethodGet, path: "/api/account", limitKey: "account"})
+	if err != nil {
+		return a, nil, err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
+		return a, nil, fmt.Errorf("get account: decode answer: %w", err)
+	}
+	return a, resp, nil
+}
+
+// CheckToken verifies at start-up that the token works and carries the
+// bot:play scope; it returns the account. Lichess reports the scopes of a
+// token in the X-OAuth-Scopes header of authenticated answers; if that
+// header is missing, POST /api/token/test is asked instead.
+func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
+	a, resp, err := c.account(ctx)
+	if err != nil {
+		if StatusCode(err) == http.StatusUnauthorized {
+			return a, nil, fmt.Errorf("check token: Lichess refused the token (HTTP 401): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", c.BaseURL())
+		}
+		return a, nil, fmt.Errorf("check token: %w", err)
+	}
+	var scopes []string
+	if h, ok := resp.Header[http.CanonicalHeaderKey("X-OAuth-Scopes")]; ok {
+		scopes = splitScopes(strings.Join(h, ","))
+	} else {
+		scopes, err = c.testToken(ctx)
+		if err != nil {
+			return a, nil, fmt.Errorf("check token: %w", err)
+		}
+	}
+	for _, s := range scopes {
+		if s == ScopeBotPlay {
+			return a, scopes, nil
+		}
+	}
+	return a, scopes, fmt.Errorf("check token: the token of %s lacks the %s scope (it has: %q): create a token with \"Play games with the bot API\" at %s/account/oauth/token/create?scopes[]=bot:play",
+		a.Username, ScopeBotPlay, strings.Join(scopes, ","), c.BaseURL())
+}
+
+// testToken asks POST /api/token/test for the scopes of our token.
+func (c *Client) testToken(ctx context.Context) ([]string, error) {
+	tok, err := c.ts.Token()
+	if err != nil {
+		return nil, fmt.Errorf("test token: get token: %w", err)
+	}
+	var out map[string]*struct {
+		UserID string `json:"userId"`
+		Scopes string `json:"scopes"`
+	}
+	err = c.doJSON(ctx, request{op: "test token", method: http.MethodPost, path: "/api/token/test",
+		body: strings.NewReader(tok.AccessToken), ctype: "text/plain", limitKey: "token/test", noAuth: true}, &out)
+	if err != nil {
+		return nil, err
+	}
+	info := out[tok.AccessToken]
+	if info == nil {
+		return nil, fmt.Errorf("test token: Lichess does not know the token (expired or revoked)")
+	}
+	return splitScopes(info.Scopes), nil
+}
+
+func splitScopes(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Playing lists the games in progress (GET /api/account/playing), up to nb
+// (1..50; 0 means 50).
+func (c *Client) Playing(ctx context.Context, nb int) ([]GameEventInfo, error) {
+	if nb <= 0 || nb > 50 {
+		nb = 50
+	}
+	var out struct {
+		NowPlaying []GameEventInfo `json:"nowPlaying"`
+	}
+	err := c.doJSON(ctx, request{op: "list games in progress", method: http.MethodGet,
+		path: fmt.Sprintf("/api/account/playing?nb=%d", nb), limitKey: "account/playing", essential: true}, &out)
+	return out.NowPlaying, err
+}
+
+// UpgradeToBot turns the account into a Bot account (irreversible; the
+// account must not have played any game).
+func (c *Client) UpgradeToBot(ctx context.Context) error {
+	return c.doJSON(ctx, request{op: "upgrade to bot account", method: http.MethodPost,
+		path: "/api/bot/account/upgrade", limitKey: "bot/account/upgrade"}, nil)
+}

@@ -1,0 +1,274 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// Bot is the daemon: it follows the incoming-events stream, answers
+// challenges by its ChallengePolicy, runs one game worker per game, rejoins
+// games in progress on start-up and after each reconnect, and (when enabled)
+// challenges other bots when idle.
+//
+// Stopping: Drain stops accepting challenges and matchmaking and waits for
+// the running games to finish (bounded by its context); cancelling Run's
+// context stops everything at once (games in progress are rejoined by the
+// next Run).
+type Bot struct {
+	c       *Client
+	factory PlayerFactory
+	log     zerolog.Logger
+	latency latencyEWMA
+
+	mu       sync.Mutex
+	settings Settings
+	me       Account
+	games    map[string]*game
+	pending  map[string]time.Time // accepted challenges whose game has not started
+	draining bool
+	idleFrom time.Time
+	changed  chan struct{} // closed and replaced when games or draining change
+	botGames dailyCounter
+	mm       matchState
+	wg       sync.WaitGroup
+	ready    chan struct{} // closed once the account is known
+}
+
+// NewBot makes a bot that plays with players from factory.
+func NewBot(c *Client, factory PlayerFactory, s Settings, log zerolog.Logger) *Bot {
+	return &Bot{
+		c:        c,
+		factory:  factory,
+		log:      log,
+		settings: s.withDefaults(),
+		games:    map[string]*game{},
+		pending:  map[string]time.Time{},
+		changed:  make(chan struct{}),
+		ready:    make(chan struct{}),
+		mm:       matchState{declined: map[string]time.Time{}},
+	}
+}
+
+// Settings returns the current settings (with defaults filled in).
+func (b *Bot) Settings() Settings {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.settings
+}
+
+// UpdateSettings replaces the settings; games already running keep theirs.
+func (b *Bot) UpdateSettings(s Settings) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.settings = s.withDefaults()
+	b.log.Info().Msg("settings updated")
+}
+
+// Games returns the ids of the games being played.
+func (b *Bot) Games() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	ids := make([]string, 0, len(b.games))
+	for id := range b.games {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// notifyLocked wakes whoever waits for a change; b.mu must be held.
+func (b *Bot) notifyLocked() {
+	close(b.changed)
+	b.changed = make(chan struct{})
+}
+
+// Run plays until ctx ends. It checks the token (bot:play scope) and that
+// the account is a Bot account, then streams events, reconnecting with
+// backoff. It returns after all game workers have stopped.
+func (b *Bot) Run(ctx context.Context) error {
+	acct, _, err := b.c.CheckToken(ctx)
+	if err != nil {
+		return err
+	}
+	if !acct.IsBot() {
+		return fmt.Errorf("account %s is not a Bot account: upgrade it once with `curl -d '' %s/api/bot/account/upgrade -H \"Authorization: Bearer <token>\"` (irreversible; the account must not have played any game)", acct.Username, b.c.BaseURL())
+	}
+	b.mu.Lock()
+	b.me = acct
+	b.idleFrom = time.Now()
+	b.mu.Unlock()
+	close(b.ready)
+	b.log.Info().Str("account", acct.Username).Msg("bot started")
+
+	defer b.wg.Wait()
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
+
+	var bo backoff
+	for ctx.Err() == nil {
+		b.rejoin(ctx)
+		got := false
+		err := b.c.StreamEvents(ctx, func(ev Event) error {
+			got = true
+			b.handleEvent(ctx, ev)
+			return nil
+		})
+		if ctx.Err() != nil {
+			break
+		}
+		s := b.Settings()
+		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
+		if got {
+			bo.reset()
+		}
+		d := bo.next()
+		b.log.Warn().Err(err).Dur("retry_in", d).Msg("event stream dropped; reconnecting")
+		select {
+		case <-ctx.Done():
+		case <-time.After(d):
+		}
+	}
+	b.log.Info().Msg("bot stopping")
+	return nil
+}
+
+// Drain stops accepting challenges and matchmaking, then waits until no
+// game is running or ctx ends (the grace period). Run keeps running; cancel
+// its context afterwards.
+func (b *Bot) Drain(ctx context.Context) error {
+	b.mu.Lock()
+	b.draining = true
+	b.notifyLocked()
+	b.mu.Unlock()
+	b.log.Info().Msg("draining: no new games")
+	for {
+		b.mu.Lock()
+		n, ch := len(b.games), b.changed
+		b.mu.Unlock()
+		if n == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("drain: %d game(s) still running: %w", n, ctx.Err())
+		case <-ch:
+		}
+	}
+}
+
+// rejoin starts workers for the games in progress on Lichess.
+func (b *Bot) rejoin(ctx context.Context) {
+	games, err := b.c.Playing(ctx, 50)
+	if err != nil {
+		if ctx.Err() == nil {
+			b.log.Warn().Err(err).Msg("cannot list games in progress")
+		}
+		return
+	}
+	for _, gi := range games {
+		b.startGame(ctx, gi.GameID, gi.Opponent.Username)
+	}
+}
+
+func (b *Bot) handleEvent(ctx context.Context, ev Event) {
+	switch ev.Type {
+	case EventChallenge:
+		b.onChallenge(ctx, ev.Challenge)
+	case EventChallengeCanceled, EventChallengeDeclined:
+		b.mu.Lock()
+		delete(b.pending, ev.Challenge.ID)
+		b.mu.Unlock()
+		b.onOutgoingClosed(ev)
+	case EventGameStart:
+		b.startGame(ctx, ev.Game.GameID, ev.Game.Opponent.Username)
+	case EventGameFinish:
+		b.mu.Lock()
+		delete(b.pending, ev.Game.GameID)
+		b.mu.Unlock()
+		b.log.Info().Str("game", ev.Game.GameID).Str("status", ev.Game.Status.Name).Msg("game finished")
+	}
+}
+
+func (b *Bot) onChallenge(ctx context.Context, ch *Challenge) {
+	b.mu.Lock()
+	me := b.me.ID
+	if ch.Direction == "out" || strings.EqualFold(ch.Challenger.ID, me) {
+		b.mu.Unlock()
+		return
+	}
+	now := time.Now()
+	for id, t := range b.pending {
+		if now.Sub(t) > time.Minute { // accepted but never started
+			delete(b.pending, id)
+		}
+	}
+	st := policyState{Me: me, Games: len(b.games) + len(b.pending), BotGamesToday: b.botGames.count(now), Draining: b.draining}
+	reason := b.settings.Challenge.decide(ch, st)
+	if reason == "" {
+		b.pending[ch.ID] = now
+	}
+	b.mu.Unlock()
+	log := b.log.With().Str("challenge", ch.ID).Str("from", ch.Challenger.Name).Str("variant", ch.Variant.Key).
+		Str("speed", ch.Speed).Bool("rated", ch.Rated).Logger()
+	if reason != "" {
+		log.Info().Str("reason", reason).Msg("declining challenge")
+		b.wg.Add(1)
+		go func() {
+			defer b.wg.Done()
+			if err := b.c.DeclineChallenge(ctx, ch.ID, reason); err != nil && ctx.Err() == nil {
+				log.Warn().Err(err).Msg("decline failed")
+			}
+		}()
+		return
+	}
+	log.Info().Msg("accepting challenge")
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		if err := b.c.AcceptChallenge(ctx, ch.ID); err != nil {
+			b.mu.Lock()
+			delete(b.pending, ch.ID)
+			b.mu.Unlock()
+			if ctx.Err() == nil {
+				log.Warn().Err(err).Msg("accept failed")
+			}
+			return
+		}
+		if ch.Challenger.IsBot() {
+			b.botGames.add(time.Now())
+		}
+	}()
+}
+
+// startGame runs a worker for game id unless one runs already.
+func (b *Bot) startGame(ctx context.Context, id, opponent string) {
+	b.mu.Lock()
+	if _, ok := b.games[id]; ok || ctx.Err() != nil {
+		b.mu.Unlock()
+		return
+	}
+	delete(b.pending, id)
+	b.mm.onGameStart(id, &b.botGames)
+	g := newGame(b, id, b.settings, opponent)
+	b.games[id] = g
+	b.notifyLocked()
+	b.mu.Unlock()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		g.run(ctx)
+		b.mu.Lock()
+		delete(b.games, id)
+		if len(b.games) == 0 {
+			b.idleFrom = time.Now()
+		}
+		b.notifyLocked()
+		b.mu.Unlock()
+	}()
+}

@@ -1,0 +1,260 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/oauth2"
+)
+
+// DefaultBaseURL is where Lichess serves its API.
+const DefaultBaseURL = "https://lichess.org"
+
+// Default timings of the client. Each can be changed with an Option.
+const (
+	DefaultStreamIdleTimeout = 20 * time.Second // Lichess sends a keep-alive line every 7 s
+	DefaultRateLimitCooldown = 60 * time.Second // the API docs: "waiting one minute ... will be sufficient"
+	DefaultRequestTimeout    = 30 * time.Second // for non-streaming requests
+)
+
+// Client talks to the Lichess Bot API. It is safe for concurrent use.
+//
+// Rate limits: a 429 answer starts a cool-down (the Retry-After header, or
+// one minute) for the endpoint that got it; a 429 on a move cools down that
+// game's moves only. No request is sent to an endpoint inside its cool-down:
+// essential requests (moves, game and event streams, abort, resign, claims,
+// accepting or declining a challenge, draw and takeback answers) wait for the
+// cool-down to end (or their context to end); non-essential ones (chat,
+// creating or cancelling challenges, the online-bot list, account look-ups)
+// fail at once with an error matching ErrCoolingDown.
+type Client struct {
+	base         *url.URL
+	http         *http.Client // authenticated (oauth2 transport)
+	ts           oauth2.TokenSource
+	log          zerolog.Logger
+	userAgent    string
+	idleTimeout  time.Duration
+	reqTimeout   time.Duration
+	cooldowns    *cooldowns
+	baseHTTP     *http.Client
+	streamBuffer int
+}
+
+// Option changes a Client made by New.
+type Option func(*Client)
+
+// WithHTTPClient sets the HTTP client whose transport carries the requests
+// (the OAuth2 token is added on top of its transport).
+func WithHTTPClient(h *http.Client) Option { return func(c *Client) { c.baseHTTP = h } }
+
+// WithLogger sets the logger (default: disabled).
+func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option { return func(c *Client) { c.userAgent = ua } }
+
+// WithStreamIdleTimeout sets how long a stream may stay silent (not even a
+// keep-alive line) before it is closed as dead.
+func WithStreamIdleTimeout(d time.Duration) Option {
+	return func(c *Client) { c.idleTimeout = d }
+}
+
+// WithRateLimitCooldown sets the cool-down after a 429 answer without a
+// Retry-After header.
+func WithRateLimitCooldown(d time.Duration) Option {
+	return func(c *Client) { c.cooldowns.fallback = d }
+}
+
+// WithRequestTimeout sets the time limit of non-streaming requests.
+func WithRequestTimeout(d time.Duration) Option { return func(c *Client) { c.reqTimeout = d } }
+
+// New returns a client for the Lichess API at baseURL ("" means
+// DefaultBaseURL) that authenticates with the tokens from ts.
+func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error) {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("parse base URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("base URL %q: scheme must be http or https", baseURL)
+	}
+	if ts == nil {
+		return nil, errors.New("new client: no token source")
+	}
+	c := &Client{
+		base:        u,
+		ts:          ts,
+		log:         zerolog.Nop(),
+		userAgent:   "ponderosa",
+		idleTimeout: DefaultStreamIdleTimeout,
+		reqTimeout:  DefaultRequestTimeout,
+		cooldowns:   newCooldowns(DefaultRateLimitCooldown),
+		baseHTTP:    &http.Client{},
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	base := c.baseHTTP.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.http = &http.Client{
+		Transport: &oauth2.Transport{Source: ts, Base: base},
+		Jar:       c.baseHTTP.Jar,
+	}
+	return c, nil
+}
+
+// BaseURL is the address of the Lichess server the client talks to.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// ErrCoolingDown is matched by errors of non-essential requests refused
+// because their endpoint is in a rate-limit cool-down.
+var ErrCoolingDown = errors.New("rate limit cool-down in progress")
+
+// APIError is an answer from Lichess with a non-2xx status.
+type APIError struct {
+	Op         string // what was being done, e.g. "post move"
+	StatusCode int
+	Message    string        // the "error" field of the answer, if any
+	RetryAfter time.Duration // for 429: how long the cool-down lasts
+}
+
+func (e *APIError) Error() string {
+	msg := e.Message
+	if msg == "" {
+		msg = http.StatusText(e.StatusCode)
+	}
+	return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.StatusCode, msg)
+}
+
+// IsRateLimited reports whether err is a 429 answer or a refusal inside a
+// cool-down.
+func IsRateLimited(err error) bool {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.StatusCode == http.StatusTooManyRequests {
+		return true
+	}
+	return errors.Is(err, ErrCoolingDown)
+}
+
+// StatusCode returns the HTTP status of an APIError inside err, or 0.
+func StatusCode(err error) int {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae.StatusCode
+	}
+	return 0
+}
+
+// request describes one call.
+type request struct {
+	op        string // for errors: "accept challenge abc"
+	method    string
+	path      string // with query if any
+	form      url.Values
+	body      io.Reader // used when form is nil
+	ctype     string
+	limitKey  string // cool-down key
+	essential bool   // wait out a cool-down instead of failing
+	stream    bool   // no overall timeout; caller reads the body
+	noAuth    bool   // send without the OAuth token
+}
+
+// do sends r and returns the response for a 2xx status; any other status
+// becomes an *APIError (a 429 also starts the cool-down).
+func (c *Client) do(ctx context.Context, r request) (*http.Response, context.CancelFunc, error) {
+	if err := c.cooldowns.wait(ctx, r.limitKey, r.essential); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
+	}
+	var cancel context.CancelFunc
+	if r.stream {
+		ctx, cancel = context.WithCancel(ctx)
+	} else {
+		ctx, cancel = context.WithTimeout(ctx, c.reqTimeout)
+	}
+	body := r.body
+	ctype := r.ctype
+	if r.form != nil {
+		body = strings.NewReader(r.form.Encode())
+		ctype = "application/x-www-form-urlencoded"
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base.String()+r.path, body)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	req.Header.Set("User-Agent", c.userAgent)
+	if r.stream {
+		req.Header.Set("Accept", "application/x-ndjson")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	hc := c.http
+	if r.noAuth {
+		hc = c.baseHTTP
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		cancel()
+		return nil, nil, fmt.Errorf("%s: %w", r.op, err) // the token is in a header, never in the URL
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, cancel, nil
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	ae := &APIError{Op: r.op, StatusCode: resp.StatusCode}
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(raw, &e) == nil && e.Error != "" {
+		ae.Message = e.Error
+	} else {
+		ae.Message = strings.TrimSpace(string(raw))
+		if len(ae.Message) > 200 {
+			ae.Message = ae.Message[:200]
+		}
+	}
+	if resp.StatusCode == http.StatusTooManyRequests {
+		ae.RetryAfter = c.cooldowns.start(r.limitKey, resp.Header.Get("Retry-After"), time.Now())
+		c.log.Warn().Str("endpoint", r.limitKey).Dur("cooldown", ae.RetryAfter).Msg("rate limited by Lichess")
+	}
+	return nil, nil, ae
+}
+
+// doJSON sends r and decodes the JSON answer into out (if non-nil).
+func (c *Client) doJSON(ctx context.Context, r request, out any) error {
+	resp, cancel, err := c.do(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	if out == nil {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		return nil
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {
+		return fmt.Errorf("%s: decode answer: %w", r.op, err)
+	}
+	return nil
+}
+
+// pathEscape escapes one path segment (ids come from the server or config).
+func pathEscape(s string) string { return url.PathEscape(s) }

@@ -1,0 +1,219 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+func TestNewValidates(t *testing.T) {
+	ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "x"})
+	if _, err := New("ftp://example.org", ts); err == nil {
+		t.Error("ftp base URL accepted")
+	}
+	if _, err := New("", nil); err == nil {
+		t.Error("nil token source accepted")
+	}
+	c, err := New("", ts)
+	if err != nil || c.BaseURL() != DefaultBaseURL {
+		t.Errorf("default base URL: %v %v", c, err)
+	}
+}
+
+func TestCheckToken(t *testing.T) {
+	t.Run("header with bot:play", func(t *testing.T) {
+		f := newFake(t)
+		a, scopes, err := f.client(t).CheckToken(context.Background())
+		if err != nil || a.ID != botID || !a.IsBot() || len(scopes) != 3 {
+			t.Fatalf("CheckToken = %+v %v %v", a, scopes, err)
+		}
+		if n := f.requestCount("POST /api/token/test"); n != 0 {
+			t.Errorf("token test called %d times although the header was there", n)
+		}
+	})
+	t.Run("header without bot:play", func(t *testing.T) {
+		f := newFake(t)
+		f.scopes = "challenge:read,board:play"
+		_, _, err := f.client(t).CheckToken(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "bot:play") {
+			t.Fatalf("CheckToken without bot:play: %v", err)
+		}
+		if strings.Contains(err.Error(), testToken) {
+			t.Fatal("the token appears in the error")
+		}
+	})
+	t.Run("no header: token test endpoint", func(t *testing.T) {
+		f := newFake(t)
+		f.scopes = ""
+		_, _, err := f.client(t).CheckToken(context.Background())
+		if err == nil {
+			t.Fatal("no scopes accepted")
+		}
+		if n := f.requestCount("POST /api/token/test"); n != 1 {
+			t.Fatalf("token test called %d times, want 1", n)
+		}
+	})
+	t.Run("bad token", func(t *testing.T) {
+		f := newFake(t)
+		c, _ := New(f.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "lip_wrongSECRET"}))
+		_, _, err := c.CheckToken(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "lip_wrongSECRET") {
+			t.Fatalf("CheckToken with a bad token: %v", err)
+		}
+	})
+}
+
+// Errors say what was being done and never contain the token.
+func TestErrorsNameTheOperation(t *testing.T) {
+	f := newFake(t)
+	c := f.client(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{c.AcceptChallenge(ctx, "nochal"), "accept challenge nochal: HTTP 404"},
+		{c.Move(ctx, "nogame", "e2e4", false), "post move e2e4 in game nogame: HTTP 404: No such game"},
+		{c.Resign(ctx, "nogame"), "resign game nogame: HTTP 404"},
+		{c.ClaimVictory(ctx, "nogame"), "claim victory in game nogame"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("error %v, want it to contain %q", tc.err, tc.want)
+		}
+		if tc.err != nil && strings.Contains(tc.err.Error(), testToken) {
+			t.Errorf("token in error %v", tc.err)
+		}
+	}
+	dead, _ := New("http://127.0.0.1:1", oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}))
+	err := dead.Move(ctx, "g", "e2e4", false)
+	if err == nil || strings.Contains(err.Error(), testToken) || !strings.Contains(err.Error(), "post move e2e4 in game g") {
+		t.Errorf("network error: %v", err)
+	}
+}
+
+func TestParseRetryAfter(t *testing.T) {
+	now := time.Date(2026, 11, 22, 5, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		h    string
+		want time.Duration
+	}{
+		{"", 0},
+		{"120", 2 * time.Minute},
+		{"0.5", 500 * time.Millisecond},
+		{"-3", 0},
+		{"soon", 0},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), 90 * time.Second},
+	} {
+		if got := parseRetryAfter(tc.h, now); got != tc.want {
+			t.Errorf("parseRetryAfter(%q) = %v, want %v", tc.h, got, tc.want)
+		}
+	}
+}
+
+// A 429 cools down that endpoint: non-essential calls fail at once without
+// a request; other endpoints are unaffected.
+func TestRateLimitCooldownPerEndpoint(t *testing.T) {
+	f := newFake(t)
+	f.addGame("g1", true)
+	var once sync.Once
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		hit := false
+		if strings.HasSuffix(r.URL.Path, "/chat") {
+			once.Do(func() { hit = true })
+		}
+		if hit {
+			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
+		}
+		return 0, nil, "", false
+	}
+	c := f.client(t)
+	ctx := context.Background()
+	err := c.Chat(ctx, "g1", RoomPlayer, "hello")
+	if !IsRateLimited(err) || StatusCode(err) != http.StatusTooManyRequests {
+		t.Fatalf("first chat: %v, want a 429", err)
+	}
+	if d := c.Cooldown("bot/game/chat"); d < 59*time.Minute {
+		t.Fatalf("cool-down %v, want the Retry-After hour", d)
+	}
+	before := f.requestCount("POST /api/bot/game/g1/chat")
+	err = c.Chat(ctx, "g1", RoomPlayer, "again")
+	if !errors.Is(err, ErrCoolingDown) {
+		t.Fatalf("chat inside the cool-down: %v, want ErrCoolingDown", err)
+	}
+	if n := f.requestCount("POST /api/bot/game/g1/chat"); n != before {
+		t.Fatal("a request was sent inside the cool-down")
+	}
+	// Another endpoint works.
+	if err := c.Move(ctx, "g1", "e2e4", false); err != nil {
+		t.Fatalf("move while chat cools down: %v", err)
+	}
+	// An essential request inside its cool-down waits (here: until ctx ends).
+	c.cooldowns.start("bot/game/resign", "3600", time.Now())
+	ctx2, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if err := c.Resign(ctx2, "g1"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("resign inside its cool-down: %v, want to wait until the deadline", err)
+	}
+	if n := f.requestCount("POST /api/bot/game/g1/resign"); n != 0 {
+		t.Fatal("resign sent inside its cool-down")
+	}
+}
+
+// A 429 on a move cools down that game only: the other game keeps moving,
+// and the limited game's move is sent again, once, after the cool-down.
+func TestRateLimitMovePerGame(t *testing.T) {
+	f := newFake(t)
+	f.addGame("slow", true)
+	f.addGame("fast", true)
+	var mu sync.Mutex
+	var limitedAt, retriedAt time.Time
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if !strings.HasPrefix(r.URL.Path, "/api/bot/game/slow/move/") {
+			return 0, nil, "", false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if limitedAt.IsZero() {
+			limitedAt = time.Now()
+			return http.StatusTooManyRequests, nil, `{"error":"Too many requests. Try again later."}`, true
+		}
+		if retriedAt.IsZero() {
+			retriedAt = time.Now()
+		}
+		return 0, nil, "", false
+	}
+	const cool = 300 * time.Millisecond
+	c := f.client(t, WithRateLimitCooldown(cool))
+	ctx := context.Background()
+	if err := c.Move(ctx, "slow", "e2e4", false); !IsRateLimited(err) {
+		t.Fatalf("first move: %v, want 429", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Move(ctx, "slow", "e2e4", false) }() // waits out the cool-down
+	// Meanwhile the other game moves several times.
+	for _, m := range []string{"e2e4", "d2d4", "g1f3"} {
+		if err := c.Move(ctx, "fast", m, false); err != nil {
+			t.Fatalf("fast game move %s: %v", m, err)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("slow move after the cool-down: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if retriedAt.Sub(limitedAt) < cool {
+		t.Fatalf("move sent again %v after the 429, inside the %v cool-down", retriedAt.Sub(limitedAt), cool)
+	}
+	if n := f.requestCount("POST /api/bot/game/slow/move/"); n != 2 {
+		t.Fatalf("slow game move requests = %d, want 2", n)
+	}
+	if g := f.game("slow"); len(g.moves) < 1 || g.moves[0] != "e2e4" || g.posts[0] != 1 {
+		t.Fatalf("slow game moves %v posts %v", g.moves, g.posts)
+	}
+}

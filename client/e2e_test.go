@@ -1,0 +1,292 @@
+package client
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"golang.org/x/oauth2"
+)
+
+// End-to-end tests: the Bot against lichesstest, the project's
+// Lichess-compatible server, over real HTTP.
+
+const (
+	e2eBot      = "Ponderosa"
+	e2eBotToken = "lip_e2eBotToken"
+)
+
+// e2eLimit bounds waits; it turns a hang into a failure, never asserts speed.
+const e2eLimit = 20 * time.Second
+
+type e2e struct {
+	t   *testing.T
+	srv *lichesstest.Server
+	ctx context.Context
+}
+
+func newE2E(t *testing.T, opts ...lichesstest.Option) *e2e {
+	t.Helper()
+	opts = append([]lichesstest.Option{lichesstest.WithKeepAlive(20 * time.Millisecond), lichesstest.WithChallengeTTL(0)}, opts...)
+	srv := lichesstest.NewStarted(opts...)
+	t.Cleanup(srv.Close)
+	srv.AddAccount(e2eBot, e2eBotToken, true, 2000)
+	ctx, cancel := context.WithTimeout(context.Background(), e2eLimit)
+	t.Cleanup(cancel)
+	return &e2e{t: t, srv: srv, ctx: ctx}
+}
+
+// addHouse adds a human opponent played by the server.
+func (e *e2e) addHouse(name string, opts lichesstest.HouseOptions) {
+	e.srv.AddAccount(name, "tok-"+name, false, 1800)
+	if err := e.srv.SetHousePlayer(name, opts); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// runBot starts a Bot; the returned stop cancels it and waits.
+func (e *e2e) runBot(s Settings, pool *playerPool) (*Bot, func()) {
+	e.t.Helper()
+	if s.ReconnectMin == 0 {
+		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 100*time.Millisecond
+	}
+	c, err := New(e.srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e2eBotToken}),
+		WithStreamIdleTimeout(time.Second), WithLogger(testLogger(e.t)))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	b := NewBot(c, pool.factory, s, testLogger(e.t))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				e.t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	e.t.Cleanup(stop)
+	if err := e.srv.WaitFor(e.ctx, func() bool { return e.srv.EventStreamOpen(e2eBot) }); err != nil {
+		e.t.Fatal(err)
+	}
+	return b, stop
+}
+
+func (e *e2e) challenge(from string, p lichesstest.ChallengeParams) string {
+	e.t.Helper()
+	id, err := e.srv.Challenge(from, e2eBot, p)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return id
+}
+
+func (e *e2e) waitOver(id string) lichesstest.GameSnapshot {
+	e.t.Helper()
+	g, err := e.srv.WaitGameOver(e.ctx, id)
+	if err != nil {
+		e.t.Fatalf("game %s not over: %v", id, err)
+	}
+	return g
+}
+
+func (e *e2e) waitPlies(id string, n int) {
+	e.t.Helper()
+	err := e.srv.WaitFor(e.ctx, func() bool { g, ok := e.srv.Game(id); return ok && (len(g.Moves) >= n || g.Finished) })
+	if err != nil {
+		e.t.Fatalf("game %s: %v", id, err)
+	}
+}
+
+// noRefusedMoves: a move posted twice (or illegal) is refused by the server.
+func (e *e2e) noRefusedMoves() {
+	e.t.Helper()
+	if n := e.srv.Stats().IllegalMoves; n != 0 {
+		e.t.Errorf("%d moves refused by the server (duplicate or illegal)", n)
+	}
+}
+
+var blitz = lichesstest.ChallengeParams{ClockLimit: 60 * time.Second, ClockIncrement: time.Second, Color: "random"}
+
+func TestE2EFullGame(t *testing.T) {
+	e := newE2E(t, lichesstest.WithUnknownFields())
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	dir := t.TempDir()
+	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "hi", Goodbye: "gg"}}, &playerPool{})
+	id := e.challenge("Greedy", blitz)
+	g := e.waitOver(id)
+	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
+	stop()
+	if g.Status == "started" || g.Status == "aborted" || len(g.Moves) < 2 {
+		t.Fatalf("game ended %s after %d plies", g.Status, len(g.Moves))
+	}
+	e.noRefusedMoves()
+	pgn, err := os.ReadFile(filepath.Join(dir, id+".pgn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(pgn), `[Termination "`+g.Status+`"]`) {
+		t.Errorf("PGN does not record the end %q:\n%s", g.Status, pgn)
+	}
+	if st, _ := e.srv.ChallengeStatus(id); st != "accepted" {
+		t.Errorf("challenge status %s", st)
+	}
+}
+
+func TestE2EDeclines(t *testing.T) {
+	e := newE2E(t)
+	e.srv.AddAccount("Human", "tok-Human", false, 1800)
+	e.runBot(Settings{Challenge: ChallengePolicy{AcceptBots: true}}, &playerPool{})
+	id := e.challenge("Human", blitz)
+	atomic := e.challenge("Human", lichesstest.ChallengeParams{ClockLimit: time.Minute, Variant: "atomic"})
+	for id, want := range map[string]string{id: "onlybot", atomic: "variant"} {
+		err := e.srv.WaitFor(e.ctx, func() bool { st, _ := e.srv.ChallengeStatus(id); return st == "declined" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, key := e.srv.ChallengeStatus(id); key != want {
+			t.Errorf("challenge %s declined with %q, want %q", id, key, want)
+		}
+	}
+}
+
+func TestE2EStreamDroppedMidGame(t *testing.T) {
+	e := newE2E(t)
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("Greedy", blitz)
+	for _, n := range []int{4, 8} {
+		e.waitPlies(id, n)
+		e.srv.DropGameStreams(id)
+		e.srv.DropEventStream(e2eBot)
+	}
+	g := e.waitOver(id)
+	stop()
+	if g.Status == "aborted" {
+		t.Fatalf("game aborted")
+	}
+	if n := len(e.srv.RequestsMatching("GET /api/bot/game/stream/" + id)); n < 2 {
+		t.Errorf("game stream opened %d times", n)
+	}
+	e.noRefusedMoves()
+}
+
+// A 429 on one game's move: that game waits out its cool-down (no move
+// request inside it) while the other game keeps moving.
+func TestE2ERateLimitedMove(t *testing.T) {
+	e := newE2E(t)
+	e.addHouse("Alpha", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	e.addHouse("Beta", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	_, stop := e.runBot(Settings{Challenge: ChallengePolicy{MaxGames: 2}}, &playerPool{})
+	slow := e.challenge("Alpha", lichesstest.ChallengeParams{ClockLimit: time.Minute, Color: "black"}) // bot white
+	e.waitPlies(slow, 2)
+	const cool = 2 * time.Second
+	e.srv.Inject429("POST /api/bot/game/"+slow+"/move/*", 1, cool)
+	fast := e.challenge("Beta", lichesstest.ChallengeParams{ClockLimit: time.Minute, Color: "black"})
+	// Wait until the slow game got its 429, then for the fast game to finish
+	// or move on.
+	var limitedAt time.Time
+	err := e.srv.WaitFor(e.ctx, func() bool {
+		for _, r := range e.srv.RequestsMatching("POST /api/bot/game/" + slow + "/move/*") {
+			if r.Status == 429 {
+				limitedAt = r.Time
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.waitOver(slow)
+	e.waitOver(fast)
+	stop()
+	e.noRefusedMoves()
+	movedDuring := 0
+	for _, r := range e.srv.RequestsMatching("POST /api/bot/game/" + fast + "/move/*") {
+		if r.Time.After(limitedAt) && r.Time.Before(limitedAt.Add(cool)) {
+			movedDuring++
+		}
+	}
+	if movedDuring == 0 {
+		t.Errorf("the other game made no move during the %v cool-down", cool)
+	}
+	for _, r := range e.srv.RequestsMatching("POST /api/bot/game/" + slow + "/move/*") {
+		if r.Time.After(limitedAt) && r.Time.Before(limitedAt.Add(cool)) {
+			t.Errorf("move request in the rate-limited game %v after the 429", r.Time.Sub(limitedAt))
+		}
+	}
+}
+
+func TestE2ERestartMidGame(t *testing.T) {
+	e := newE2E(t)
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	_, stop1 := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("Greedy", blitz)
+	e.waitPlies(id, 6)
+	stop1()
+	if g, _ := e.srv.Game(id); g.Finished {
+		t.Skip("the game ended before the restart")
+	}
+	_, stop2 := e.runBot(Settings{}, &playerPool{})
+	g := e.waitOver(id)
+	stop2()
+	if g.Status == "aborted" || g.Status == "outoftime" {
+		t.Fatalf("game ended %s", g.Status)
+	}
+	e.noRefusedMoves()
+	if n := len(e.srv.RequestsMatching("GET /api/account/playing")); n < 2 {
+		t.Errorf("games in progress listed %d times", n)
+	}
+}
+
+func TestE2EOpponentGoneClaimVictory(t *testing.T) {
+	e := newE2E(t)
+	e.addHouse("Leaver", lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst})
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("Leaver", lichesstest.ChallengeParams{ClockLimit: time.Minute, Color: "black"}) // bot white
+	e.waitPlies(id, 2)
+	e.srv.RemoveHousePlayer("Leaver")
+	e.waitPlies(id, 3) // our move
+	if err := e.srv.SetGone(id, "Leaver", true, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	g := e.waitOver(id)
+	stop()
+	if g.Winner != "white" || g.Status != "timeout" {
+		t.Fatalf("game ended %s, winner %q; want a claimed win", g.Status, g.Winner)
+	}
+	// One claim when the time is up; a second one may cross the server's
+	// "claimWinInSeconds 0" event.
+	if n := len(e.srv.RequestsMatching("POST /api/bot/game/" + id + "/claim-victory")); n < 1 || n > 2 {
+		t.Errorf("%d victory claims", n)
+	}
+}
+
+// Unknown event types and fields on both streams are ignored.
+func TestE2EUnknownEvents(t *testing.T) {
+	e := newE2E(t, lichesstest.WithUnknownFields())
+	e.addHouse("Slow", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy, ThinkTime: 5 * time.Millisecond})
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	if !e.srv.InjectEventLine(e2eBot, `{"type":"somethingNew","payload":[1,2,3]}`) {
+		t.Fatal("event line not injected")
+	}
+	id := e.challenge("Slow", blitz)
+	e.waitPlies(id, 3)
+	e.srv.InjectGameLine(id, `{"type":"gameAnalysis","x":{"y":1}}`)
+	e.srv.InjectGameLine(id, `{"type":"gameState","moves":12}`) // malformed: skipped
+	g := e.waitOver(id)
+	stop()
+	if g.Status == "aborted" {
+		t.Fatal("game aborted")
+	}
+	e.noRefusedMoves()
+}

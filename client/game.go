@@ -1,0 +1,681 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// game is the worker of one game: it follows the game stream, keeps the
+// position, asks the Player for our moves within the clock budget, posts
+// them (once per ply), and handles draw and takeback offers, an absent
+// opponent, the chat, and the record at the end.
+//
+// One goroutine (run) owns all fields; the mover goroutine (think and post
+// one move) owns the Player while it runs, and run touches the Player only
+// when no mover runs.
+type game struct {
+	bot  *Bot
+	c    *Client
+	id   string
+	s    Settings
+	me   string
+	log  zerolog.Logger
+	done chan struct{} // closed when run returns
+
+	player Player          // owned by the mover while one runs
+	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
+	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
+
+	full       *GameFull
+	info       GameInfo
+	white      bool
+	moves      []string
+	b          board
+	state      GameState
+	receivedAt time.Time
+	finished   bool
+
+	moverCancel context.CancelFunc
+	moverPly    int // ply the mover works on; -1: none
+	moverDone   chan moveResult
+	postedPly   int              // ply of the last move posted; -1: none
+	failed      map[int]int      // ply → failed posts
+	decisions   map[int]Decision // by ply, for the record and !eval
+	lastEval    *Decision
+
+	greeted         bool
+	drawAnswered    int // ply at which the last draw offer was answered
+	takebackAnswers int // ply at which the last takeback offer was answered
+	abortTimer      *time.Timer
+	abortC          <-chan time.Time
+	claimTimer      *time.Timer
+	claimC          <-chan time.Time
+}
+
+type moveResult struct {
+	ply      int
+	move     string
+	decision Decision
+	err      error
+}
+
+func newGame(b *Bot, id string, s Settings, opponent string) *game {
+	return &game{
+		bot:             b,
+		c:               b.c,
+		id:              id,
+		s:               s,
+		me:              b.me.ID,
+		log:             b.log.With().Str("game", id).Str("opponent", opponent).Logger(),
+		done:            make(chan struct{}),
+		moverPly:        -1,
+		moverDone:       make(chan moveResult, 1),
+		postedPly:       -1,
+		failed:          map[int]int{},
+		decisions:       map[int]Decision{},
+		drawAnswered:    -1,
+		takebackAnswers: -1,
+	}
+}
+
+// l is the game logger with the current ply.
+func (g *game) l() *zerolog.Logger {
+	l := g.log.With().Int("ply", len(g.moves)).Logger()
+	return &l
+}
+
+// streamMsg is what the stream goroutine hands to run.
+type streamMsg struct {
+	ev  GameEvent
+	end error // non-nil: the stream is gone for good (game not found)
+}
+
+// run plays the game until it ends or ctx ends.
+func (g *game) run(ctx context.Context) {
+	defer close(g.done)
+	g.bgctx = ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g.gctx = ctx
+	msgs := make(chan streamMsg, 64)
+	go g.streamLoop(ctx, msgs)
+	g.l().Info().Msg("game worker started")
+	defer g.cleanup()
+	for !g.finished {
+		select {
+		case <-ctx.Done():
+			g.l().Info().Msg("game worker stopped before the end of the game")
+			return
+		case m := <-msgs:
+			if m.end != nil {
+				g.l().Warn().Err(m.end).Msg("game stream gone; leaving the game")
+				return
+			}
+			g.handle(ctx, m.ev)
+		case r := <-g.moverDone:
+			g.moverResult(ctx, r)
+		case <-g.abortC:
+			g.abortC = nil
+			g.abortNow(ctx)
+		case <-g.claimC:
+			g.claimC = nil
+			g.claim(ctx)
+		}
+	}
+}
+
+// streamLoop keeps the game stream open while the game runs, reopening it
+// with backoff when it drops.
+func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
+	bo := backoff{min: g.s.ReconnectMin, max: g.s.ReconnectMax}
+	for ctx.Err() == nil {
+		got := false
+		err := g.c.StreamGame(ctx, g.id, func(ev GameEvent) error {
+			got = true
+			select {
+			case msgs <- streamMsg{ev: ev}:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if code := StatusCode(err); code == http.StatusNotFound || code == http.StatusBadRequest {
+			select {
+			case msgs <- streamMsg{end: err}:
+			case <-ctx.Done():
+			}
+			return
+		}
+		if got {
+			bo.reset()
+		}
+		d := bo.next()
+		g.log.Info().Err(err).Dur("retry_in", d).Msg("game stream dropped; reconnecting")
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(d):
+		}
+	}
+}
+
+func (g *game) handle(ctx context.Context, ev GameEvent) {
+	switch ev.Type {
+	case GameEventFull:
+		g.onFull(ctx, ev.Full)
+	case GameEventState:
+		if g.full == nil {
+			g.l().Debug().Msg("gameState before gameFull; ignored")
+			return
+		}
+		g.onState(ctx, *ev.State)
+	case GameEventChatLine:
+		g.onChat(ctx, ev.Chat)
+	case GameEventOpponentGone:
+		g.onOpponentGone(ctx, ev.OpponentGone)
+	}
+}
+
+func (g *game) onFull(ctx context.Context, f *GameFull) {
+	first := g.full == nil
+	g.full = f
+	if first {
+		g.white = strings.EqualFold(f.White.ID, g.me)
+		opp := f.Black
+		if !g.white {
+			opp = f.White
+		}
+		fen := f.InitialFEN
+		if fen == "startpos" {
+			fen = ""
+		}
+		g.info = GameInfo{ID: g.id, Variant: f.Variant.Key, Chess960: f.Variant.Key == "chess960",
+			InitialFEN: fen, White: g.white, Opponent: opp.Name, Rated: f.Rated}
+		if f.Clock != nil {
+			g.info.Initial = time.Duration(f.Clock.Initial) * time.Millisecond
+			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
+		}
+		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
+		if err != nil {
+			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
+			g.background(ctx, "resign", func(ctx context.Context) error { return g.c.Resign(ctx, g.id) })
+			g.finished = true
+			return
+		}
+		g.b = b
+		g.moves = nil
+	}
+	g.onState(ctx, f.State)
+	if first && !g.finished && !g.greeted && len(g.moves) < 2 && g.s.Chat.Greeting != "" {
+		g.greeted = true
+		g.say(ctx, g.s.Chat.Greeting, RoomPlayer, RoomSpectator)
+	}
+}
+
+func (g *game) onState(ctx context.Context, st GameState) {
+	g.state = st
+	g.receivedAt = time.Now()
+	if err := g.syncMoves(strings.Fields(st.Moves)); err != nil {
+		g.l().Error().Err(err).Msg("cannot follow the moves")
+		return
+	}
+	if st.Status != "" && st.Status != "created" && st.Status != "started" {
+		g.finish(ctx, st)
+		return
+	}
+	g.updateAbortTimer()
+	g.answerOffers(ctx, st)
+	g.maybeMove(ctx)
+}
+
+// syncMoves brings the board to the moves of a state: new moves are
+// applied; anything else (a takeback) rebuilds it from the start.
+func (g *game) syncMoves(moves []string) error {
+	if len(moves) >= len(g.moves) && slices.Equal(moves[:len(g.moves)], g.moves) {
+		for _, m := range moves[len(g.moves):] {
+			if err := g.b.Play(m); err != nil {
+				return fmt.Errorf("apply move %s: %w", m, err)
+			}
+			g.moves = append(g.moves, m)
+		}
+		return nil
+	}
+	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, moves)
+	if err != nil {
+		return err
+	}
+	g.l().Info().Int("from_ply", len(g.moves)).Int("to_ply", len(moves)).Msg("moves taken back")
+	g.b, g.moves = b, slices.Clone(moves)
+	g.postedPly = -1
+	if g.moverCancel != nil && g.moverPly != len(moves) {
+		g.moverCancel()
+	}
+	return nil
+}
+
+func (g *game) ourTurn() bool { return g.b != nil && g.b.WhiteToMove() == g.white }
+
+// maybeMove starts the mover when it is our turn and this ply has no move
+// posted or under way.
+func (g *game) maybeMove(ctx context.Context) {
+	ply := len(g.moves)
+	if !g.ourTurn() || g.finished || g.postedPly == ply || g.moverPly >= 0 {
+		return
+	}
+	if g.failed[ply] >= 2 {
+		return
+	}
+	mctx, cancel := context.WithCancel(ctx)
+	g.moverCancel, g.moverPly = cancel, ply
+	job := moveJob{ply: ply, moves: slices.Clone(g.moves), state: g.state, receivedAt: g.receivedAt,
+		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
+	go func() { g.moverDone <- g.think(mctx, job) }()
+}
+
+type moveJob struct {
+	ply          int
+	moves        []string
+	state        GameState
+	receivedAt   time.Time
+	legal        []string
+	failedBefore bool
+}
+
+func (g *game) moverResult(ctx context.Context, r moveResult) {
+	g.moverCancel()
+	g.moverCancel, g.moverPly = nil, -1
+	switch {
+	case r.err == nil:
+		g.postedPly = r.ply
+		g.decisions[r.ply] = r.decision
+		if r.decision.HasScore {
+			d := r.decision
+			g.lastEval = &d
+		}
+	case errors.Is(r.err, context.Canceled):
+	default:
+		g.failed[r.ply]++
+		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
+	}
+	if !g.finished {
+		g.answerOffers(ctx, g.state)
+		g.maybeMove(ctx)
+	}
+}
+
+// think chooses and posts one move. It runs in the mover goroutine.
+func (g *game) think(ctx context.Context, j moveJob) moveResult {
+	res := moveResult{ply: j.ply}
+	log := g.log.With().Int("ply", j.ply).Logger()
+	b, err := newBoard(g.info.Variant, g.info.InitialFEN, j.moves)
+	if err != nil {
+		res.err = err
+		return res
+	}
+	var d Decision
+	switch {
+	case len(j.legal) == 1:
+		d = Decision{Move: j.legal[0]}
+		log.Debug().Str("move", d.Move).Msg("only move")
+	default:
+		d, err = g.askPlayer(ctx, j, log)
+		if ctx.Err() != nil {
+			res.err = ctx.Err()
+			return res
+		}
+		if err == nil {
+			if d.Resign {
+				res.decision = d
+				res.err = g.c.Resign(ctx, g.id)
+				if res.err == nil {
+					log.Info().Msg("resigned")
+				}
+				return res
+			}
+			var canon string
+			if canon, err = b.Legal(d.Move); err == nil {
+				d.Move = canon
+			} else {
+				err = fmt.Errorf("player proposed an illegal move: %w", err)
+			}
+		}
+		if err != nil {
+			fb := fallbackMove(j.legal, "")
+			if fb == "" {
+				res.err = fmt.Errorf("no move to play: %w", err)
+				return res
+			}
+			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
+			d = Decision{Move: fb}
+		}
+	}
+	if j.failedBefore {
+		// The previous post of this ply was refused: try another legal move.
+		if fb := fallbackMove(j.legal, d.Move); fb != "" {
+			d = Decision{Move: fb}
+		}
+	}
+	res.move, res.decision = d.Move, d
+	res.err = g.post(ctx, d, log)
+	if res.err == nil && len(j.legal) != 1 && g.player != nil {
+		if err := g.player.Ponder(g.gctx); err != nil {
+			log.Debug().Err(err).Msg("ponder not started")
+		}
+	}
+	return res
+}
+
+// fallbackMove returns a legal move other than not ("" if none).
+func fallbackMove(legal []string, not string) string {
+	for _, m := range legal {
+		if m != not {
+			return m
+		}
+	}
+	return ""
+}
+
+// askPlayer gets a decision within the clock budget, restarting a failed
+// player once through the factory.
+func (g *game) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Decision, error) {
+	st := j.state
+	our, inc := st.BTime, st.BInc
+	if g.white {
+		our, inc = st.WTime, st.WInc
+	}
+	in := clockInput{
+		Our:        time.Duration(our) * time.Millisecond,
+		OurInc:     time.Duration(inc) * time.Millisecond,
+		Running:    j.ply >= 2,
+		Expiration: st.Expiration,
+		Latency:    g.bot.latency.Value(),
+	}
+	budget, hard := moveBudget(g.s.Clock, in)
+	deadline := j.receivedAt.Add(hard)
+	lim := Limits{
+		WTime: time.Duration(st.WTime) * time.Millisecond, BTime: time.Duration(st.BTime) * time.Millisecond,
+		WInc: time.Duration(st.WInc) * time.Millisecond, BInc: time.Duration(st.BInc) * time.Millisecond,
+		White: g.white, Budget: budget, Deadline: deadline,
+	}
+	var lastErr error
+	for attempt := 0; attempt < 2; attempt++ {
+		if time.Until(deadline) <= 0 {
+			break
+		}
+		if g.player == nil {
+			p, err := g.newPlayer(ctx)
+			if err != nil {
+				lastErr = err
+				break
+			}
+			g.player = p
+		}
+		d, err := callPlayer(ctx, g.player, j.moves, lim)
+		if err == nil {
+			log.Debug().Str("move", d.Move).Int("depth", d.Depth).Int("cp", d.ScoreCP).Dur("budget", budget).Msg("player decided")
+			return d, nil
+		}
+		if ctx.Err() != nil {
+			return Decision{}, ctx.Err()
+		}
+		lastErr = err
+		log.Warn().Err(err).Msg("player failed; restarting it")
+		p := g.player
+		g.player = nil
+		go func() { _ = p.Close() }() // may block on a hung engine
+	}
+	if lastErr == nil {
+		lastErr = errors.New("no time left to think")
+	}
+	return Decision{}, lastErr
+}
+
+func (g *game) newPlayer(ctx context.Context) (Player, error) {
+	if g.bot.factory == nil {
+		return nil, errors.New("no player configured")
+	}
+	p, err := g.bot.factory(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("start player: %w", err)
+	}
+	if err := p.NewGame(ctx, g.info); err != nil {
+		go func() { _ = p.Close() }()
+		return nil, fmt.Errorf("start player: new game: %w", err)
+	}
+	return p, nil
+}
+
+// callPlayer sets the position and thinks, giving up at lim.Deadline even if
+// the player does not return.
+func callPlayer(ctx context.Context, p Player, moves []string, lim Limits) (Decision, error) {
+	tctx, cancel := context.WithDeadline(ctx, lim.Deadline)
+	defer cancel()
+	type out struct {
+		d   Decision
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		if err := p.Position(tctx, moves); err != nil {
+			ch <- out{err: fmt.Errorf("set position: %w", err)}
+			return
+		}
+		d, err := p.Think(tctx, lim)
+		if err != nil {
+			err = fmt.Errorf("think: %w", err)
+		} else if d.Move == "" {
+			err = errors.New("think: no move")
+		}
+		ch <- out{d, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.d, o.err
+	case <-tctx.Done():
+		if ctx.Err() != nil {
+			return Decision{}, ctx.Err()
+		}
+		return Decision{}, errors.New("player did not answer before the deadline")
+	}
+}
+
+// post sends the move, waiting out rate-limit cool-downs of this game, and
+// measures the round trip.
+func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
+	for tries := 0; ; tries++ {
+		t0 := time.Now()
+		err := g.c.Move(ctx, g.id, d.Move, d.OfferDraw)
+		if err == nil {
+			rtt := time.Since(t0)
+			g.bot.latency.Observe(rtt)
+			log.Info().Str("move", d.Move).Dur("rtt", rtt).Msg("move played")
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch {
+		case IsRateLimited(err):
+			log.Warn().Err(err).Msg("move rate limited; waiting for the cool-down")
+			continue // the client waits out the cool-down of this game
+		case StatusCode(err) == 0 && tries < 3:
+			// Network trouble: the move may or may not have arrived. Lichess
+			// refuses a second move for the same ply, so retrying is safe.
+			log.Warn().Err(err).Msg("move post failed; retrying")
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(200 * time.Millisecond):
+			}
+			continue
+		}
+		return err
+	}
+}
+
+// updateAbortTimer runs the abort timer while we wait for the opponent's
+// first move.
+func (g *game) updateAbortTimer() {
+	n := len(g.moves)
+	waiting := g.ourTurn() == false && ((g.white && n == 1) || (!g.white && n == 0))
+	if waiting && g.abortTimer == nil {
+		g.abortTimer = time.NewTimer(g.s.Game.AbortAfter)
+		g.abortC = g.abortTimer.C
+	}
+	if !waiting && g.abortTimer != nil {
+		g.abortTimer.Stop()
+		g.abortTimer, g.abortC = nil, nil
+	}
+}
+
+func (g *game) abortNow(ctx context.Context) {
+	g.l().Info().Dur("after", g.s.Game.AbortAfter).Msg("opponent made no first move; aborting")
+	g.background(ctx, "abort", func(ctx context.Context) error { return g.c.Abort(ctx, g.id) })
+}
+
+// answerOffers answers draw and takeback offers of the opponent, once per ply.
+func (g *game) answerOffers(ctx context.Context, st GameState) {
+	ply := len(g.moves)
+	if g.moverPly >= 0 && g.moverPly < ply {
+		// Our move is played but its result (the evaluation) is not in
+		// yet: answer from moverResult.
+		return
+	}
+	oppDraw, oppTakeback := st.WDraw, st.WTakeback
+	if g.white {
+		oppDraw, oppTakeback = st.BDraw, st.BTakeback
+	}
+	if oppDraw && g.drawAnswered != ply {
+		g.drawAnswered = ply
+		accept := g.acceptDraw()
+		g.l().Info().Bool("accept", accept).Msg("draw offered")
+		g.background(ctx, "answer draw offer", func(ctx context.Context) error { return g.c.Draw(ctx, g.id, accept) })
+	}
+	if oppTakeback && g.takebackAnswers != ply {
+		g.takebackAnswers = ply
+		accept := g.s.Game.AcceptTakebacks
+		g.l().Info().Bool("accept", accept).Msg("takeback proposed")
+		g.background(ctx, "answer takeback", func(ctx context.Context) error { return g.c.Takeback(ctx, g.id, accept) })
+	}
+}
+
+func (g *game) acceptDraw() bool {
+	gs := g.s.Game
+	if !gs.AcceptDraws {
+		return false
+	}
+	if g.b.CannotWin(g.white) {
+		return true
+	}
+	if len(g.moves) < gs.DrawMinPly || g.lastEval == nil {
+		return false
+	}
+	e := g.lastEval
+	if e.Mate != 0 {
+		return e.Mate < 0
+	}
+	return e.ScoreCP <= gs.DrawScoreCP
+}
+
+func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
+	if g.claimTimer != nil {
+		g.claimTimer.Stop()
+		g.claimTimer, g.claimC = nil, nil
+	}
+	if !og.Gone || og.ClaimWinInSeconds == nil {
+		return
+	}
+	wait := time.Duration(*og.ClaimWinInSeconds) * time.Second
+	g.l().Info().Dur("claim_in", wait).Msg("opponent gone")
+	g.claimTimer = time.NewTimer(wait)
+	g.claimC = g.claimTimer.C
+}
+
+// claim claims the win (or a draw when we cannot win). A refused claim is
+// retried on the next opponentGone event (Lichess sends one with
+// claimWinInSeconds 0 when the claim becomes possible).
+func (g *game) claim(ctx context.Context) {
+	if g.b.CannotWin(g.white) {
+		g.l().Info().Msg("opponent gone; claiming a draw (we cannot win on material)")
+		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
+		return
+	}
+	g.l().Info().Msg("opponent gone; claiming victory")
+	g.background(ctx, "claim victory", func(ctx context.Context) error { return g.c.ClaimVictory(ctx, g.id) })
+}
+
+// background runs a request in its own goroutine; a failure is only logged.
+func (g *game) background(ctx context.Context, what string, f func(context.Context) error) {
+	log := g.l()
+	ctx = g.bgctx // the game may end first (e.g. a draw accepted): still send it
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := f(ctx); err != nil && ctx.Err() == nil {
+			log.Warn().Err(err).Msg(what + " failed")
+		}
+	}()
+}
+
+// finish ends the game: stops the mover, tells the player, says goodbye
+// and saves the record.
+func (g *game) finish(ctx context.Context, st GameState) {
+	g.finished = true
+	g.l().Info().Str("status", st.Status).Str("winner", st.Winner).Msg("game over")
+	g.stopMover()
+	if g.player != nil {
+		if err := g.player.EndGame(ctx); err != nil {
+			g.l().Debug().Err(err).Msg("player end game")
+		}
+	}
+	if g.s.Chat.Goodbye != "" {
+		g.say(ctx, g.s.Chat.Goodbye, RoomPlayer, RoomSpectator)
+	}
+	if g.s.PGNDir != "" {
+		path, err := g.saveRecord(st)
+		if err != nil {
+			g.l().Error().Err(err).Msg("save game record")
+		} else {
+			g.l().Info().Str("path", path).Msg("game record saved")
+		}
+	}
+}
+
+// stopMover cancels a running mover and waits for it.
+func (g *game) stopMover() {
+	if g.moverCancel == nil {
+		return
+	}
+	g.moverCancel()
+	r := <-g.moverDone
+	g.moverCancel, g.moverPly = nil, -1
+	if r.err == nil {
+		g.decisions[r.ply] = r.decision
+	}
+}
+
+func (g *game) cleanup() {
+	g.stopMover()
+	for _, t := range []*time.Timer{g.abortTimer, g.claimTimer} {
+		if t != nil {
+			t.Stop()
+		}
+	}
+	if g.player != nil {
+		p := g.player
+		g.player = nil
+		if err := p.Close(); err != nil {
+			g.l().Debug().Err(err).Msg("close player")
+		}
+	}
+}

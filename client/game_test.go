@@ -1,0 +1,548 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// runBot starts a Bot on f and returns it with a stop function that cancels
+// Run and waits for it.
+func runBot(t *testing.T, f *fakeLichess, s Settings, pool *playerPool, opts ...Option) (*Bot, func()) {
+	t.Helper()
+	if s.ReconnectMin == 0 {
+		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 50*time.Millisecond
+	}
+	b := NewBot(f.client(t, opts...), pool.factory, s, testLogger(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return b, stop
+}
+
+// noDuplicatePosts fails if any ply got two accepted moves.
+func noDuplicatePosts(t *testing.T, f *fakeLichess, id string) {
+	t.Helper()
+	f.with(func() {
+		for ply, n := range f.games[id].posts {
+			if n != 1 {
+				t.Errorf("game %s ply %d: %d moves accepted", id, ply, n)
+			}
+		}
+	})
+}
+
+func gameOver(f *fakeLichess, id string) func() bool {
+	return func() bool { g := f.games[id]; return g != nil && g.status != "started" }
+}
+
+func TestFullGameFromChallenge(t *testing.T) {
+	f := newFake(t)
+	dir := t.TempDir()
+	pool := &playerPool{next: func(i int, p *testPlayer) { p.score = 35 }}
+	s := Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "Hi {opponent}, good luck!", Goodbye: "Thanks for the game."}}
+	_, stop := runBot(t, f, s, pool)
+	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
+	f.offerChallenge(Challenge{ID: "chal1", Challenger: ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
+		Variant: Variant{Key: "standard"}, Speed: "blitz", Rated: true, Color: "random",
+		TimeControl: TimeControl{Type: "clock", Limit: 180, Increment: 2}})
+	f.waitLocked(t, "game chal1 over", gameOver(f, "chal1"))
+	f.waitLocked(t, "goodbye", func() bool {
+		for _, l := range f.games["chal1"].chatLines {
+			if strings.HasSuffix(l, "Thanks for the game.") {
+				return true
+			}
+		}
+		return false
+	})
+	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, "chal1.pgn")); return err == nil })
+	stop()
+	f.with(func() {
+		g := f.games["chal1"]
+		if g.status != "resign" || g.winner != "white" || len(g.moves) != 7 {
+			t.Errorf("game ended %s/%s after %d plies", g.status, g.winner, len(g.moves))
+		}
+		greet, bye := false, false
+		for _, l := range g.chatLines {
+			greet = greet || l == "player:Hi opponent, good luck!" || l == "player:Hi Alice, good luck!"
+			bye = bye || l == "player:Thanks for the game."
+		}
+		if !greet || !bye {
+			t.Errorf("chat lines %q: want greeting and goodbye", g.chatLines)
+		}
+	})
+	noDuplicatePosts(t, f, "chal1")
+	pgn, err := os.ReadFile(filepath.Join(dir, "chal1.pgn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`[White "Ponderosa"]`, `[Result "1-0"]`, `[Termination "resign"]`, "1. ", "{ [%eval 0.35] depth 3 }", "1-0\n"} {
+		if !strings.Contains(string(pgn), want) {
+			t.Errorf("PGN lacks %q:\n%s", want, pgn)
+		}
+	}
+	ps := pool.all()
+	if len(ps) != 1 {
+		t.Fatalf("%d players made, want 1", len(ps))
+	}
+	ps[0].get(func(p *testPlayer) {
+		if !p.ended || !p.closed || p.thinks != 4 || p.ponders < 3 || !p.info.White || p.info.Variant != "standard" {
+			t.Errorf("player: ended %v closed %v thinks %d ponders %d info %+v", p.ended, p.closed, p.thinks, p.ponders, p.info)
+		}
+	})
+}
+
+func TestDeclineChallenges(t *testing.T) {
+	f := newFake(t)
+	s := Settings{Challenge: ChallengePolicy{AcceptHumans: true, MaxGames: 1}}
+	b, _ := runBot(t, f, s, &playerPool{})
+	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
+	mk := func(id string, mod func(*Challenge)) Challenge {
+		c := Challenge{ID: id, Challenger: ChallengeUser{ID: "x" + id, Name: "X"}, Variant: Variant{Key: "standard"},
+			Speed: "blitz", TimeControl: TimeControl{Type: "clock", Limit: 300}}
+		mod(&c)
+		return c
+	}
+	f.offerChallenge(mk("v1", func(c *Challenge) { c.Variant.Key = "atomic" }))
+	f.offerChallenge(mk("b1", func(c *Challenge) { c.Challenger.Title = "BOT" }))
+	f.offerChallenge(mk("u1", func(c *Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15 }))
+	// Our own outgoing challenge is not answered.
+	f.offerChallenge(mk("o1", func(c *Challenge) { c.Challenger.ID = botID; c.Direction = "out" }))
+	f.waitLocked(t, "three declines", func() bool { return len(f.declines) == 3 })
+	f.with(func() {
+		want := map[string]string{"v1": "variant", "b1": "noBot", "u1": "tooFast"}
+		for id, r := range want {
+			if f.declines[id] != r {
+				t.Errorf("challenge %s declined with %q, want %q", id, f.declines[id], r)
+			}
+		}
+	})
+	// New settings apply to the next challenge.
+	b.UpdateSettings(Settings{Challenge: ChallengePolicy{BlockList: []string{"xz1"}}})
+	f.offerChallenge(mk("z1", func(c *Challenge) {}))
+	f.waitLocked(t, "decline by block list", func() bool { return f.declines["z1"] == "generic" })
+	if n := f.requestCount("POST /api/challenge/o1/"); n != 0 {
+		t.Errorf("our own challenge answered %d times", n)
+	}
+}
+
+// A duplicate state for a ply in progress (a reconnect's gameFull, a repeated
+// gameState) starts no second search and no second post.
+func TestMoveDedupe(t *testing.T) {
+	f := newFake(t)
+	f.addGame("d1", true, func(g *fakeGame) { g.resignAfter = 4 })
+	block := make(chan struct{})
+	pool := &playerPool{next: func(i int, p *testPlayer) { p.block = block }}
+	_, stop := runBot(t, f, Settings{}, pool)
+	waitFor(t, "player thinking", func() bool {
+		ps := pool.all()
+		n := 0
+		if len(ps) > 0 {
+			ps[0].get(func(p *testPlayer) { n = p.thinks })
+		}
+		return n == 1
+	})
+	// While the player thinks: repeated states and a dropped stream.
+	f.with(func() {
+		g := f.games["d1"]
+		f.broadcastStateLocked(g)
+		f.broadcastStateLocked(g)
+		close(g.drop)
+		g.drop = make(chan struct{})
+	})
+	waitFor(t, "game stream reopened", func() bool { return f.requestCount("GET /api/bot/game/stream/d1") >= 2 })
+	f.with(func() { f.broadcastStateLocked(f.games["d1"]) })
+	close(block)
+	f.waitLocked(t, "game over", gameOver(f, "d1"))
+	stop()
+	noDuplicatePosts(t, f, "d1")
+	if n := f.requestCount("POST /api/bot/game/d1/move/"); n != 3 {
+		t.Errorf("%d move posts, want 3 (plies 0, 2 and 4)", n)
+	}
+	pool.all()[0].get(func(p *testPlayer) {
+		if p.thinks != 3 {
+			t.Errorf("player asked %d times, want 3", p.thinks)
+		}
+	})
+}
+
+// A move POST whose answer is lost (the connection breaks after Lichess
+// applied the move) is not played twice.
+func TestMoveLostAnswer(t *testing.T) {
+	f := newFake(t)
+	f.addGame("l1", true, func(g *fakeGame) { g.resignAfter = 4 })
+	var broke atomic.Bool
+	// Wrap the server's handler: apply the first move, then kill the connection.
+	inner := f.srv.Config.Handler
+	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/bot/game/l1/move/") && broke.CompareAndSwap(false, true) {
+			inner.ServeHTTP(httptestDiscard{}, r)
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		inner.ServeHTTP(w, r)
+	})
+	_, stop := runBot(t, f, Settings{}, &playerPool{})
+	f.waitLocked(t, "game over", gameOver(f, "l1"))
+	stop()
+	if !broke.Load() {
+		t.Fatal("the connection was never broken")
+	}
+	noDuplicatePosts(t, f, "l1")
+}
+
+type httptestDiscard struct{}
+
+func (httptestDiscard) Header() http.Header         { return http.Header{} }
+func (httptestDiscard) Write(b []byte) (int, error) { return len(b), nil }
+func (httptestDiscard) WriteHeader(int)             {}
+
+func TestGameStreamDroppedMidGame(t *testing.T) {
+	f := newFake(t)
+	// The fake drops the game stream right after the states of plies 2,
+	// 3, 5 and 7 (the state itself may or may not get through).
+	f.addGame("s1", false, func(g *fakeGame) { g.resignAfter = 9; g.dropAt = map[int]bool{2: true, 3: true, 5: true, 7: true} })
+	pool := &playerPool{}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "s1"))
+	stop()
+	noDuplicatePosts(t, f, "s1")
+	if n := f.requestCount("GET /api/bot/game/stream/s1"); n < 2 {
+		t.Errorf("game stream opened %d times, want reconnects", n)
+	}
+	f.with(func() {
+		if g := f.games["s1"]; g.status != "resign" || g.winner != "black" {
+			t.Errorf("game ended %s/%s", g.status, g.winner)
+		}
+	})
+}
+
+// A 429 on one game's move does not hold up another game.
+func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
+	f := newFake(t)
+	f.addGame("limited", true, func(g *fakeGame) { g.resignAfter = 6 })
+	f.addGame("free", true, func(g *fakeGame) { g.resignAfter = 6 })
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if strings.HasPrefix(r.URL.Path, "/api/bot/game/limited/move/") {
+			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
+		}
+		return 0, nil, "", false
+	}
+	s := Settings{Challenge: ChallengePolicy{MaxGames: 2}}
+	b, stop := runBot(t, f, s, &playerPool{})
+	f.waitLocked(t, "free game over", gameOver(f, "free"))
+	if d := b.c.Cooldown("move/limited"); d < 59*time.Minute {
+		t.Errorf("limited game's cool-down %v", d)
+	}
+	stop()
+	if n := f.requestCount("POST /api/bot/game/limited/move/"); n != 1 {
+		t.Errorf("limited game: %d move requests, want 1 (none inside the cool-down)", n)
+	}
+	noDuplicatePosts(t, f, "free")
+}
+
+// A bot stopped mid-game and started again finishes the game.
+func TestRestartMidGame(t *testing.T) {
+	f := newFake(t)
+	f.addGame("r1", true, func(g *fakeGame) { g.resignAfter = 10 })
+	_, stop1 := runBot(t, f, Settings{}, &playerPool{})
+	f.waitLocked(t, "ply 4", func() bool { return len(f.games["r1"].moves) >= 4 })
+	stop1()
+	f.with(func() {
+		if f.games["r1"].status != "started" {
+			t.Fatal("game ended before the restart")
+		}
+	})
+	_, stop2 := runBot(t, f, Settings{}, &playerPool{})
+	f.waitLocked(t, "game over", gameOver(f, "r1"))
+	stop2()
+	noDuplicatePosts(t, f, "r1")
+	f.with(func() {
+		if g := f.games["r1"]; g.status != "resign" || len(g.moves) != 11 {
+			t.Errorf("game ended %s after %d plies", g.status, len(g.moves))
+		}
+	})
+}
+
+func TestOpponentGone(t *testing.T) {
+	for _, tc := range []struct {
+		name, fen, want string
+	}{
+		{"claim victory", "", "claim-victory"},
+		{"claim draw with a bare king", "7k/8/8/8/8/8/5q2/K7 w - - 0 1", "claim-draw"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.addGame("og", true, func(g *fakeGame) { g.silent = true; g.initialFEN = tc.fen })
+			_, stop := runBot(t, f, Settings{}, &playerPool{})
+			f.waitLocked(t, "our move", func() bool { return len(f.games["og"].moves) == 1 })
+			f.with(func() {
+				f.broadcastLocked(f.games["og"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
+			})
+			f.waitLocked(t, "claim", gameOver(f, "og"))
+			stop()
+			f.with(func() {
+				if c := f.games["og"].claims; len(c) != 1 || c[0] != tc.want {
+					t.Errorf("claims %v, want %s", c, tc.want)
+				}
+			})
+		})
+	}
+}
+
+// opponentGone with gone:false cancels a pending claim.
+func TestOpponentBack(t *testing.T) {
+	f := newFake(t)
+	f.addGame("ob", true, func(g *fakeGame) { g.silent = true })
+	_, stop := runBot(t, f, Settings{}, &playerPool{})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["ob"].moves) == 1 })
+	f.with(func() {
+		g := f.games["ob"]
+		f.broadcastLocked(g, `{"type":"opponentGone","gone":true,"claimWinInSeconds":1}`)
+		f.broadcastLocked(g, `{"type":"opponentGone","gone":false}`)
+		f.broadcastLocked(g, `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
+	})
+	f.waitLocked(t, "chat answer", func() bool { return len(f.games["ob"].chatLines) > 0 })
+	time.Sleep(1200 * time.Millisecond) // past the cancelled claim time
+	stop()
+	f.with(func() {
+		if c := f.games["ob"].claims; len(c) != 0 {
+			t.Errorf("claims %v after the opponent came back", c)
+		}
+	})
+}
+
+func TestDrawAndTakebackOffers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		score int
+		want  string
+	}{
+		{"decline when better", 80, "no"},
+		{"accept when worse", -120, "yes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.addGame("dr", true, func(g *fakeGame) { g.silent = true })
+			s := Settings{Game: GameSettings{AcceptDraws: true, DrawScoreCP: 0}}
+			_, stop := runBot(t, f, s, &playerPool{next: func(i int, p *testPlayer) { p.score = tc.score }})
+			f.waitLocked(t, "our move", func() bool { return len(f.games["dr"].moves) == 1 })
+			f.with(func() {
+				g := f.games["dr"]
+				applyLocked(g, "e7e5")
+				g.bdraw, g.btake = true, true
+				f.broadcastStateLocked(g)
+			})
+			f.waitLocked(t, "answers", func() bool {
+				g := f.games["dr"]
+				return len(g.drawAnswers) == 1 && len(g.takebackAns) == 1
+			})
+			stop()
+			f.with(func() {
+				g := f.games["dr"]
+				if g.drawAnswers[0] != tc.want || g.takebackAns[0] != "no" {
+					t.Errorf("draw answer %v takeback answer %v", g.drawAnswers, g.takebackAns)
+				}
+			})
+		})
+	}
+}
+
+func TestAbortSilentOpponent(t *testing.T) {
+	for _, white := range []bool{true, false} {
+		f := newFake(t)
+		f.addGame("ab", white, func(g *fakeGame) { g.silent = true })
+		_, stop := runBot(t, f, Settings{Game: GameSettings{AbortAfter: 50 * time.Millisecond}}, &playerPool{})
+		f.waitLocked(t, "abort", gameOver(f, "ab"))
+		stop()
+		f.with(func() {
+			g := f.games["ab"]
+			if g.status != "aborted" || len(g.claims) != 1 || g.claims[0] != "abort" {
+				t.Errorf("white=%v: status %s claims %v", white, g.status, g.claims)
+			}
+		})
+	}
+}
+
+// With one legal move the bot plays it without asking the player.
+func TestSingleLegalMove(t *testing.T) {
+	f := newFake(t)
+	f.addGame("one", true, func(g *fakeGame) { g.initialFEN = "k7/8/8/8/8/8/1q6/K7 w - - 0 1"; g.resignAfter = 1 })
+	pool := &playerPool{}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "one"))
+	stop()
+	f.with(func() {
+		if m := f.games["one"].moves; len(m) != 1 || m[0] != "a1b2" {
+			t.Errorf("moves %v, want [a1b2]", m)
+		}
+	})
+	for _, p := range pool.all() {
+		p.get(func(p *testPlayer) {
+			if p.thinks != 0 {
+				t.Errorf("player asked %d times", p.thinks)
+			}
+		})
+	}
+}
+
+func TestPlayerFailures(t *testing.T) {
+	t.Run("error: restarted through the factory", func(t *testing.T) {
+		f := newFake(t)
+		f.addGame("pf", true, func(g *fakeGame) { g.resignAfter = 4 })
+		pool := &playerPool{next: func(i int, p *testPlayer) {
+			if i == 0 {
+				p.thinkErr = errors.New("engine crashed")
+			}
+		}}
+		_, stop := runBot(t, f, Settings{}, pool)
+		f.waitLocked(t, "game over", gameOver(f, "pf"))
+		stop()
+		ps := pool.all()
+		if len(ps) != 2 {
+			t.Fatalf("%d players made, want 2", len(ps))
+		}
+		ps[0].get(func(p *testPlayer) {
+			if !p.closed {
+				t.Error("failed player not closed")
+			}
+		})
+		noDuplicatePosts(t, f, "pf")
+	})
+	t.Run("illegal move: fallback", func(t *testing.T) {
+		f := newFake(t)
+		f.addGame("il", true, func(g *fakeGame) { g.resignAfter = 4 })
+		pool := &playerPool{next: func(i int, p *testPlayer) { p.illegal = true }}
+		_, stop := runBot(t, f, Settings{}, pool)
+		f.waitLocked(t, "game over", gameOver(f, "il"))
+		stop()
+		f.with(func() {
+			if g := f.games["il"]; g.status != "resign" || len(g.moves) != 5 {
+				t.Errorf("game %s after %d plies", g.status, len(g.moves))
+			}
+		})
+		if n := f.requestCount("POST /api/bot/game/il/move/a1a8"); n != 0 {
+			t.Error("illegal move posted")
+		}
+	})
+	t.Run("hung player: fallback before the flag", func(t *testing.T) {
+		f := newFake(t)
+		f.addGame("hu", true, func(g *fakeGame) { g.resignAfter = 2; g.clockMs = 400 })
+		release := make(chan struct{})
+		defer close(release)
+		pool := &playerPool{next: func(i int, p *testPlayer) { p.hang = true; p.release = release }}
+		_, stop := runBot(t, f, Settings{Clock: ClockSettings{MoveOverhead: 50 * time.Millisecond}}, pool)
+		f.waitLocked(t, "game over", gameOver(f, "hu"))
+		stop()
+		f.with(func() {
+			if g := f.games["hu"]; g.status != "resign" || len(g.moves) != 3 {
+				t.Errorf("moves %v", g.moves)
+			}
+		})
+	})
+}
+
+func TestChatCommands(t *testing.T) {
+	f := newFake(t)
+	f.addGame("ch", true, func(g *fakeGame) { g.silent = true })
+	_, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "ponderosa test"}}, &playerPool{next: func(i int, p *testPlayer) { p.score = -42 }})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["ch"].moves) == 1 })
+	f.with(func() {
+		g := f.games["ch"]
+		for _, l := range []string{
+			`{"type":"chatLine","room":"player","username":"opponent","text":"!help"}`,
+			`{"type":"chatLine","room":"player","username":"opponent","text":"!eval"}`,
+			`{"type":"chatLine","room":"spectator","username":"watcher","text":"!eval"}`,
+			`{"type":"chatLine","room":"spectator","username":"watcher","text":"!NAME please"}`,
+			`{"type":"chatLine","room":"player","username":"opponent","text":"hello"}`,
+		} {
+			f.broadcastLocked(g, l)
+		}
+	})
+	f.waitLocked(t, "four answers", func() bool { return len(f.games["ch"].chatLines) >= 4 })
+	stop()
+	f.with(func() {
+		got := strings.Join(f.games["ch"].chatLines, "\n")
+		for _, want := range []string{"player:Commands: !help", "player:!eval is for spectators only",
+			"spectator:Eval -0.42, depth 3", "spectator:ponderosa test"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("chat lacks %q:\n%s", want, got)
+			}
+		}
+		if n := len(f.games["ch"].chatLines); n != 4 {
+			t.Errorf("%d chat lines, want 4:\n%s", n, got)
+		}
+	})
+}
+
+// Drain declines new challenges and returns once the games are over.
+func TestDrain(t *testing.T) {
+	f := newFake(t)
+	f.addGame("dn", true, func(g *fakeGame) { g.silent = true })
+	b, stop := runBot(t, f, Settings{Challenge: ChallengePolicy{MaxGames: 3}}, &playerPool{})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["dn"].moves) == 1 })
+	drained := make(chan error, 1)
+	go func() { drained <- b.Drain(context.Background()) }()
+	waitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
+	f.offerChallenge(Challenge{ID: "late", Challenger: ChallengeUser{ID: "bob", Name: "Bob"}, Variant: Variant{Key: "standard"},
+		Speed: "blitz", TimeControl: TimeControl{Type: "clock", Limit: 300}})
+	f.waitLocked(t, "decline", func() bool { return f.declines["late"] == "later" })
+	select {
+	case err := <-drained:
+		t.Fatalf("Drain returned %v with a game running", err)
+	default:
+	}
+	f.with(func() { f.endLocked(f.games["dn"], "resign", "white") })
+	if err := <-drained; err != nil {
+		t.Fatalf("Drain: %v", err)
+	}
+	if g := b.Games(); len(g) != 0 {
+		t.Errorf("games after drain: %v", g)
+	}
+	stop()
+	// A drain bounded by a context returns its error while games run.
+	f2 := newFake(t)
+	f2.addGame("dn2", true, func(g *fakeGame) { g.silent = true })
+	b2, _ := runBot(t, f2, Settings{}, &playerPool{})
+	f2.waitLocked(t, "our move", func() bool { return len(f2.games["dn2"].moves) == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := b2.Drain(ctx); err == nil {
+		t.Error("Drain with a running game and an expired context returned nil")
+	}
+}
+
+func TestRunRefusesNonBotAccount(t *testing.T) {
+	f := newFake(t)
+	f.title = ""
+	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{}, testLogger(t))
+	err := b.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not a Bot account") {
+		t.Fatalf("Run for a non-bot account: %v", err)
+	}
+	f.scopes = "board:play"
+	f.title = "BOT"
+	if err := NewBot(f.client(t), nil, Settings{}, testLogger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
+		t.Fatalf("Run without bot:play: %v", err)
+	}
+}

@@ -1,0 +1,198 @@
+package client
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"time"
+)
+
+// MatchmakingSettings: when enabled and idle, the bot challenges online bots.
+type MatchmakingSettings struct {
+	Enabled bool
+	// TimeControls to choose from (at random). Default 3+2.
+	TimeControls []TimeControlSetting
+	Rated        bool
+	Variant      string // "" = standard
+	// IdleTime: challenge after this long without a game. Default 60 s.
+	IdleTime time.Duration
+	// CheckEvery: how often the matchmaker looks. Default 10 s.
+	CheckEvery time.Duration
+	// ChallengeTimeout: cancel an unanswered challenge after it. Default 30 s.
+	ChallengeTimeout time.Duration
+	// DeclineCooldown: do not challenge a bot again this long after it
+	// declined. Default 1 h.
+	DeclineCooldown time.Duration
+	// Opponent rating range relative to ours; zero means any.
+	MaxRatingDiff int
+	// BlockList bots are never challenged.
+	BlockList []string
+}
+
+// TimeControlSetting is a clock: base time and increment.
+type TimeControlSetting struct {
+	Base, Increment time.Duration
+}
+
+func (m MatchmakingSettings) withDefaults() MatchmakingSettings {
+	if len(m.TimeControls) == 0 {
+		m.TimeControls = []TimeControlSetting{{Base: 3 * time.Minute, Increment: 2 * time.Second}}
+	}
+	if m.IdleTime <= 0 {
+		m.IdleTime = 60 * time.Second
+	}
+	if m.CheckEvery <= 0 {
+		m.CheckEvery = 10 * time.Second
+	}
+	if m.ChallengeTimeout <= 0 {
+		m.ChallengeTimeout = 30 * time.Second
+	}
+	if m.DeclineCooldown <= 0 {
+		m.DeclineCooldown = time.Hour
+	}
+	return m
+}
+
+// matchState is the matchmaker's memory (guarded by Bot.mu).
+type matchState struct {
+	outID    string    // our open challenge
+	outTo    string    // whom
+	outAt    time.Time // when sent
+	declined map[string]time.Time
+}
+
+// onGameStart counts a game started from our challenge (b.mu held).
+func (m *matchState) onGameStart(id string, bots *dailyCounter) {
+	if id != "" && id == m.outID {
+		bots.add(time.Now())
+		m.outID, m.outTo = "", ""
+	}
+}
+
+// onOutgoingClosed notes a decline or cancel of our challenge.
+func (b *Bot) onOutgoingClosed(ev Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ev.Challenge.ID != b.mm.outID {
+		return
+	}
+	if ev.Type == EventChallengeDeclined {
+		b.mm.declined[strings.ToLower(b.mm.outTo)] = time.Now()
+		b.log.Info().Str("opponent", b.mm.outTo).Str("reason", ev.Challenge.DeclineReasonKey).Msg("our challenge was declined")
+	}
+	b.mm.outID, b.mm.outTo = "", ""
+}
+
+// matchmaker challenges online bots while idle.
+func (b *Bot) matchmaker(ctx context.Context) {
+	for {
+		mm := b.Settings().Matchmaking
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(mm.CheckEvery):
+		}
+		if mm.Enabled {
+			b.matchmakeOnce(ctx, mm)
+		}
+	}
+}
+
+// matchmakeOnce sends at most one challenge (or cancels a stale one).
+func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
+	now := time.Now()
+	b.mu.Lock()
+	s := b.settings
+	if b.mm.outID != "" {
+		id := b.mm.outID
+		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
+		if stale {
+			b.mm.outID, b.mm.outTo = "", ""
+		}
+		b.mu.Unlock()
+		if stale {
+			if err := b.c.CancelChallenge(ctx, id); err != nil && ctx.Err() == nil {
+				b.log.Debug().Err(err).Msg("cancel stale challenge")
+			}
+		}
+		return
+	}
+	idle := !b.draining && len(b.games) == 0 && len(b.pending) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	botsToday := b.botGames.count(now)
+	me := b.me
+	for k, t := range b.mm.declined {
+		if now.Sub(t) > mm.DeclineCooldown {
+			delete(b.mm.declined, k)
+		}
+	}
+	declined := make(map[string]bool, len(b.mm.declined))
+	for k := range b.mm.declined {
+		declined[k] = true
+	}
+	b.mu.Unlock()
+	if !idle || botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
+		return
+	}
+	bots, err := b.c.OnlineBots(ctx, 100)
+	if err != nil {
+		b.log.Debug().Err(err).Msg("matchmaking: cannot list online bots")
+		return
+	}
+	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
+	speed := speedOf(tc)
+	myRating := me.Perfs[speed].Rating
+	var cands []User
+	for _, u := range bots {
+		id := strings.ToLower(u.ID)
+		if strings.EqualFold(u.ID, me.ID) || u.Disabled || declined[id] ||
+			containsFold(mm.BlockList, u.ID) || containsFold(s.Challenge.BlockList, u.ID) {
+			continue
+		}
+		if mm.MaxRatingDiff > 0 && myRating > 0 {
+			r := u.Perfs[speed].Rating
+			if r == 0 || abs(r-myRating) > mm.MaxRatingDiff {
+				continue
+			}
+		}
+		cands = append(cands, u)
+	}
+	if len(cands) == 0 {
+		return
+	}
+	opp := cands[rand.IntN(len(cands))]
+	ch, err := b.c.CreateChallenge(ctx, opp.ID, ChallengeRequest{
+		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
+		Rated: mm.Rated, Variant: mm.Variant,
+	})
+	if err != nil {
+		b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
+		return
+	}
+	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
+	b.mu.Lock()
+	b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	b.mu.Unlock()
+}
+
+// speedOf is Lichess's speed of a clock (estimated duration base + 40·inc).
+func speedOf(tc TimeControlSetting) string {
+	est := tc.Base + 40*tc.Increment
+	switch {
+	case est < 30*time.Second:
+		return "ultraBullet"
+	case est < 3*time.Minute:
+		return "bullet"
+	case est < 8*time.Minute:
+		return "blitz"
+	case est < 25*time.Minute:
+		return "rapid"
+	}
+	return "classical"
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

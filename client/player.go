@@ -1,0 +1,73 @@
+package client
+
+import (
+	"context"
+	"time"
+)
+
+// Player chooses the bot's moves in one game: the built-in engine (ponder
+// over engine) or an external UCI engine (uci). A game worker owns its
+// Player and calls it from one goroutine at a time, in this order:
+// NewGame, then for each of our moves Position and Think, optionally Ponder
+// after our move, and EndGame when the game is over; Close when the worker
+// is done with it.
+type Player interface {
+	// NewGame starts a game; called once before anything else for a game.
+	NewGame(ctx context.Context, g GameInfo) error
+	// Position sets the moves played so far from the game's initial
+	// position (UCI; castling as king-to-destination, e.g. e1g1, in
+	// standard chess, and king-takes-rook, e.g. e1h1, in Chess960). It
+	// stops any pondering.
+	Position(ctx context.Context, moves []string) error
+	// Think chooses a move for the side to move within lim. It must return
+	// by lim.Deadline; the worker stops waiting then (and plays a fallback
+	// move). ctx is cancelled when the game ends.
+	Think(ctx context.Context, lim Limits) (Decision, error)
+	// Ponder starts thinking on the opponent's time and returns at once; the
+	// next Position, Think or EndGame stops it.
+	Ponder(ctx context.Context) error
+	// EndGame tells the player the game is over.
+	EndGame(ctx context.Context) error
+	// Close releases the player (stops an engine process).
+	Close() error
+}
+
+// PlayerFactory makes a new Player; the bot makes one per game, and another
+// one when a player fails.
+type PlayerFactory func(ctx context.Context) (Player, error)
+
+// GameInfo describes a game to a Player.
+type GameInfo struct {
+	ID         string
+	Variant    string // standard, chess960, fromPosition
+	Chess960   bool
+	InitialFEN string // "" for the standard start position
+	White      bool   // we play white
+	Opponent   string
+	Rated      bool
+	Initial    time.Duration // clock start time (0: no clock)
+	Increment  time.Duration
+}
+
+// Limits is the time a Player may use for one move.
+type Limits struct {
+	WTime, BTime time.Duration // clocks when the position was received
+	WInc, BInc   time.Duration
+	White        bool          // we play white
+	Budget       time.Duration // the time to aim for
+	Deadline     time.Time     // the move must be chosen by then
+}
+
+// Decision is a Player's answer.
+type Decision struct {
+	Move      string   // UCI
+	ScoreCP   int      // centipawns from the mover's point of view (when Mate == 0)
+	Mate      int      // mate in N moves (>0 we mate, <0 we are mated); 0 = none
+	HasScore  bool     // ScoreCP/Mate are meaningful
+	Depth     int      // plies
+	PV        []string // principal variation, UCI, starting with Move
+	Nodes     uint64
+	Duration  time.Duration // thinking time
+	OfferDraw bool          // offer (or accept) a draw with the move
+	Resign    bool          // resign instead of moving
+}

@@ -1,0 +1,127 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"sync"
+)
+
+// testPlayer plays the first legal move (for tests only). Hooks make it
+// misbehave.
+type testPlayer struct {
+	mu      sync.Mutex
+	info    GameInfo
+	moves   []string
+	thinks  int
+	ponders int
+	ended   bool
+	closed  bool
+	// misbehaviour
+	thinkErr error // Think fails
+	hang     bool  // Think blocks until ctx ends... and beyond (ignores ctx)
+	illegal  bool  // Think proposes an illegal move
+	score    int
+	mate     int
+	release  chan struct{} // for hang: closed by the test at cleanup
+	block    chan struct{} // if set, Think waits on it (respecting ctx)
+}
+
+func (p *testPlayer) NewGame(ctx context.Context, g GameInfo) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.info = g
+	return nil
+}
+
+func (p *testPlayer) Position(ctx context.Context, moves []string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.moves = append([]string(nil), moves...)
+	return nil
+}
+
+func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+	p.mu.Lock()
+	p.thinks++
+	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
+	info, moves, score, mate := p.info, p.moves, p.score, p.mate
+	p.mu.Unlock()
+	if err != nil {
+		return Decision{}, err
+	}
+	if hang {
+		<-release
+		return Decision{}, errors.New("released")
+	}
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return Decision{}, ctx.Err()
+		}
+	}
+	if illegal {
+		return Decision{Move: "a1a8", HasScore: true}, nil
+	}
+	b, err := newBoard(info.Variant, info.InitialFEN, moves)
+	if err != nil {
+		return Decision{}, err
+	}
+	legal := b.LegalMoves()
+	if len(legal) == 0 {
+		return Decision{}, errors.New("no legal move")
+	}
+	return Decision{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
+}
+
+func (p *testPlayer) Ponder(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ponders++
+	return nil
+}
+
+func (p *testPlayer) EndGame(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended = true
+	return nil
+}
+
+func (p *testPlayer) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	return nil
+}
+
+func (p *testPlayer) get(f func(p *testPlayer)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f(p)
+}
+
+// playerPool is a factory recording the players it made; next, if set,
+// configures each new player.
+type playerPool struct {
+	mu      sync.Mutex
+	players []*testPlayer
+	next    func(i int, p *testPlayer)
+}
+
+func (pp *playerPool) factory(ctx context.Context) (Player, error) {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	p := &testPlayer{}
+	if pp.next != nil {
+		pp.next(len(pp.players), p)
+	}
+	pp.players = append(pp.players, p)
+	return p, nil
+}
+
+func (pp *playerPool) all() []*testPlayer {
+	pp.mu.Lock()
+	defer pp.mu.Unlock()
+	return append([]*testPlayer(nil), pp.players...)
+}

@@ -1,0 +1,184 @@
+package client
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ChallengePolicy decides which incoming challenges the bot accepts. The
+// zero value is usable: withDefaults fills what is unset.
+type ChallengePolicy struct {
+	// Variants accepted (variant keys). Default: standard, chess960,
+	// fromPosition.
+	Variants []string
+	// Speeds accepted: bullet, blitz, rapid, classical, correspondence.
+	// Default: bullet, blitz, rapid, classical. UltraBullet is always
+	// declined.
+	Speeds []string
+	// Base time range (clock.limit) and increment range accepted; zero
+	// Max means no upper bound.
+	MinBase, MaxBase           time.Duration
+	MinIncrement, MaxIncrement time.Duration
+	// Rated and casual games accepted. Both false means both are accepted.
+	AcceptRated, AcceptCasual bool
+	// Opponents: bots and humans. Both false means both are accepted.
+	AcceptBots, AcceptHumans bool
+	// Opponent rating range; zero means no bound.
+	MinRating, MaxRating int
+	// AllowList: if not empty, only these users (case-insensitive) may
+	// challenge. BlockList users are always declined.
+	AllowList, BlockList []string
+	// MaxGames is the number of games played at once. Default 1.
+	MaxGames int
+	// MaxBotGamesPerDay bounds bot-vs-bot games in any 24 hours (Lichess
+	// limits them). Default 100.
+	MaxBotGamesPerDay int
+}
+
+func (p ChallengePolicy) withDefaults() ChallengePolicy {
+	if len(p.Variants) == 0 {
+		p.Variants = []string{"standard", "chess960", "fromPosition"}
+	}
+	if len(p.Speeds) == 0 {
+		p.Speeds = []string{"bullet", "blitz", "rapid", "classical"}
+	}
+	if !p.AcceptRated && !p.AcceptCasual {
+		p.AcceptRated, p.AcceptCasual = true, true
+	}
+	if !p.AcceptBots && !p.AcceptHumans {
+		p.AcceptBots, p.AcceptHumans = true, true
+	}
+	if p.MaxGames <= 0 {
+		p.MaxGames = 1
+	}
+	if p.MaxBotGamesPerDay <= 0 {
+		p.MaxBotGamesPerDay = 100
+	}
+	return p
+}
+
+// policyState is what the decision needs besides the challenge.
+type policyState struct {
+	Me            string // our user id
+	Games         int    // games in progress plus accepted, not yet started
+	BotGamesToday int    // bot-vs-bot games in the last 24 hours
+	Draining      bool   // the bot is shutting down
+}
+
+func containsFold(list []string, s string) bool {
+	return slices.ContainsFunc(list, func(x string) bool { return strings.EqualFold(x, s) })
+}
+
+// decide returns "" to accept ch, or the decline reason key.
+func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
+	p = p.withDefaults()
+	who := ch.Challenger
+	switch {
+	case st.Draining:
+		return DeclineLater
+	case containsFold(p.BlockList, who.ID) || containsFold(p.BlockList, who.Name):
+		return DeclineGeneric
+	case len(p.AllowList) > 0 && !containsFold(p.AllowList, who.ID) && !containsFold(p.AllowList, who.Name):
+		return DeclineGeneric
+	}
+	if !containsFold(p.Variants, ch.Variant.Key) {
+		if len(p.Variants) == 1 && p.Variants[0] == "standard" {
+			return DeclineStandard
+		}
+		return DeclineVariant
+	}
+	tc := ch.TimeControl
+	switch tc.Type {
+	case "clock":
+		base := time.Duration(tc.Limit) * time.Second
+		inc := time.Duration(tc.Increment) * time.Second
+		if ch.Speed == "ultraBullet" {
+			return DeclineTooFast
+		}
+		if base < p.MinBase {
+			return DeclineTooFast
+		}
+		if p.MaxBase > 0 && base > p.MaxBase {
+			return DeclineTooSlow
+		}
+		if inc < p.MinIncrement || (p.MaxIncrement > 0 && inc > p.MaxIncrement) {
+			return DeclineTimeControl
+		}
+		if !containsFold(p.Speeds, ch.Speed) {
+			return speedReason(p.Speeds, ch.Speed)
+		}
+	default: // correspondence or unlimited
+		if !containsFold(p.Speeds, "correspondence") {
+			return DeclineTimeControl
+		}
+	}
+	if ch.Rated && !p.AcceptRated {
+		return DeclineCasual
+	}
+	if !ch.Rated && !p.AcceptCasual {
+		return DeclineRated
+	}
+	bot := who.IsBot()
+	if bot && !p.AcceptBots {
+		return DeclineNoBot
+	}
+	if !bot && !p.AcceptHumans {
+		return DeclineOnlyBot
+	}
+	if who.Rating > 0 && ((p.MinRating > 0 && who.Rating < p.MinRating) || (p.MaxRating > 0 && who.Rating > p.MaxRating)) {
+		return DeclineGeneric
+	}
+	if st.Games >= p.MaxGames {
+		return DeclineLater
+	}
+	if bot && st.BotGamesToday >= p.MaxBotGamesPerDay {
+		return DeclineLater
+	}
+	return ""
+}
+
+var speedOrder = []string{"ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"}
+
+// speedReason says whether speed is faster or slower than all accepted speeds.
+func speedReason(accepted []string, speed string) string {
+	i := slices.Index(speedOrder, speed)
+	lo, hi := len(speedOrder), -1
+	for _, s := range accepted {
+		if j := slices.Index(speedOrder, s); j >= 0 {
+			lo, hi = min(lo, j), max(hi, j)
+		}
+	}
+	switch {
+	case i >= 0 && i < lo:
+		return DeclineTooFast
+	case i > hi:
+		return DeclineTooSlow
+	}
+	return DeclineTimeControl
+}
+
+// dailyCounter counts events in a sliding 24-hour window.
+type dailyCounter struct {
+	mu    sync.Mutex
+	times []time.Time
+}
+
+func (d *dailyCounter) add(t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.times = append(d.times, t)
+}
+
+func (d *dailyCounter) count(now time.Time) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cut := now.Add(-24 * time.Hour)
+	i := 0
+	for i < len(d.times) && !d.times[i].After(cut) {
+		i++
+	}
+	d.times = d.times[i:]
+	return len(d.times)
+}

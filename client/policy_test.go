@@ -1,0 +1,96 @@
+package client
+
+import (
+	"testing"
+	"time"
+)
+
+func TestChallengePolicy(t *testing.T) {
+	base := func(mod func(c *Challenge)) *Challenge {
+		c := &Challenge{ID: "c1", Challenger: ChallengeUser{ID: "alice", Name: "Alice", Rating: 1800},
+			Variant: Variant{Key: "standard"}, Speed: "blitz", Rated: true,
+			TimeControl: TimeControl{Type: "clock", Limit: 180, Increment: 2}}
+		if mod != nil {
+			mod(c)
+		}
+		return c
+	}
+	bot := func(c *Challenge) { c.Challenger.Title = "BOT" }
+	open := policyState{Me: "ponderosa"}
+	for _, tc := range []struct {
+		name string
+		p    ChallengePolicy
+		ch   *Challenge
+		st   policyState
+		want string
+	}{
+		{"defaults accept", ChallengePolicy{}, base(nil), open, ""},
+		{"chess960 by default", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "chess960" }), open, ""},
+		{"fromPosition by default", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "fromPosition" }), open, ""},
+		{"crazyhouse declined", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "crazyhouse" }), open, DeclineVariant},
+		{"standard only", ChallengePolicy{Variants: []string{"standard"}}, base(func(c *Challenge) { c.Variant.Key = "chess960" }), open, DeclineStandard},
+		{"ultrabullet always declined", ChallengePolicy{Speeds: []string{"ultraBullet", "bullet"}},
+			base(func(c *Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15; c.TimeControl.Increment = 0 }), open, DeclineTooFast},
+		{"speed too fast", ChallengePolicy{Speeds: []string{"rapid", "classical"}}, base(nil), open, DeclineTooFast},
+		{"speed too slow", ChallengePolicy{Speeds: []string{"bullet"}}, base(nil), open, DeclineTooSlow},
+		{"base too short", ChallengePolicy{MinBase: 5 * time.Minute}, base(nil), open, DeclineTooFast},
+		{"base too long", ChallengePolicy{MaxBase: time.Minute}, base(nil), open, DeclineTooSlow},
+		{"increment out of range", ChallengePolicy{MaxIncrement: time.Second}, base(nil), open, DeclineTimeControl},
+		{"increment too small", ChallengePolicy{MinIncrement: 3 * time.Second}, base(nil), open, DeclineTimeControl},
+		{"correspondence declined", ChallengePolicy{}, base(func(c *Challenge) {
+			c.Speed = "correspondence"
+			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 2}
+		}), open, DeclineTimeControl},
+		{"unlimited declined", ChallengePolicy{}, base(func(c *Challenge) { c.TimeControl = TimeControl{Type: "unlimited"} }), open, DeclineTimeControl},
+		{"casual only", ChallengePolicy{AcceptCasual: true}, base(nil), open, DeclineCasual},
+		{"rated only", ChallengePolicy{AcceptRated: true}, base(func(c *Challenge) { c.Rated = false }), open, DeclineRated},
+		{"no bots", ChallengePolicy{AcceptHumans: true}, base(bot), open, DeclineNoBot},
+		{"only bots", ChallengePolicy{AcceptBots: true}, base(nil), open, DeclineOnlyBot},
+		{"bots welcome", ChallengePolicy{AcceptBots: true}, base(bot), open, ""},
+		{"rating too low", ChallengePolicy{MinRating: 1900}, base(nil), open, DeclineGeneric},
+		{"rating too high", ChallengePolicy{MaxRating: 1700}, base(nil), open, DeclineGeneric},
+		{"rating in range", ChallengePolicy{MinRating: 1700, MaxRating: 1900}, base(nil), open, ""},
+		{"block list", ChallengePolicy{BlockList: []string{"ALICE"}}, base(nil), open, DeclineGeneric},
+		{"allow list miss", ChallengePolicy{AllowList: []string{"bob"}}, base(nil), open, DeclineGeneric},
+		{"allow list hit", ChallengePolicy{AllowList: []string{"Alice"}}, base(nil), open, ""},
+		{"max games", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 2}, DeclineLater},
+		{"room for one more", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 1}, ""},
+		{"bot daily limit", ChallengePolicy{MaxGames: 5}, base(bot), policyState{BotGamesToday: 100}, DeclineLater},
+		{"daily limit only for bots", ChallengePolicy{MaxGames: 5}, base(nil), policyState{BotGamesToday: 100}, ""},
+		{"custom daily limit", ChallengePolicy{MaxBotGamesPerDay: 3}, base(bot), policyState{BotGamesToday: 3}, DeclineLater},
+		{"draining", ChallengePolicy{}, base(nil), policyState{Draining: true}, DeclineLater},
+	} {
+		if got := tc.p.decide(tc.ch, tc.st); got != tc.want {
+			t.Errorf("%s: decide = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// The decline reasons are the keys of the decline endpoint in the spec.
+func TestDeclineReasonKeys(t *testing.T) {
+	spec := []string{"generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual", "standard", "variant", "noBot", "onlyBot"}
+	ours := []string{DeclineGeneric, DeclineLater, DeclineTooFast, DeclineTooSlow, DeclineTimeControl, DeclineRated,
+		DeclineCasual, DeclineStandard, DeclineVariant, DeclineNoBot, DeclineOnlyBot}
+	for i := range spec {
+		if spec[i] != ours[i] {
+			t.Errorf("reason %d: %q, spec says %q", i, ours[i], spec[i])
+		}
+	}
+}
+
+func TestDailyCounter(t *testing.T) {
+	var d dailyCounter
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d.add(t0)
+	d.add(t0.Add(time.Hour))
+	d.add(t0.Add(23 * time.Hour))
+	if n := d.count(t0.Add(23 * time.Hour)); n != 3 {
+		t.Errorf("count within a day = %d, want 3", n)
+	}
+	if n := d.count(t0.Add(24*time.Hour + time.Minute)); n != 2 {
+		t.Errorf("count after the first left the window = %d, want 2", n)
+	}
+	if n := d.count(t0.Add(48 * time.Hour)); n != 0 {
+		t.Errorf("count two days later = %d, want 0", n)
+	}
+}

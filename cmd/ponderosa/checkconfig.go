@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// checkConfigCmd validates a configuration file: it prints a summary and
+// exits 0, or prints every problem (file, line, key, what to change) and
+// exits 1. It also looks for the token as the bot would, never printing it.
+func checkConfigCmd(e env, args []string) int {
+	fs := flag.NewFlagSet("check-config", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	path := fs.String("config", defaultConfigPath, "the configuration file to check")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: ponderosa check-config [-config FILE]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+
+	cfg, err := config.Load(*path)
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		var probs config.Errors
+		if errors.As(err, &probs) {
+			fmt.Fprintf(e.stderr, "config NOT OK: %d problem(s) in %s\n", len(probs), *path)
+		}
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "config OK: %s\n%s", *path, cfg.Summary())
+
+	code := 0
+	switch _, source, err := config.LoadTokenEnv(cfg, e.getenv); {
+	case err == nil:
+		fmt.Fprintf(e.stdout, "  %-12s found in %s\n", "token:", source)
+	case errors.Is(err, config.ErrNoToken):
+		// Not an error here: under systemd the credential exists only
+		// while the service runs.
+		fmt.Fprintf(e.stdout, "  %-12s not found here (%v)\n", "token:", err)
+	default:
+		fmt.Fprintf(e.stderr, "token: %v\n", err)
+		code = 1
+	}
+	for _, w := range cfg.Warnings() {
+		fmt.Fprintln(e.stderr, "warning:", w)
+	}
+	return code
+}

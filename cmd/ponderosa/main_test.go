@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runWith runs the program with args and an environment, returning the exit
+// code and outputs.
+func runWith(t *testing.T, environ map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(env{stdout: &stdout, stderr: &stderr, getenv: func(k string) string { return environ[k] }}, args)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, stderr := runWith(t, nil); code != 2 || !strings.Contains(stderr, "check-config") {
+		t.Errorf("no command: code %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runWith(t, nil, "frobnicate"); code != 2 || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: code %d, stderr %q", code, stderr)
+	}
+	if code, stdout, _ := runWith(t, nil, "help"); code != 0 || !strings.Contains(stdout, "version") {
+		t.Errorf("help: code %d, stdout %q", code, stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := runWith(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "ponderosa dev (go") {
+		t.Errorf("version: code %d, %q", code, stdout)
+	}
+	if code, _, _ := runWith(t, nil, "version", "extra"); code != 2 {
+		t.Errorf("version with an argument: code %d", code)
+	}
+}
+
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestCheckConfig(t *testing.T) {
+	example := filepath.Join("..", "..", "config.example.yaml")
+	worldReadable := writeConfig(t, "lip_token")
+	if err := os.Chmod(worldReadable, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		environ    map[string]string
+		args       []string
+		code       int
+		stdout     []string
+		stderr     []string
+		notOutputs []string
+	}{
+		{
+			name:   "example",
+			args:   []string{"-config", example},
+			code:   0,
+			stdout: []string{"config OK: " + example, "built-in, hash 64 MiB", "token:", "not found here"},
+		},
+		{
+			name:       "token from the environment is found, never shown",
+			environ:    map[string]string{"LICHESS_BOT_TOKEN": "lip_visibleSecret"},
+			args:       []string{"-config", example},
+			code:       0,
+			stdout:     []string{"found in $LICHESS_BOT_TOKEN"},
+			notOutputs: []string{"lip_visibleSecret"},
+		},
+		{
+			name:   "bad file",
+			args:   []string{"-config", writeConfig(t, "challenge:\n  concurrency: 2\n  incremnt: 3\nlog:\n  level: loud\n")},
+			code:   1,
+			stderr: []string{`line 3: unknown key "incremnt" in challenge`, `line 5: log.level: "loud" is not one of`, "config NOT OK: 2 problem(s)"},
+		},
+		{
+			name:   "missing file",
+			args:   []string{"-config", filepath.Join(t.TempDir(), "none.yaml")},
+			code:   1,
+			stderr: []string{"no such file"},
+		},
+		{
+			name:   "token file open to others",
+			args:   []string{"-config", writeConfig(t, "lichess:\n  token_file: "+worldReadable+"\n")},
+			code:   1,
+			stdout: []string{"config OK"},
+			stderr: []string{"chmod 600 " + worldReadable},
+		},
+		{
+			name:   "warnings",
+			args:   []string{"-config", writeConfig(t, "challenge:\n  accept: false\n")},
+			code:   0,
+			stderr: []string{"warning: challenge.accept is false and matchmaking is off"},
+		},
+		{
+			name: "stray argument",
+			args: []string{"extra"},
+			code: 2,
+		},
+		{
+			name: "bad flag",
+			args: []string{"-cfg", "x"},
+			code: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runWith(t, tt.environ, append([]string{"check-config"}, tt.args...)...)
+			if code != tt.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, w := range tt.stdout {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tt.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			for _, w := range tt.notOutputs {
+				if strings.Contains(stdout+stderr, w) {
+					t.Errorf("output shows %q", w)
+				}
+			}
+		})
+	}
+}
