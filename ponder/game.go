@@ -1073,6 +1073,8 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 			g.run = nil
 		}
 		d := g.fromResult(r.res, FromPonder, Budget{})
+		g.moveStrings(&d)
+		d.Time = time.Since(r.start)
 		g.mu.Unlock()
 		return d, nil
 	}
@@ -1150,12 +1152,11 @@ func abs(x int) int {
 	return x
 }
 
-// finish completes a decision: UCI strings, timing, stats and the log line;
-// it remembers the expected reply. Called with g.mu held; releases it.
-func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
-	defer g.mu.Unlock()
+// moveStrings fills the UCI strings of d (dropping an illegal ponder move).
+// Called with g.mu held.
+func (g *Game) moveStrings(d *Decision) {
 	d.UCI = moveString(g.pos, d.Move)
-	if d.Ponder != board.NoMove {
+	if d.Ponder != board.NoMove && d.Move != board.NoMove {
 		p := g.pos.Clone()
 		p.MakeMove(d.Move)
 		if p.IsLegal(d.Ponder) {
@@ -1164,6 +1165,13 @@ func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision 
 			d.Ponder = board.NoMove
 		}
 	}
+}
+
+// finish completes a decision: UCI strings, timing, stats and the log line;
+// it remembers the expected reply. Called with g.mu held; releases it.
+func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
+	defer g.mu.Unlock()
+	g.moveStrings(&d)
 	d.Time = time.Since(start)
 	ms := g.pending
 	g.pending = MoveStats{}

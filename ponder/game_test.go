@@ -381,8 +381,8 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 	}
 	g.Stop()
 	d := <-done
-	if d.UCI == "" && d.Move == board.NoMove {
-		t.Error("no move after stop")
+	if d.UCI == "" || d.Move == board.NoMove {
+		t.Errorf("no move after stop: %+v", d)
 	}
 	if err := g.SetPosition("startpos", false, []string{"e2e4", "c7c5"}); err != nil {
 		t.Fatal(err)
