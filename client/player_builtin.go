@@ -28,7 +28,7 @@ type BuiltinOptions struct {
 	VarietyCP int
 	// Seed seeds the variety choice; 0 takes one from the clock.
 	Seed int64
-	// MaxDepth, when > 0, caps every search (ours and pondering) at this
+	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
 	// Logger is the bot's logger; each game logs through a child with the
@@ -87,14 +87,13 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	}
 	log := logging.ForGame(p.opts.Logger, gi.ID, gi.Opponent)
 	g := ponder.NewGame(ponder.Options{
-		HashMB:      p.opts.HashMB,
-		Threads:     p.opts.Threads,
-		TreeMB:      p.opts.TreeMB,
-		Ponder:      p.opts.Ponder,
-		VarietyCP:   p.opts.VarietyCP,
-		Seed:        seed,
-		Logger:      log,
-		PonderDepth: p.opts.MaxDepth,
+		HashMB:    p.opts.HashMB,
+		Threads:   p.opts.Threads,
+		TreeMB:    p.opts.TreeMB,
+		Ponder:    p.opts.Ponder,
+		VarietyCP: p.opts.VarietyCP,
+		Seed:      seed,
+		Logger:    log,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: the clocks given to Think are what is left.
 		MoveOverhead: 0,
