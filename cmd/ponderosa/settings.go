@@ -117,22 +117,19 @@ func settingsFromConfig(cfg *config.Config) (client.Settings, []string) {
 	if g.OpponentGone != config.OpponentGoneClaimVictory {
 		note("game.opponent_gone %s is not applied: the bot claims victory (a draw when it cannot win)", g.OpponentGone)
 	}
-	chat := client.ChatSettings{Greeting: g.Greeting.Player, Goodbye: g.Goodbye.Player, Name: "ponderosa " + version}
-	for _, m := range []struct {
-		key string
-		msg config.Messages
-	}{{"greeting", g.Greeting}, {"goodbye", g.Goodbye}} {
-		if m.msg.Spectator != "" && m.msg.Spectator != m.msg.Player {
-			note("game.%s.spectator is not applied: the player message goes to both rooms", m.key)
+	// The client writes one message in both rooms: the player one, or the
+	// spectator one when only that is set.
+	pick := func(key string, m config.Messages) string {
+		msg := m.Player
+		if msg == "" {
+			msg = m.Spectator
 		}
-		if m.msg.Player == "" && m.msg.Spectator != "" {
-			if m.key == "greeting" {
-				chat.Greeting = m.msg.Spectator
-			} else {
-				chat.Goodbye = m.msg.Spectator
-			}
+		if m.Spectator != "" && m.Spectator != m.Player {
+			note("game.%s: the bot writes one message in both rooms: %q", key, msg)
 		}
+		return msg
 	}
+	chat := client.ChatSettings{Greeting: pick("greeting", g.Greeting), Goodbye: pick("goodbye", g.Goodbye), Name: "ponderosa " + version}
 
 	return client.Settings{
 		Challenge:   pol,
