@@ -610,3 +610,20 @@ func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
 		}
 	})
 }
+
+// A token revoked while the bot runs ends Run with an error instead of
+// reconnecting forever.
+func TestRunEndsWhenTokenRevoked(t *testing.T) {
+	f := newFake(t)
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if r.URL.Path == "/api/stream/event" {
+			return http.StatusUnauthorized, nil, `{"error":"No such token"}`, true
+		}
+		return 0, nil, "", false
+	}
+	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testLogger(t))
+	err := b.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), testToken) {
+		t.Fatalf("Run with a revoked token: %v", err)
+	}
+}
