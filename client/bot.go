@@ -104,7 +104,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.mu.Unlock()
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 
-	defer b.wg.Wait()
+	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
 
