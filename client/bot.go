@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -91,7 +92,7 @@ func (b *Bot) notifyLocked() {
 // the account is a Bot account, then streams events, reconnecting with
 // backoff. It returns after all game workers have stopped.
 func (b *Bot) Run(ctx context.Context) error {
-	acct, _, err := b.c.CheckToken(ctx)
+	acct, err := b.checkToken(ctx)
 	if err != nil {
 		return err
 	}
@@ -139,6 +140,35 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	b.log.Info().Msg("bot stopping")
 	return nil
+}
+
+// checkToken checks the token at start-up, retrying with backoff while
+// Lichess cannot be reached (network trouble, 5xx, 429); a refused token or
+// a missing scope is an error at once.
+func (b *Bot) checkToken(ctx context.Context) (Account, error) {
+	var bo backoff
+	for {
+		acct, _, err := b.c.CheckToken(ctx)
+		code := StatusCode(err)
+		switch {
+		case err == nil:
+			return acct, nil
+		case ctx.Err() != nil:
+			return acct, err
+		case errors.Is(err, ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden,
+			code >= 400 && code < 500 && code != http.StatusTooManyRequests:
+			return acct, err
+		}
+		s := b.Settings()
+		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
+		d := bo.next()
+		b.log.Warn().Err(err).Dur("retry_in", d).Msg("cannot reach Lichess; retrying")
+		select {
+		case <-ctx.Done():
+			return acct, err
+		case <-time.After(d):
+		}
+	}
 }
 
 // Drain stops accepting challenges and matchmaking, then waits until no

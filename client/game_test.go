@@ -627,3 +627,21 @@ func TestRunEndsWhenTokenRevoked(t *testing.T) {
 		t.Fatalf("Run with a revoked token: %v", err)
 	}
 }
+
+// At start-up, Lichess being unreachable or failing (5xx) is retried.
+func TestRunRetriesStartUp(t *testing.T) {
+	f := newFake(t)
+	var fails atomic.Int32
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if r.URL.Path == "/api/account" && fails.Add(1) <= 2 {
+			return http.StatusServiceUnavailable, nil, `{"error":"down for maintenance"}`, true
+		}
+		return 0, nil, "", false
+	}
+	_, stop := runBot(t, f, Settings{}, &playerPool{})
+	waitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
+	stop()
+	if n := f.requestCount("GET /api/account"); n != 3 {
+		t.Errorf("account asked %d times, want 3", n)
+	}
+}
