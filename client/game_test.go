@@ -641,7 +641,7 @@ func TestRunRetriesStartUp(t *testing.T) {
 	_, stop := runBot(t, f, Settings{}, &playerPool{})
 	waitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
 	stop()
-	if n := f.requestCount("GET /api/account"); n != 3 {
+	if n := f.requestCount("GET /api/account") - f.requestCount("GET /api/account/playing"); n != 3 {
 		t.Errorf("account asked %d times, want 3", n)
 	}
 }
