@@ -8,6 +8,7 @@ import (
 	"go/format"
 	"math"
 	"os"
+	"sort"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
@@ -127,6 +128,7 @@ func runFit(ctx context.Context, args []string) error {
 	for i := eval.IdxMaterial; i < eval.IdxMaterial+5; i++ {
 		fmt.Fprintf(os.Stderr, "  %s: S(%d, %d) -> S(%d, %d)\n", eval.ParamName(i), w0[i].MG(), w0[i].EG(), w1[i].MG(), w1[i].EG())
 	}
+	printBiggestChanges(&w0, &w1, 20)
 	if *out == "" {
 		return nil
 	}
@@ -196,4 +198,26 @@ func runInit(args []string) error {
 	return writeWeights(*out, &w, []string{
 		"Hand-set starting weights (eval.StartingWeights), written by `tune init`; not yet fitted.",
 	})
+}
+
+// printBiggestChanges lists the n parameters that moved most.
+func printBiggestChanges(a, b *eval.Weights, n int) {
+	idx := make([]int, eval.NumParams)
+	for i := range idx {
+		idx[i] = i
+	}
+	delta := func(i int) int {
+		d := func(x int) int {
+			if x < 0 {
+				return -x
+			}
+			return x
+		}
+		return d(a[i].MG()-b[i].MG()) + d(a[i].EG()-b[i].EG())
+	}
+	sort.Slice(idx, func(x, y int) bool { return delta(idx[x]) > delta(idx[y]) })
+	fmt.Fprintln(os.Stderr, "biggest changes:")
+	for _, i := range idx[:n] {
+		fmt.Fprintf(os.Stderr, "  %-26s S(%d, %d) -> S(%d, %d)\n", eval.ParamName(i), a[i].MG(), a[i].EG(), b[i].MG(), b[i].EG())
+	}
 }

@@ -20,8 +20,10 @@ func runGen(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "file to append \"FEN;result\" lines to (required)")
 	games := fs.Int("games", 100, "number of games")
 	workers := fs.Int("workers", 1, "games played at once")
-	player := fs.String("player", "bootstrap", "move chooser: bootstrap (small alpha-beta inside the tuner)")
-	depth := fs.Int("depth", 2, "bootstrap search depth in plies")
+	player := fs.String("player", "search", "move chooser: search (engine/search) or bootstrap (small alpha-beta inside the tuner)")
+	depth := fs.Int("depth", 0, "search depth limit in plies (bootstrap: default 2)")
+	nodes := fs.Uint64("nodes", 5000, "search player: node limit per move")
+	hash := fs.Int("hash", 16, "search player: hash size in MB")
 	randomPlies := fs.Int("random-plies", 8, "random legal moves at the start of each game")
 	openings := fs.String("openings", "", "optional file of start FENs/EPDs, one a line (random plies are played after)")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -42,7 +44,13 @@ func runGen(ctx context.Context, args []string) error {
 	newPlayer := func() (tune.Player, error) {
 		switch *player {
 		case "bootstrap":
-			return tune.NewBootstrap(*depth), nil
+			d := *depth
+			if d == 0 {
+				d = 2
+			}
+			return tune.NewBootstrap(d), nil
+		case "search":
+			return tune.NewSearchPlayer(*nodes, *depth, *hash), nil
 		}
 		return nil, fmt.Errorf("gen: unknown -player %q", *player)
 	}
@@ -85,6 +93,9 @@ func runGen(ctx context.Context, args []string) error {
 				if err != nil {
 					errc <- fmt.Errorf("gen: start position: %w", err)
 					return
+				}
+				if ng, ok := pl.(interface{ NewGame() }); ok {
+					ng.NewGame()
 				}
 				g, err := tune.PlayGame(ctx, start, pl, pl, rng, opts)
 				if err != nil {

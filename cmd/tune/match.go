@@ -15,7 +15,7 @@ import (
 )
 
 // runMatch plays the built-in weights against the hand-set starting
-// weights with the bootstrap player, in pairs of games from the same
+// weights (or a weights.go file) with the bootstrap player, in pairs of games from the same
 // random opening with colours swapped, and prints the score.
 func runMatch(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("match", flag.ContinueOnError)
@@ -24,10 +24,24 @@ func runMatch(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 1, "games at once")
 	randomPlies := fs.Int("random-plies", 8, "random opening plies")
 	seed := fs.Uint64("seed", 5, "random seed for the openings")
+	against := fs.String("against", "", "weights.go file to play against (default: the hand-set starting weights)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	a, b := eval.DefaultWeights(), eval.StartingWeights()
+	other := "start"
+	if *against != "" {
+		f, err := os.Open(*against)
+		if err != nil {
+			return fmt.Errorf("match: %w", err)
+		}
+		wb, err := eval.ReadGo(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("match: %s: %w", *against, err)
+		}
+		b, other = *wb, *against
+	}
 	opts := tune.DefaultGameOptions()
 	opts.RandomPlies = *randomPlies
 	var mu sync.Mutex
@@ -94,6 +108,6 @@ func runMatch(ctx context.Context, args []string) error {
 	if frac > 0 && frac < 1 {
 		elo = -400 * math.Log10(1/frac-1)
 	}
-	fmt.Fprintf(os.Stdout, "builtin vs start, depth %d: +%d =%d -%d, score %.3f, Elo %+.0f\n", *depth, w, d, l, frac, elo)
+	fmt.Fprintf(os.Stdout, "builtin vs %s, depth %d: +%d =%d -%d, score %.3f, Elo %+.0f\n", other, *depth, w, d, l, frac, elo)
 	return nil
 }

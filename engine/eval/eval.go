@@ -214,6 +214,13 @@ func (e *Evaluator) pieces(c board.Color) {
 						e.add(c, IdxBOutpost, 1)
 					}
 				}
+				front := s.Bitboard().North()
+				if c == board.Black {
+					front = s.Bitboard().South()
+				}
+				if ownP&front != 0 {
+					e.add(c, IdxMinorBP, 1)
+				}
 				if t == board.Bishop {
 					sq := board.DarkSquares
 					if board.LightSquares.Has(s) {
@@ -257,6 +264,10 @@ func (e *Evaluator) kingSafety(c board.Color) {
 				e.add(c, IdxKAttack+i, e.kAttN[c][i])
 			}
 		}
+	}
+	// Enemy king-zone squares we attack that nothing but the king defends.
+	if x := e.zone[them] & e.att[c] &^ (e.att2[them] | (e.att[them] &^ e.attBy[them][board.King])); x != 0 {
+		e.add(c, IdxKWeak, popcnt(x))
 	}
 	// Safe checks against the enemy king.
 	ks := v.ksq[them]

@@ -44,11 +44,13 @@ const (
 	IdxShield   = IdxSafeChk + 4  // 8: per king-side file: relative rank of own nearest pawn (0 none)
 	IdxStorm    = IdxShield + 8   // 8: per king-side file: relative rank of the nearest enemy pawn (0 none)
 	IdxKOpen    = IdxStorm + 8    // 1: open file (no pawns) next to or on the king's file
-	IdxBPair    = IdxKOpen + 1    // 1
+	IdxKWeak    = IdxKOpen + 1    // 1: enemy king-zone squares we attack that only the king defends
+	IdxBPair    = IdxKWeak + 1    // 1
 	IdxBPawns   = IdxBPair + 1    // 1: × own pawns on the bishop's square colour
 	IdxNOutpost = IdxBPawns + 1   // 1
 	IdxBOutpost = IdxNOutpost + 1 // 1
-	IdxROpen    = IdxBOutpost + 1 // 1
+	IdxMinorBP  = IdxBOutpost + 1 // 1: knight or bishop directly behind an own pawn
+	IdxROpen    = IdxMinorBP + 1  // 1
 	IdxRSemi    = IdxROpen + 1    // 1
 	IdxR7th     = IdxRSemi + 1    // 1
 	IdxThrPawn  = IdxR7th + 1     // 1: enemy piece attacked by a pawn
@@ -93,10 +95,12 @@ var groups = [...]paramGroup{
 	{"KingShield", IdxShield, 8},
 	{"KingStorm", IdxStorm, 8},
 	{"KingOpenFile", IdxKOpen, 1},
+	{"KingWeakSquares", IdxKWeak, 1},
 	{"BishopPair", IdxBPair, 1},
 	{"BishopSameColourPawns", IdxBPawns, 1},
 	{"KnightOutpost", IdxNOutpost, 1},
 	{"BishopOutpost", IdxBOutpost, 1},
+	{"MinorBehindPawn", IdxMinorBP, 1},
 	{"RookOpenFile", IdxROpen, 1},
 	{"RookSemiOpenFile", IdxRSemi, 1},
 	{"RookOn7th", IdxR7th, 1},

@@ -104,10 +104,12 @@ func StartingWeights() Weights {
 		set(IdxStorm+i, a, 0)
 	}
 	set(IdxKOpen, -15, 0)
+	set(IdxKWeak, 8, 0)
 	set(IdxBPair, 30, 50)
 	set(IdxBPawns, -2, -4)
 	set(IdxNOutpost, 25, 10)
 	set(IdxBOutpost, 15, 5)
+	set(IdxMinorBP, 10, 0)
 	set(IdxROpen, 30, 10)
 	set(IdxRSemi, 12, 8)
 	set(IdxR7th, 10, 25)

@@ -112,6 +112,8 @@ var defaultWeights = Weights{
 	S(0, 0), S(0, 0), S(0, 0), S(-20, 0), S(-10, 0), S(-5, 0), S(0, 0), S(0, 0),
 	// KingOpenFile
 	S(-15, 0),
+	// KingWeakSquares
+	S(8, 0),
 	// BishopPair
 	S(30, 50),
 	// BishopSameColourPawns
@@ -120,6 +122,8 @@ var defaultWeights = Weights{
 	S(25, 10),
 	// BishopOutpost
 	S(15, 5),
+	// MinorBehindPawn
+	S(10, 0),
 	// RookOpenFile
 	S(30, 10),
 	// RookSemiOpenFile

@@ -45,3 +45,46 @@ func WriteGo(out io.Writer, w *Weights, header []string) error {
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
 }
+
+// ReadGo parses weights written by WriteGo (the S(mg, eg) pairs after
+// "var defaultWeights", in order). It lets tools compare weight files
+// without recompiling.
+func ReadGo(in io.Reader) (*Weights, error) {
+	data, err := io.ReadAll(in)
+	if err != nil {
+		return nil, fmt.Errorf("read weights: %w", err)
+	}
+	src := string(data)
+	i := strings.Index(src, "var defaultWeights")
+	if i < 0 {
+		return nil, fmt.Errorf("read weights: no \"var defaultWeights\"")
+	}
+	src = src[i:]
+	var w Weights
+	n := 0
+	for {
+		j := strings.Index(src, "S(")
+		if j < 0 {
+			break
+		}
+		src = src[j+2:]
+		end := strings.IndexByte(src, ')')
+		if end < 0 {
+			return nil, fmt.Errorf("read weights: unterminated S( at entry %d", n)
+		}
+		var mg, eg int
+		if _, err := fmt.Sscanf(src[:end], "%d, %d", &mg, &eg); err != nil {
+			return nil, fmt.Errorf("read weights: entry %d %q: %w", n, src[:end], err)
+		}
+		if n >= NumParams {
+			return nil, fmt.Errorf("read weights: more than %d entries", NumParams)
+		}
+		w[n] = S(mg, eg)
+		n++
+		src = src[end:]
+	}
+	if n != NumParams {
+		return nil, fmt.Errorf("read weights: %d entries, want %d", n, NumParams)
+	}
+	return &w, nil
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
 
@@ -233,5 +234,57 @@ func TestPlayGameFinishes(t *testing.T) {
 	}
 	if start.FEN() != "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1" {
 		t.Fatalf("PlayGame changed its start position")
+	}
+}
+
+// TestRealSample fits a little on the committed self-play sample: K lands
+// in a sane range and the training loss goes down.
+func TestRealSample(t *testing.T) {
+	f, err := os.Open("testdata/selfplay_sample.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	samples, err := ReadSamples(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := Build(samples, 30)
+	if set.Len() < len(samples)*8/10 {
+		t.Fatalf("only %d of %d positions kept (skipped %+v)", set.Len(), len(samples), set.Skipped)
+	}
+	w := eval.DefaultWeights()
+	p := FromWeights(&w)
+	k := set.FitK(p, 2)
+	if k < 0.3 || k > 3 {
+		t.Fatalf("K = %.3f, outside [0.3, 3]", k)
+	}
+	before := set.Loss(p, k, 2)
+	if before <= 0.05 || before >= 0.25 {
+		t.Fatalf("loss %.4f with built-in weights: not a plausible fit to game results", before)
+	}
+	after := set.Fit(context.Background(), p, k, Options{Iterations: 30, LR: 1, Threads: 2})
+	if after >= before {
+		t.Fatalf("loss %.6f -> %.6f, want lower", before, after)
+	}
+}
+
+func TestSearchPlayerMates(t *testing.T) {
+	start, err := board.ParseFEN("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := NewSearchPlayer(2000, 0, 1)
+	o := DefaultGameOptions()
+	o.RandomPlies, o.SkipFirst = 0, 0
+	g, err := PlayGame(context.Background(), start, pl, pl, rand.New(rand.NewPCG(1, 1)), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Result != 1 || g.Reason != "checkmate" || g.Plies != 1 {
+		t.Fatalf("got %+v, want White mating at once", g)
+	}
+	if _, _, err := NewSearchPlayer(0, 0, 1).BestMove(context.Background(), start); err == nil {
+		t.Fatal("unbounded search player accepted")
 	}
 }

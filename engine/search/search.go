@@ -1,0 +1,369 @@
+// Package search finds the best move of a position: iterative deepening
+// principal-variation search with aspiration windows, quiescence, the usual
+// pruning and reductions, a lock-free transposition table shared by several
+// threads (lazy SMP), and clock-based time management.
+//
+// An Engine keeps its transposition table across the searches of a game
+// (call NewGame between games). One Search runs at a time per Engine; Stop
+// and PonderHit may be called from any goroutine while it runs.
+package search
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// Options configure an Engine.
+type Options struct {
+	Threads      int           // search threads (lazy SMP); <1 means 1
+	HashMB       int           // transposition table size; <1 means 16
+	MoveOverhead time.Duration // subtracted from the clock for lag
+}
+
+// Limits say when a search stops. Zero values mean "no limit"; with no
+// limit at all (and no clock), the search is infinite until stopped.
+type Limits struct {
+	Depth    int           // maximum depth in plies
+	Nodes    uint64        // node budget (all threads; checked every ~1k nodes)
+	MoveTime time.Duration // fixed time for this move
+	Infinite bool          // search until Stop or context cancellation
+	Mate     int           // stop once a mate in this many moves is found
+
+	// Clock play. Used when WTime or BTime is set; the side to move's clock
+	// decides.
+	WTime, BTime time.Duration
+	WInc, BInc   time.Duration
+	MovesToGo    int
+
+	// SearchMoves restricts the root to these moves (illegal ones ignored).
+	SearchMoves []board.Move
+	// MultiPV is the number of best root moves to find, each with its own
+	// principal variation (<1 means 1).
+	MultiPV int
+
+	// Ponder starts the search in ponder mode: no time limit until
+	// PonderHit, which turns it into a normal search with these limits. The
+	// clock budget is measured from the PonderHit moment unless
+	// PonderTimeFromStart is set.
+	Ponder              bool
+	PonderTimeFromStart bool
+}
+
+// Info reports one completed iteration (or an aspiration failure, with Bound
+// telling which side failed) of one MultiPV line.
+type Info struct {
+	Depth    int
+	SelDepth int
+	MultiPV  int   // 1-based line index
+	Score    int   // centipawns from the side to move's view (or mate score)
+	Mate     int   // moves to mate: >0 we mate, <0 we are mated, 0 no mate
+	Bound    Bound // BoundExact, BoundLower (fail high) or BoundUpper (fail low)
+	Nodes    uint64
+	NPS      uint64
+	Time     time.Duration
+	Hashfull int // permille
+	PV       []board.Move
+}
+
+// RootMove holds what the last search learned about one root move.
+type RootMove struct {
+	Move     board.Move
+	Score    int   // from the side to move's view
+	Bound    Bound // BoundExact, or BoundUpper when the move only failed low
+	Depth    int   // depth of the iteration that last searched it
+	SelDepth int
+	Nodes    uint64 // nodes the main thread spent under this move (whole search)
+	PV       []board.Move
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	BestMove   board.Move // NoMove only when the position has no legal move
+	PonderMove board.Move // expected reply (second PV move, or from the TT), may be NoMove
+	Score      int
+	Mate       int
+	Depth      int
+	SelDepth   int
+	Nodes      uint64
+	Time       time.Duration
+	PV         []board.Move
+	// RootMoves lists every searched root move, best first.
+	RootMoves []RootMove
+}
+
+// Engine is a reusable searcher: it owns the transposition table and the
+// per-thread state (history tables, evaluators, stacks).
+type Engine struct {
+	mu      sync.Mutex // one Search at a time; guards opts and threads
+	opts    Options
+	tt      *TT
+	threads []*thread
+
+	feat features // search features (all on; tests switch some off to measure them)
+
+	stop      atomic.Bool
+	pondering atomic.Bool
+	ponderHit atomic.Int64 // UnixNano of the PonderHit call
+	nodesPub  atomic.Uint64
+}
+
+// New returns an Engine with the given options.
+func New(opts Options) *Engine {
+	if opts.Threads < 1 {
+		opts.Threads = 1
+	}
+	if opts.HashMB < 1 {
+		opts.HashMB = 16
+	}
+	if opts.MoveOverhead < 0 {
+		opts.MoveOverhead = 0
+	}
+	e := &Engine{opts: opts, tt: NewTT(opts.HashMB), feat: allFeatures}
+	e.setThreads(opts.Threads)
+	return e
+}
+
+func (e *Engine) setThreads(n int) {
+	for len(e.threads) < n {
+		e.threads = append(e.threads, newThread(e, len(e.threads)))
+	}
+	e.threads = e.threads[:n]
+	e.opts.Threads = n
+}
+
+// SetThreads changes the number of search threads (waits for a running search).
+func (e *Engine) SetThreads(n int) {
+	if n < 1 {
+		n = 1
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.setThreads(n)
+}
+
+// SetHashMB resizes (and clears) the transposition table.
+func (e *Engine) SetHashMB(mb int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tt.Resize(mb)
+	e.opts.HashMB = e.tt.SizeMB()
+}
+
+// SetMoveOverhead sets the time reserved per move for lag.
+func (e *Engine) SetMoveOverhead(d time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if d < 0 {
+		d = 0
+	}
+	e.opts.MoveOverhead = d
+}
+
+// Options returns the current options.
+func (e *Engine) Options() Options {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.opts
+}
+
+// NewGame clears the transposition table and all learned move-ordering
+// statistics.
+func (e *Engine) NewGame() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.tt.Clear()
+	for _, t := range e.threads {
+		t.clearHistory()
+	}
+}
+
+// TT gives direct access to the shared transposition table (the per-game
+// tree seeds and peeks it). Stored scores are relative to the stored node.
+func (e *Engine) TT() *TT { return e.tt }
+
+// Probe looks a position key up in the transposition table.
+func (e *Engine) Probe(key uint64) (TTEntry, bool) { return e.tt.Probe(key) }
+
+// Stop ends the running search as soon as possible; Search then returns
+// the best move found so far. Calling it with no search running is harmless
+// (the next Search starts with a clear flag) — which also means a Stop that
+// races with the start of a Search may be lost: to stop a search that may
+// not have started yet, cancel its context instead (cancellation persists).
+func (e *Engine) Stop() { e.stop.Store(true) }
+
+// PonderHit turns a ponder search into a normal search under the limits it
+// was started with.
+func (e *Engine) PonderHit() {
+	e.ponderHit.Store(time.Now().UnixNano())
+	e.pondering.Store(false)
+}
+
+// Nodes returns the node count of the running (or last) search, updated
+// every few thousand nodes.
+func (e *Engine) Nodes() uint64 { return e.nodesPub.Load() }
+
+// Search searches pos (which is not modified; its move history is used for
+// repetition detection) under lim, calling report (if not nil) from the
+// search goroutine after each iteration. It returns when a limit is reached,
+// Stop is called or ctx is cancelled; in Infinite or ponder mode it does not
+// return before Stop/cancellation (or PonderHit followed by the limits),
+// even when the search is complete.
+func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, report func(Info)) Result {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := time.Now()
+	e.stop.Store(false)
+	e.pondering.Store(lim.Ponder)
+	e.ponderHit.Store(0)
+	e.nodesPub.Store(0)
+	e.tt.NewSearch()
+
+	// A goroutine turns context cancellation into the stop flag; it has
+	// exited before Search returns, so a late cancellation can never stop
+	// the next search.
+	if ctx.Done() != nil {
+		done := make(chan struct{})
+		exited := make(chan struct{})
+		go func() {
+			defer close(exited)
+			select {
+			case <-ctx.Done():
+				e.stop.Store(true)
+			case <-done:
+			}
+		}()
+		defer func() {
+			close(done)
+			<-exited
+		}()
+	}
+
+	ctl := newControl(e, pos, lim, start)
+	main := e.threads[0]
+	for _, t := range e.threads {
+		t.prepare(pos, ctl)
+	}
+	if len(main.rootMoves) == 0 {
+		res := Result{Time: time.Since(start)}
+		if pos.InCheck() {
+			res.Score, res.Mate = -MateScore, 0
+		}
+		e.waitIfInfinite(ctl)
+		return res
+	}
+
+	var wg sync.WaitGroup
+	for _, t := range e.threads[1:] {
+		wg.Add(1)
+		go func(t *thread) {
+			defer wg.Done()
+			t.iterate()
+		}(t)
+	}
+	main.report = report
+	main.iterate()
+	main.report = nil
+	e.waitIfInfinite(ctl)
+	e.stop.Store(true)
+	wg.Wait()
+
+	return main.result(start)
+}
+
+// waitIfInfinite blocks while the search must not return on its own:
+// infinite mode until Stop, ponder mode until Stop or PonderHit.
+func (e *Engine) waitIfInfinite(c *control) {
+	for !e.stop.Load() {
+		if !c.lim.Infinite && !e.pondering.Load() {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// control holds the limits of one search, shared read-only by its threads
+// (the main thread alone decides about time).
+type control struct {
+	e           *Engine
+	lim         Limits
+	start       time.Time
+	timed       bool // a clock or movetime budget applies
+	budget      timeBudget
+	maxDepth    int
+	searchMoves []board.Move
+	multiPV     int
+}
+
+func newControl(e *Engine, pos *board.Position, lim Limits, start time.Time) *control {
+	c := &control{e: e, lim: lim, start: start, maxDepth: MaxPly - 1, multiPV: max(lim.MultiPV, 1)}
+	if lim.Depth > 0 && lim.Depth < c.maxDepth {
+		c.maxDepth = lim.Depth
+	}
+	c.searchMoves = lim.SearchMoves
+	if lim.Infinite {
+		return c
+	}
+	remaining, inc := lim.WTime, lim.WInc
+	if pos.SideToMove() == board.Black {
+		remaining, inc = lim.BTime, lim.BInc
+	}
+	switch {
+	case lim.MoveTime > 0:
+		c.timed = true
+		c.budget = movetimeBudget(lim.MoveTime, e.opts.MoveOverhead)
+	case lim.WTime > 0 || lim.BTime > 0:
+		c.timed = true
+		c.budget = allocate(Clock{Remaining: remaining, Increment: inc, MovesToGo: lim.MovesToGo}, e.opts.MoveOverhead)
+	}
+	return c
+}
+
+// elapsed is the time counted against the budget: from the start, or from
+// PonderHit for a ponder search (unless PonderTimeFromStart).
+func (c *control) elapsed(now time.Time) time.Duration {
+	if c.lim.Ponder && !c.lim.PonderTimeFromStart {
+		if hit := c.e.ponderHit.Load(); hit != 0 {
+			return now.Sub(time.Unix(0, hit))
+		}
+	}
+	return now.Sub(c.start)
+}
+
+// timeUp reports whether the hard limit has passed.
+func (c *control) timeUp() bool {
+	if !c.timed || c.e.pondering.Load() {
+		return false
+	}
+	return c.elapsed(time.Now()) >= c.budget.hard
+}
+
+// softUp reports whether an iteration should not be started.
+func (c *control) softUp(scale float64) bool {
+	if !c.timed || c.e.pondering.Load() {
+		return false
+	}
+	return c.elapsed(time.Now()) >= c.budget.scaledSoft(scale)
+}
+
+// MateMoves converts a score to moves-to-mate (0 when it is no mate score).
+func MateMoves(score int) int {
+	switch {
+	case score >= MateInMaxPly:
+		return (MateScore - score + 1) / 2
+	case score <= -MateInMaxPly:
+		return -(MateScore + score) / 2
+	}
+	return 0
+}
+
+// features switch individual search techniques, so tests and measurements
+// can see what each is worth. Production engines use allFeatures.
+type features struct {
+	noRFP, noRazor, noNull, noIIR, noSingular, noLMP, noFutility, noSEEPrune, noLMR, noCheckExt, noDelta, noAspiration, noQChecks bool
+}
+
+var allFeatures = features{}

@@ -1,0 +1,134 @@
+package search
+
+import "time"
+
+// Clock is the clock state for the side to move in a timed game.
+type Clock struct {
+	Remaining time.Duration // time left on our clock
+	Increment time.Duration // our increment per move
+	MovesToGo int           // moves to the next time control; 0 = sudden death / increment
+}
+
+// timeBudget is what the time manager derives for one move.
+type timeBudget struct {
+	soft time.Duration // aim to finish an iteration before this (scaled by stability)
+	hard time.Duration // never search longer than this
+}
+
+const (
+	defaultMovesToGo = 30 // assumed moves left in sudden death
+	maxMovesToGo     = 50
+	hardFactor       = 5 // hard limit = soft * hardFactor, capped by the clock
+	minThink         = time.Millisecond
+)
+
+// allocate derives soft and hard limits for one move from the clock. It is
+// a pure function of its inputs. The hard limit never exceeds the remaining
+// time minus the overhead (when that is positive) and always leaves a
+// reserve on the clock unless this is the last move before the time control.
+func allocate(c Clock, overhead time.Duration) timeBudget {
+	if overhead < 0 {
+		overhead = 0
+	}
+	avail := c.Remaining - overhead
+	if avail < c.Remaining/10 {
+		// The overhead eats (nearly) all the time: use a sliver and hope.
+		avail = c.Remaining / 10
+	}
+	if avail < minThink {
+		avail = minThink
+	}
+	mtg := c.MovesToGo
+	if mtg <= 0 {
+		mtg = defaultMovesToGo
+	}
+	if mtg > maxMovesToGo {
+		mtg = maxMovesToGo
+	}
+	inc := c.Increment
+	if inc < 0 {
+		inc = 0
+	}
+	soft := avail/time.Duration(mtg) + inc*3/4
+	// Most of the clock we may ever spend on one move.
+	// Most of the clock we may ever spend on one move: a sixth of what is
+	// left per remaining move count, up to 80% (90% right before the time
+	// control, when the clock is refilled).
+	maxUse := avail * 4 / 5
+	switch {
+	case mtg == 1:
+		maxUse = avail * 9 / 10
+	case mtg <= 3:
+		maxUse = avail * 2 / 3
+	case mtg > 7:
+		maxUse = avail * 6 / time.Duration(mtg)
+	}
+	hard := soft * hardFactor
+	if hard > maxUse {
+		hard = maxUse
+	}
+	if hard < minThink {
+		hard = minThink
+	}
+	if soft > hard {
+		soft = hard
+	}
+	return timeBudget{soft: soft, hard: hard}
+}
+
+// movetimeBudget is the budget for a fixed time per move.
+func movetimeBudget(mt, overhead time.Duration) timeBudget {
+	h := mt - overhead
+	if h < mt/2 {
+		h = mt / 2
+	}
+	if h < minThink {
+		h = minThink
+	}
+	return timeBudget{soft: h, hard: h}
+}
+
+// softScale is the factor applied to the soft limit after an iteration:
+// stable is the number of consecutive iterations the best move has not
+// changed, changes a decaying count of recent best-move changes, and drop
+// how many centipawns the score fell compared with the previous iterations
+// (negative when it rose). It is a pure function.
+func softScale(stable int, changes float64, drop int) float64 {
+	if stable > 8 {
+		stable = 8
+	}
+	f := 1.25 - 0.07*float64(stable) // 1.25 (just changed) .. 0.69 (stable)
+	f *= 1 + 0.4*changes
+	if drop > 0 {
+		d := float64(drop)
+		if d > 150 {
+			d = 150
+		}
+		f *= 1 + d/150
+	}
+	if f < 0.4 {
+		f = 0.4
+	}
+	if f > 3 {
+		f = 3
+	}
+	return f
+}
+
+// scaledSoft applies softScale to the budget, never beyond the hard limit.
+func (b timeBudget) scaledSoft(scale float64) time.Duration {
+	s := time.Duration(float64(b.soft) * scale)
+	if s > b.hard {
+		s = b.hard
+	}
+	return s
+}
+
+// Budget returns the soft target and the hard limit the search uses for one
+// move under clock c (MoveOverhead already subtracted). Callers that manage
+// time themselves (the per-game tree) can use it with Limits{Infinite: true}
+// and Stop.
+func Budget(c Clock, overhead time.Duration) (soft, hard time.Duration) {
+	b := allocate(c, overhead)
+	return b.soft, b.hard
+}

@@ -1,0 +1,124 @@
+package search
+
+import (
+	"testing"
+	"time"
+)
+
+func TestAllocate(t *testing.T) {
+	ms := time.Millisecond
+	s := time.Second
+	tests := []struct {
+		name     string
+		c        Clock
+		overhead time.Duration
+		minSoft  time.Duration // soft at least
+		maxSoft  time.Duration // soft at most
+	}{
+		{"blitz 3+2", Clock{Remaining: 180 * s, Increment: 2 * s}, 50 * ms, 6 * s, 9 * s},
+		{"bullet 1+0", Clock{Remaining: 60 * s}, 50 * ms, 1500 * ms, 2500 * ms},
+		{"classical 40/90", Clock{Remaining: 90 * 60 * s, MovesToGo: 40}, 100 * ms, 120 * s, 140 * s},
+		{"last move before control", Clock{Remaining: 10 * s, MovesToGo: 1}, 100 * ms, 5 * s, 9 * s},
+		{"two moves to go", Clock{Remaining: 10 * s, MovesToGo: 2}, 100 * ms, 3 * s, 6 * s},
+		{"low on time, big increment", Clock{Remaining: 1 * s, Increment: 2 * s}, 50 * ms, 100 * ms, 800 * ms},
+		{"scramble", Clock{Remaining: 200 * ms}, 50 * ms, ms, 10 * ms},
+		{"overhead larger than clock", Clock{Remaining: 30 * ms}, 100 * ms, 50 * time.Microsecond, 3 * ms},
+		{"huge movestogo capped", Clock{Remaining: 100 * s, MovesToGo: 500}, 0, 1900 * ms, 2100 * ms},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := allocate(tc.c, tc.overhead)
+			if b.soft < tc.minSoft || b.soft > tc.maxSoft {
+				t.Errorf("soft = %v, want in [%v, %v]", b.soft, tc.minSoft, tc.maxSoft)
+			}
+			if b.soft > b.hard {
+				t.Errorf("soft %v > hard %v", b.soft, b.hard)
+			}
+			if b.hard <= 0 {
+				t.Errorf("hard = %v, must be positive", b.hard)
+			}
+			if avail := tc.c.Remaining - tc.overhead; avail > 0 && b.hard > avail {
+				t.Errorf("hard %v exceeds remaining-overhead %v", b.hard, avail)
+			}
+			if b.hard > tc.c.Remaining && tc.c.Remaining > minThink {
+				t.Errorf("hard %v exceeds the clock %v", b.hard, tc.c.Remaining)
+			}
+			if tc.c.MovesToGo != 1 && tc.c.Remaining > s && b.hard > tc.c.Remaining*4/5 {
+				t.Errorf("hard %v leaves no reserve of %v", b.hard, tc.c.Remaining)
+			}
+			if tc.c.MovesToGo == 0 && b.hard > tc.c.Remaining/4 {
+				t.Errorf("sudden death: hard %v is over a quarter of the clock %v", b.hard, tc.c.Remaining)
+			}
+		})
+	}
+}
+
+func TestAllocateMonotone(t *testing.T) {
+	// More time on the clock never means less time for the move.
+	prev := timeBudget{}
+	for r := 100 * time.Millisecond; r < 20*time.Minute; r = r * 3 / 2 {
+		b := allocate(Clock{Remaining: r, Increment: time.Second}, 30*time.Millisecond)
+		if b.soft < prev.soft || b.hard < prev.hard {
+			t.Fatalf("remaining %v: budget %+v smaller than %+v", r, b, prev)
+		}
+		prev = b
+	}
+}
+
+func TestMovetimeBudget(t *testing.T) {
+	tests := []struct{ mt, ov, want time.Duration }{
+		{time.Second, 50 * time.Millisecond, 950 * time.Millisecond},
+		{100 * time.Millisecond, 80 * time.Millisecond, 50 * time.Millisecond},
+		{0, 0, minThink},
+	}
+	for _, tc := range tests {
+		b := movetimeBudget(tc.mt, tc.ov)
+		if b.hard != tc.want || b.soft != tc.want {
+			t.Errorf("movetime %v overhead %v: %+v, want %v", tc.mt, tc.ov, b, tc.want)
+		}
+	}
+}
+
+func TestSoftScale(t *testing.T) {
+	tests := []struct {
+		name       string
+		stable     int
+		changes    float64
+		drop       int
+		minF, maxF float64
+	}{
+		{"just changed", 0, 1, 0, 1.6, 1.9},
+		{"very stable", 10, 0, 0, 0.6, 0.75},
+		{"stable, score collapsing", 10, 0, 200, 1.3, 1.5},
+		{"score rising stays short", 10, 0, -100, 0.6, 0.75},
+		{"chaos capped", 0, 10, 1000, 3, 3},
+	}
+	for _, tc := range tests {
+		f := softScale(tc.stable, tc.changes, tc.drop)
+		if f < tc.minF || f > tc.maxF {
+			t.Errorf("%s: softScale = %.3f, want in [%.2f, %.2f]", tc.name, f, tc.minF, tc.maxF)
+		}
+	}
+	if softScale(5, 0, 0) >= softScale(1, 0, 0) {
+		t.Error("more stability must shorten the search")
+	}
+	if softScale(3, 0, 50) <= softScale(3, 0, 0) {
+		t.Error("a score drop must lengthen the search")
+	}
+	b := timeBudget{soft: time.Second, hard: 2 * time.Second}
+	if got := b.scaledSoft(3); got != 2*time.Second {
+		t.Errorf("scaledSoft beyond hard: %v", got)
+	}
+	if got := b.scaledSoft(0.5); got != 500*time.Millisecond {
+		t.Errorf("scaledSoft(0.5) = %v", got)
+	}
+}
+
+func TestBudgetMatchesAllocate(t *testing.T) {
+	c := Clock{Remaining: time.Minute, Increment: time.Second}
+	soft, hard := Budget(c, 20*time.Millisecond)
+	b := allocate(c, 20*time.Millisecond)
+	if soft != b.soft || hard != b.hard || soft <= 0 || hard < soft {
+		t.Fatalf("Budget = %v, %v; allocate = %+v", soft, hard, b)
+	}
+}
