@@ -202,6 +202,24 @@ func (b *Bot) Drain(ctx context.Context) error {
 	}
 }
 
+// EndGames aborts every running game, or resigns it when it is too late to
+// abort — for a shutdown whose grace period (Drain) has run out.
+func (b *Bot) EndGames(ctx context.Context) error {
+	var errs []error
+	for _, id := range b.Games() {
+		if err := b.c.Abort(ctx, id); err == nil {
+			b.log.Info().Str("game", id).Msg("game aborted at shutdown")
+			continue
+		}
+		if err := b.c.Resign(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("end game %s: %w", id, err))
+			continue
+		}
+		b.log.Info().Str("game", id).Msg("game resigned at shutdown")
+	}
+	return errors.Join(errs...)
+}
+
 // rejoin starts workers for the games in progress on Lichess.
 func (b *Bot) rejoin(ctx context.Context) {
 	games, err := b.c.Playing(ctx, 50)
