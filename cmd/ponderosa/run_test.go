@@ -37,8 +37,8 @@ func TestMain(m *testing.M) {
 // firstMove is a UCI backend playing the first legal move.
 type firstMove struct{ pos *board.Position }
 
-func (b *firstMove) NewGame()                            {}
-func (b *firstMove) SetOption(name, value string) error  { return nil }
+func (b *firstMove) NewGame()                             {}
+func (b *firstMove) SetOption(name, value string) error   { return nil }
 func (b *firstMove) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
 func (b *firstMove) Bench(out io.Writer) error            { return errors.New("no bench") }
 func (b *firstMove) Options() []uci.OptionSpec {
@@ -346,7 +346,7 @@ func TestRunDaemonGraceOver(t *testing.T) {
 	if !g.Finished || g.Status != "resign" || g.Winner == "" {
 		t.Errorf("game after the grace period: finished %v, status %q, winner %q", g.Finished, g.Status, g.Winner)
 	}
-	if !strings.Contains(r.logs.String(), "grace period over: game resigned") {
+	if logs := r.logs.String(); !strings.Contains(logs, "grace period over: aborting or resigning") || !strings.Contains(logs, "game resigned at shutdown") {
 		t.Errorf("no log of the resignation:\n%s", r.logs)
 	}
 }
