@@ -400,3 +400,21 @@ func TestRunCommandErrors(t *testing.T) {
 		t.Errorf("stray argument: code %d", code)
 	}
 }
+
+// Under systemd: READY=1 once the event stream is open, STOPPING=1 when a
+// stop begins.
+func TestRunDaemonNotifiesSystemd(t *testing.T) {
+	conn := notifySocket(t)
+	r := newRunEnv(t, true)
+	r.start(nil)
+	if got := receive(t, conn); got != "READY=1\nSTATUS=connected as "+runBot {
+		t.Errorf("first notification %q", got)
+	}
+	r.sigs <- syscall.SIGTERM
+	if got := receive(t, conn); !strings.HasPrefix(got, "STOPPING=1\nSTATUS=stopping") {
+		t.Errorf("on SIGTERM %q", got)
+	}
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
