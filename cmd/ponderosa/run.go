@@ -107,14 +107,20 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if err != nil {
 		return err
 	}
+	// A refused token, a missing scope or a non-bot account stop here with
+	// a clear error; when Lichess cannot be reached the bot retries.
 	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
 	acct, _, err := c.CheckToken(startCtx)
 	cancelStart()
-	if err != nil {
+	switch code := client.StatusCode(err); {
+	case err == nil:
+		if !acct.IsBot() {
+			return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+		}
+	case errors.Is(err, client.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
 		return err
-	}
-	if !acct.IsBot() {
-		return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+	default:
+		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")
 	}
 
 	settings := settingsFromConfig(cfg)
@@ -142,11 +148,14 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		<-runDone
 		return nil
 	}
-	status := "connected as " + acct.Username
+	status := "connected"
+	if acct.Username != "" {
+		status += " as " + acct.Username
+	}
 	if err := sdReady(status); err != nil {
 		log.Warn().Err(err).Msg("sd_notify READY")
 	}
-	log.Info().Str("account", acct.Username).Msg("ready: event stream open")
+	log.Info().Msg("ready: event stream open")
 	if o.onReady != nil {
 		o.onReady(bot)
 	}

@@ -418,3 +418,18 @@ func TestRunDaemonNotifiesSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Lichess unreachable at start (a 502 from a proxy): the daemon does not
+// give up; it is ready once Lichess answers.
+func TestRunDaemonLichessDownAtStart(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.srv.InjectError("GET /api/account", 2, 502)
+	r.start(nil)
+	if !strings.Contains(r.logs.String(), "cannot check the token now") {
+		t.Errorf("no warning about the failed check:\n%s", r.logs)
+	}
+	r.cancel()
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
