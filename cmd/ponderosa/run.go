@@ -136,17 +136,31 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	runDone := make(chan error, 1)
 	go func() { runDone <- bot.Run(runCtx) }()
 
-	select {
-	case <-mon.Streaming():
-	case err := <-runDone:
-		if err == nil {
-			err = errors.New("bot stopped before connecting")
+	// Until the event stream is open there is no game to finish: a stop
+	// ends at once.
+	for connected := false; !connected; {
+		select {
+		case <-mon.Streaming():
+			connected = true
+		case err := <-runDone:
+			if err == nil {
+				err = errors.New("bot stopped before connecting")
+			}
+			return err
+		case sig := <-o.signals:
+			if sig == syscall.SIGHUP {
+				log.Info().Msg("reload asked before connecting: ignored (the configuration was just read)")
+				continue
+			}
+			log.Info().Str("signal", sig.String()).Msg("stopping before connecting")
+			cancelRun()
+			<-runDone // its error is the failed connection we are giving up on
+			return nil
+		case <-ctx.Done():
+			cancelRun()
+			<-runDone
+			return nil
 		}
-		return err
-	case <-ctx.Done():
-		cancelRun()
-		<-runDone
-		return nil
 	}
 	status := "connected"
 	if acct.Username != "" {
@@ -164,7 +178,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, c: c, players: players, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, players: players, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -174,7 +188,6 @@ type botDaemon struct {
 	path     string
 	log      zerolog.Logger
 	bot      *client.Bot
-	c        *client.Client
 	players  *swappableFactory
 	onReload func(error)
 }
