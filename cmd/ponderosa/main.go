@@ -24,6 +24,8 @@ type env struct {
 var commands = []struct{ name, summary string }{
 	{"check-config", "check a configuration file and summarize it"},
 	{"version", "print the version"},
+	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
+	{"bench", "run the engine benchmark: bench [depth]"},
 }
 
 func main() {
@@ -42,6 +44,10 @@ func run(e env, args []string) int {
 		return checkConfigCmd(e, rest)
 	case "version":
 		return versionCmd(e, rest)
+	case "uci":
+		return uciCmd(e, rest, os.Stdin)
+	case "bench":
+		return benchCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
 		return 0

@@ -1,0 +1,346 @@
+package uci
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+// Names of the options of EngineBackend, as announced in reply to "uci".
+const (
+	OptHash         = "Hash"
+	OptThreads      = "Threads"
+	OptPonder       = "Ponder"
+	OptMultiPV      = "MultiPV"
+	OptChess960     = "UCI_Chess960"
+	OptMoveOverhead = "Move Overhead"
+	OptClearHash    = "Clear Hash"
+)
+
+// Defaults and ranges of the EngineBackend options.
+const (
+	DefaultHashMB       = 64
+	MaxHashMB           = 16384
+	MaxThreads          = 256
+	MaxMultiPV          = 256
+	DefaultMoveOverhead = 30 * time.Millisecond
+	MaxMoveOverhead     = 10 * time.Second
+	// MaxPerftDepth bounds "go perft": deeper counts take hours and block
+	// the command loop.
+	MaxPerftDepth = 12
+)
+
+// engineOptions are the options EngineBackend announces.
+var engineOptions = []OptionSpec{
+	{Name: OptHash, Type: OptionSpin, Default: strconv.Itoa(DefaultHashMB), Min: 1, Max: MaxHashMB},
+	{Name: OptThreads, Type: OptionSpin, Default: "1", Min: 1, Max: MaxThreads},
+	{Name: OptPonder, Type: OptionCheck, Default: "false"},
+	{Name: OptMultiPV, Type: OptionSpin, Default: "1", Min: 1, Max: MaxMultiPV},
+	{Name: OptChess960, Type: OptionCheck, Default: "false"},
+	{Name: OptMoveOverhead, Type: OptionSpin, Default: strconv.Itoa(int(DefaultMoveOverhead.Milliseconds())),
+		Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
+	{Name: OptClearHash, Type: OptionButton},
+}
+
+// EngineBackend is a Backend over ponderosa's own search (engine/search).
+// Create it with NewEngineBackend; the zero value is not usable.
+//
+// Castling is written king-to-target ("e1g1") unless UCI_Chess960 is on or
+// the position was set from a FEN whose castling rights only make sense in
+// Chess960 (king or rook off its standard square); then it is written
+// king-takes-rook ("e1h1"). Input accepts both forms.
+type EngineBackend struct {
+	// BenchDepth is the depth of "bench" (search.BenchDepth when < 1).
+	BenchDepth int
+
+	mu       sync.Mutex // guards the fields below
+	eng      *search.Engine
+	pos      *board.Position // the position of the last good "position"
+	fen960   bool            // pos was set from a Chess960-only FEN
+	ponder   bool            // the Ponder option (informative: "go ponder" always works)
+	chess960 bool            // the UCI_Chess960 option
+	multiPV  int
+}
+
+// NewEngineBackend returns a backend with the default options (Hash 64 MB,
+// one thread, Move Overhead 30 ms) at the starting position.
+func NewEngineBackend() *EngineBackend {
+	return &EngineBackend{
+		eng:     search.New(search.Options{Threads: 1, HashMB: DefaultHashMB, MoveOverhead: DefaultMoveOverhead}),
+		pos:     board.NewPosition(),
+		multiPV: 1,
+	}
+}
+
+// Engine returns the search engine behind b.
+func (b *EngineBackend) Engine() *search.Engine { return b.eng }
+
+// Options implements Backend.
+func (b *EngineBackend) Options() []OptionSpec {
+	return append([]OptionSpec(nil), engineOptions...)
+}
+
+// NewGame implements Backend: it clears the hash table and the move
+// ordering statistics and goes back to the starting position.
+func (b *EngineBackend) NewGame() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.eng.NewGame()
+	b.pos = board.NewPosition()
+	b.fen960 = false
+}
+
+// SetOption implements Backend.
+func (b *EngineBackend) SetOption(name, value string) error {
+	spec, ok := FindOption(engineOptions, name)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownOption, name)
+	}
+	v, err := spec.Validate(value)
+	if err != nil {
+		return err
+	}
+	n, _ := strconv.Atoi(v) // spin values are validated integers
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch spec.Name {
+	case OptHash:
+		b.eng.SetHashMB(n)
+	case OptThreads:
+		b.eng.SetThreads(n)
+	case OptPonder:
+		b.ponder = v == "true"
+	case OptMultiPV:
+		b.multiPV = n
+	case OptChess960:
+		b.chess960 = v == "true"
+	case OptMoveOverhead:
+		b.eng.SetMoveOverhead(time.Duration(n) * time.Millisecond)
+	case OptClearHash:
+		b.eng.NewGame()
+	}
+	return nil
+}
+
+// SetPosition implements Backend. On error the previous position stays.
+func (b *EngineBackend) SetPosition(fen string, moves []string) error {
+	pos, err := board.ParseFEN(fen)
+	if err != nil {
+		return fmt.Errorf("set position: %w", err)
+	}
+	fen960 := pos.Chess960()
+	for i, s := range moves {
+		m, err := pos.ParseUCIMove(s)
+		if err != nil {
+			return fmt.Errorf("set position: move %d: %w", i+1, err)
+		}
+		pos.MakeMove(m)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pos, b.fen960 = pos, fen960
+	return nil
+}
+
+// snapshot returns a copy of the current position with the castling
+// output form set, and the MultiPV option.
+func (b *EngineBackend) snapshot() (*board.Position, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	pos := b.pos.Clone()
+	pos.SetChess960(b.chess960 || b.fen960)
+	return pos, b.multiPV
+}
+
+// Position returns a copy of the current position (for tests and tools).
+func (b *EngineBackend) Position() *board.Position {
+	pos, _ := b.snapshot()
+	return pos
+}
+
+// searchLimits converts UCI limits to search limits for pos. elapsed is
+// the time since the "go" was received, taken off the clock and the move
+// time (not for a ponder search, whose clock starts at "ponderhit").
+// Search moves that are not legal in pos are dropped; if none is left the
+// restriction is dropped too (the GUI gets a move rather than none).
+func searchLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duration) search.Limits {
+	sl := search.Limits{
+		Depth:     l.Depth,
+		MoveTime:  l.MoveTime,
+		Infinite:  l.Infinite,
+		Mate:      l.Mate,
+		WTime:     l.WTime,
+		BTime:     l.BTime,
+		WInc:      l.WInc,
+		BInc:      l.BInc,
+		MovesToGo: l.MovesToGo,
+		MultiPV:   multiPV,
+		Ponder:    l.Ponder,
+	}
+	if l.Nodes > 0 {
+		sl.Nodes = uint64(l.Nodes)
+	}
+	if !l.Ponder && elapsed > 0 {
+		sub := func(d time.Duration) time.Duration {
+			if d == 0 {
+				return 0 // absent stays absent
+			}
+			return max(d-elapsed, time.Millisecond)
+		}
+		sl.MoveTime = sub(sl.MoveTime)
+		if pos.SideToMove() == board.White {
+			sl.WTime = sub(sl.WTime)
+		} else {
+			sl.BTime = sub(sl.BTime)
+		}
+	}
+	for _, s := range l.SearchMoves {
+		if m, err := pos.ParseUCIMove(s); err == nil {
+			sl.SearchMoves = append(sl.SearchMoves, m)
+		}
+	}
+	return sl
+}
+
+// Go implements Backend.
+func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (best, ponder string) {
+	pos, multiPV := b.snapshot()
+	var elapsed time.Duration
+	if !p.Received.IsZero() {
+		elapsed = time.Since(p.Received)
+	}
+	lim := searchLimits(pos, p.Limits, multiPV, elapsed)
+	chess960 := pos.Chess960()
+
+	// started is closed at the first report: only then has the search
+	// reset its ponder state, so a PonderHit before it would be lost.
+	started := make(chan struct{})
+	var startOnce sync.Once
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if p.Limits.Ponder && p.PonderHit != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-p.PonderHit:
+			case <-done:
+				return
+			}
+			select {
+			case <-started:
+				b.eng.PonderHit()
+			case <-done:
+			}
+		}()
+	}
+	report := func(si search.Info) {
+		startOnce.Do(func() { close(started) })
+		if info != nil {
+			info(convertInfo(si, chess960))
+		}
+	}
+	res := b.eng.Search(ctx, pos, lim, report)
+	close(done)
+	wg.Wait()
+
+	if res.BestMove == board.NoMove {
+		// No legal move, or (never expected) a search that found none: any
+		// legal move beats none.
+		var ml board.MoveList
+		pos.GenerateLegal(&ml)
+		if ml.N == 0 {
+			return "", ""
+		}
+		res.BestMove, res.PonderMove = ml.Moves[0], board.NoMove
+	}
+	best = res.BestMove.UCI(chess960)
+	if res.PonderMove != board.NoMove {
+		pos.MakeMove(res.BestMove)
+		if pos.IsLegal(res.PonderMove) {
+			ponder = res.PonderMove.UCI(chess960)
+		}
+		pos.UnmakeMove()
+	}
+	return best, ponder
+}
+
+// convertInfo turns a search report into a UCI info line.
+func convertInfo(si search.Info, chess960 bool) Info {
+	in := Info{
+		Depth:    si.Depth,
+		SelDepth: si.SelDepth,
+		MultiPV:  si.MultiPV,
+		Nodes:    int64(si.Nodes),
+		NPS:      int64(si.NPS),
+		Time:     si.Time,
+		HashFull: si.Hashfull,
+	}
+	if si.Mate != 0 {
+		in.Score = Mate(si.Mate)
+	} else {
+		in.Score = CP(si.Score)
+	}
+	switch si.Bound {
+	case search.BoundLower:
+		in.Score.Bound = BoundLower
+	case search.BoundUpper:
+		in.Score.Bound = BoundUpper
+	}
+	if len(si.PV) > 0 {
+		in.PV = make([]string, len(si.PV))
+		for i, m := range si.PV {
+			in.PV[i] = m.UCI(chess960)
+		}
+	}
+	return in
+}
+
+// Perft implements Backend: one "move: count" line per legal move, a blank
+// line and "Nodes searched: N".
+func (b *EngineBackend) Perft(depth int, out io.Writer) error {
+	if depth > MaxPerftDepth {
+		return fmt.Errorf("depth %d is more than %d", depth, MaxPerftDepth)
+	}
+	pos, _ := b.snapshot()
+	var total uint64
+	var sb strings.Builder
+	if depth < 1 {
+		total = 1
+	} else {
+		for _, d := range board.Divide(pos, depth) {
+			fmt.Fprintf(&sb, "%s: %d\n", d.UCI, d.Nodes)
+			total += d.Nodes
+		}
+	}
+	fmt.Fprintf(&sb, "\nNodes searched: %d\n", total)
+	_, err := io.WriteString(out, sb.String())
+	return err
+}
+
+// Bench implements Backend: search.Bench at BenchDepth, which prints a line
+// per position and the total nodes and nodes per second. The total node
+// count is the engine's signature.
+func (b *EngineBackend) Bench(out io.Writer) error {
+	_, err := search.Bench(out, b.BenchDepth)
+	return err
+}
+
+// Display implements Displayer: the board and its FEN.
+func (b *EngineBackend) Display(out io.Writer) error {
+	pos, _ := b.snapshot()
+	_, err := fmt.Fprintf(out, "%s\nKey: %016x\n", pos, pos.Key())
+	return err
+}
+
+var (
+	_ Backend   = (*EngineBackend)(nil)
+	_ Displayer = (*EngineBackend)(nil)
+)
