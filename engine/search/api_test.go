@@ -243,3 +243,59 @@ func TestNoAllocationsPerNode(t *testing.T) {
 	}
 	t.Logf("%d allocations, %d nodes", allocs, res.Nodes)
 }
+
+// TestSelfPlayPVsLegal plays short games with shallow searches and checks
+// every best move and every reported PV is a legal line (catches PV and TT
+// move corruption), including a Chess960 start.
+func TestSelfPlayPVsLegal(t *testing.T) {
+	starts := []struct {
+		fen      string
+		chess960 bool
+	}{
+		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", false},
+		{kiwipete, false},
+		{"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", true},
+	}
+	for _, s := range starts {
+		p := mustFEN(t, s.fen)
+		p.SetChess960(s.chess960)
+		e := New(Options{HashMB: 4})
+		for ply := 0; ply < 40; ply++ {
+			var bad []board.Move
+			res := e.Search(context.Background(), p, Limits{Depth: 5}, func(i Info) {
+				q := p.Clone()
+				for _, m := range i.PV {
+					if !isLegal(q, m) {
+						bad = i.PV
+						return
+					}
+					q.MakeMove(m)
+				}
+			})
+			if bad != nil {
+				t.Fatalf("%s ply %d: illegal PV %v", p.FEN(), ply, bad)
+			}
+			if res.BestMove == board.NoMove {
+				if p.HasLegalMoves() {
+					t.Fatalf("%s: no move returned", p.FEN())
+				}
+				break
+			}
+			if !isLegal(p, res.BestMove) {
+				t.Fatalf("%s: illegal best move %v", p.FEN(), res.BestMove)
+			}
+			if res.PonderMove != board.NoMove {
+				q := p.Clone()
+				q.MakeMove(res.BestMove)
+				if !isLegal(q, res.PonderMove) {
+					t.Fatalf("%s: illegal ponder move %v", p.FEN(), res.PonderMove)
+				}
+			}
+			p.MakeMove(res.BestMove)
+			if p.IsRepetition(0) || p.HalfmoveClock() >= 100 || p.IsInsufficientMaterial() {
+				break
+			}
+		}
+		t.Logf("ended at %s", p.FEN())
+	}
+}

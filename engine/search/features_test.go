@@ -13,7 +13,8 @@ import (
 // switched off, the bench node count at a fixed depth and the ECM-40 solve
 // count at a fixed node budget per position:
 //
-//	PONDEROSA_FEATURES=depth,nodes go test ./engine/search -run TestFeatureEffects -v
+//	PONDEROSA_FEATURES=depth,nodes [PONDEROSA_FEATURES_EPD=file.epd PONDEROSA_FEATURES_MAX=n] \
+//	go test ./engine/search -run TestFeatureEffects -v -timeout 30m
 func TestFeatureEffects(t *testing.T) {
 	v, ok := os.LookupEnv("PONDEROSA_FEATURES")
 	if !ok {
@@ -25,9 +26,16 @@ func TestFeatureEffects(t *testing.T) {
 		n, _ := strconv.Atoi(b)
 		nodes = uint64(n)
 	}
-	cases, err := loadEPD("testdata/ecm40.epd")
+	path := "testdata/ecm40.epd"
+	if p := os.Getenv("PONDEROSA_FEATURES_EPD"); p != "" {
+		path = p // e.g. a whole suite; PONDEROSA_FEATURES_MAX limits it
+	}
+	cases, err := loadEPD(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(os.Getenv("PONDEROSA_FEATURES_MAX")); n > 0 && n < len(cases) {
+		cases = cases[:n]
 	}
 	variants := []struct {
 		name string
@@ -65,7 +73,7 @@ func TestFeatureEffects(t *testing.T) {
 				solved++
 			}
 		}
-		t.Logf("%-18s bench(d%d) %9d nodes   ECM-40 at %d nodes: %d solved", vr.name, depth, benchNodes, nodes, solved)
+		t.Logf("%-18s bench(d%d) %9d nodes   %d/%d solved at %d nodes", vr.name, depth, benchNodes, solved, len(cases), nodes)
 	}
 }
 

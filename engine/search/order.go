@@ -96,7 +96,7 @@ func (pk *picker) next(t *thread, ply int) board.Move {
 		case stageGenCaptures:
 			p.GenerateCaptures(&pk.caps)
 			for i := 0; i < pk.caps.N; i++ {
-				pk.capScores[i] = mvvlva(p, pk.caps.Moves[i])
+				pk.capScores[i] = t.captureScore(pk.caps.Moves[i])
 			}
 			pk.idx = 0
 			pk.stage = stageGoodCaptures

@@ -190,7 +190,9 @@ func (e *Engine) Probe(key uint64) (TTEntry, bool) { return e.tt.Probe(key) }
 
 // Stop ends the running search as soon as possible; Search then returns
 // the best move found so far. Calling it with no search running is harmless
-// (the next Search starts with a clear flag).
+// (the next Search starts with a clear flag) — which also means a Stop that
+// races with the start of a Search may be lost: to stop a search that may
+// not have started yet, cancel its context instead (cancellation persists).
 func (e *Engine) Stop() { e.stop.Store(true) }
 
 // PonderHit turns a ponder search into a normal search under the limits it
@@ -220,15 +222,23 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, re
 	e.nodesPub.Store(0)
 	e.tt.NewSearch()
 
-	done := make(chan struct{})
-	defer close(done)
+	// A goroutine turns context cancellation into the stop flag; it has
+	// exited before Search returns, so a late cancellation can never stop
+	// the next search.
 	if ctx.Done() != nil {
+		done := make(chan struct{})
+		exited := make(chan struct{})
 		go func() {
+			defer close(exited)
 			select {
 			case <-ctx.Done():
 				e.stop.Store(true)
 			case <-done:
 			}
+		}()
+		defer func() {
+			close(done)
+			<-exited
 		}()
 	}
 

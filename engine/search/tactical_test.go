@@ -40,7 +40,7 @@ func TestTacticalSolveRate(t *testing.T) {
 // TestSuiteSolveRate measures solve rates at a fixed time per position:
 //
 //	PONDEROSA_TACTICAL=/path/a.epd,/path/b.epd PONDEROSA_TACTICAL_MS=1000 \
-//	PONDEROSA_TACTICAL_THREADS=1 go test ./engine/search -run TestSuiteSolveRate -v
+//	PONDEROSA_TACTICAL_THREADS=1 PONDEROSA_TACTICAL_MAX=0 go test ./engine/search -run TestSuiteSolveRate -v
 //
 // It prints, never asserts (timing depends on the machine).
 func TestSuiteSolveRate(t *testing.T) {
@@ -53,11 +53,15 @@ func TestSuiteSolveRate(t *testing.T) {
 		ms = 1000
 	}
 	threads, _ := strconv.Atoi(os.Getenv("PONDEROSA_TACTICAL_THREADS"))
+	limit, _ := strconv.Atoi(os.Getenv("PONDEROSA_TACTICAL_MAX")) // first N positions per file; 0 = all
 	e := New(Options{HashMB: 64, Threads: max(threads, 1)})
 	for _, path := range strings.Split(paths, ",") {
 		cases, err := loadEPD(path)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if limit > 0 && len(cases) > limit {
+			cases = cases[:limit]
 		}
 		solved, total := 0, 0
 		var nodes uint64

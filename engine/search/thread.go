@@ -49,6 +49,8 @@ type frame struct {
 	excluded   board.Move
 	quiets     [64]board.Move
 	nQuiets    int
+	caps       [32]board.Move
+	nCaps      int
 }
 
 type rootMove struct {
@@ -77,6 +79,8 @@ type thread struct {
 	contHist *[16][64]contEntry
 	sentinel contEntry
 	counter  [16][64]board.Move
+	evalTab  *[evalCacheSize]evalCacheEntry
+	capHist  *[16][64][8]int16 // moved piece, to, captured type
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
@@ -100,6 +104,8 @@ func newThread(e *Engine, id int) *thread {
 		stack:    new([MaxPly + stackOff + 2]frame),
 		history:  new([2][64][64]int32),
 		contHist: new([16][64]contEntry),
+		evalTab:  new([evalCacheSize]evalCacheEntry),
+		capHist:  new([16][64][8]int16),
 	}
 }
 
@@ -108,6 +114,45 @@ func (t *thread) clearHistory() {
 	*t.contHist = [16][64]contEntry{}
 	t.sentinel = contEntry{}
 	t.counter = [16][64]board.Move{}
+	*t.evalTab = [evalCacheSize]evalCacheEntry{}
+	*t.capHist = [16][64][8]int16{}
+}
+
+// capturedType is the piece type m captures (Pawn for en passant, none for
+// a quiet promotion).
+func capturedType(p *board.Position, m board.Move) board.PieceType {
+	if m.IsEnPassant() {
+		return board.Pawn
+	}
+	return p.PieceOn(m.To()).Type()
+}
+
+// captureScore orders noisy moves: victim value first, adjusted by how
+// well this capture has done before (capture history), then promotions.
+func (t *thread) captureScore(m board.Move) int32 {
+	p := t.pos
+	victim := capturedType(p, m)
+	s := int32(board.SEEValue[victim])*16 + int32(t.capHist[p.PieceOn(m.From())][m.To()][victim])/4
+	if pr := m.Promotion(); pr != board.NoPieceType {
+		s += int32(board.SEEValue[pr]) * 16
+	}
+	return s
+}
+
+// updateCaptureStats rewards the capture best (if it is one) and punishes
+// the other captures tried at this node.
+func (t *thread) updateCaptureStats(ply, depth int, best board.Move, bestIsCapture bool) {
+	f := t.frame(ply)
+	p := t.pos
+	bonus := historyBonus(depth)
+	for i := 0; i < f.nCaps; i++ {
+		m := f.caps[i]
+		b := -bonus
+		if bestIsCapture && m == best {
+			b = bonus
+		}
+		gravity16(&t.capHist[p.PieceOn(m.From())][m.To()][capturedType(p, m)], b)
+	}
 }
 
 // prepare copies the position and builds the root move list.
@@ -342,6 +387,9 @@ func (t *thread) result(start time.Time) Result {
 	if score == -Infinity {
 		score = rm.repScore
 	}
+	if score == -Infinity {
+		score = 0 // stopped before any root move was searched completely
+	}
 	res := Result{
 		BestMove: rm.move,
 		Score:    score,
@@ -374,10 +422,26 @@ func (t *thread) result(start time.Time) Result {
 	return res
 }
 
+const evalCacheSize = 1 << 16
+
+// evalCacheEntry caches one static evaluation by position key (per thread,
+// so no synchronisation; the key is stored in full).
+type evalCacheEntry struct {
+	key  uint64
+	eval int32
+}
+
 // evaluate returns the static evaluation, clamped away from mate scores.
 func (t *thread) evaluate() int {
+	key := t.pos.Key()
+	ce := &t.evalTab[key&(evalCacheSize-1)]
+	if ce.key == key && key != 0 {
+		return int(ce.eval)
+	}
 	v := t.ev.Evaluate(t.pos)
-	return max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
+	v = max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
+	ce.key, ce.eval = key, int32(v)
+	return v
 }
 
 // hasNonPawn reports whether the side to move has a piece other than king
@@ -637,7 +701,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 	bestMove := board.NoMove
 	origAlpha := alpha
 	moveCount := 0
-	f.nQuiets = 0
+	f.nQuiets, f.nCaps = 0, 0
 	pk := &f.pk
 	if !root {
 		var counter board.Move
@@ -648,6 +712,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 	}
 	rootIdx := t.pvIdx
 	us := p.SideToMove()
+	nonPawn := hasNonPawn(p)
 	for {
 		var m board.Move
 		if root {
@@ -671,7 +736,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		lmrDepth := max(depth-1-lmr(depth, moveCount), 0)
 
 		// Shallow-depth pruning of late moves.
-		if !root && bestScore > -MateInMaxPly && alpha < MateInMaxPly && hasNonPawn(p) {
+		if !root && bestScore > -MateInMaxPly && alpha < MateInMaxPly && nonPawn {
 			if quiet && !givesCheck {
 				if !t.e.feat.noLMP && depth <= 8 && moveCount >= lmpLimit(depth, improving) {
 					continue
@@ -702,6 +767,9 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		if quiet && f.nQuiets < len(f.quiets) {
 			f.quiets[f.nQuiets] = m
 			f.nQuiets++
+		} else if !quiet && f.nCaps < len(f.caps) {
+			f.caps[f.nCaps] = m
+			f.nCaps++
 		}
 		p.MakeMove(m)
 		newDepth := depth - 1 + ext
@@ -768,8 +836,12 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		return 0
 	}
 
-	if bestScore >= beta && !p.IsNoisy(bestMove) {
-		t.updateQuietStats(ply, depth, bestMove)
+	if bestScore >= beta {
+		noisy := p.IsNoisy(bestMove)
+		if !noisy {
+			t.updateQuietStats(ply, depth, bestMove)
+		}
+		t.updateCaptureStats(ply, depth, bestMove, noisy)
 	}
 
 	if excluded == board.NoMove && !(root && t.pvIdx > 0) {

@@ -51,11 +51,17 @@ func allocate(c Clock, overhead time.Duration) timeBudget {
 	}
 	soft := avail/time.Duration(mtg) + inc*3/4
 	// Most of the clock we may ever spend on one move.
+	// Most of the clock we may ever spend on one move: a sixth of what is
+	// left per remaining move count, up to 80% (90% right before the time
+	// control, when the clock is refilled).
 	maxUse := avail * 4 / 5
-	if mtg == 1 {
+	switch {
+	case mtg == 1:
 		maxUse = avail * 9 / 10
-	} else if mtg <= 3 {
+	case mtg <= 3:
 		maxUse = avail * 2 / 3
+	case mtg > 7:
+		maxUse = avail * 6 / time.Duration(mtg)
 	}
 	hard := soft * hardFactor
 	if hard > maxUse {
@@ -116,4 +122,13 @@ func (b timeBudget) scaledSoft(scale float64) time.Duration {
 		s = b.hard
 	}
 	return s
+}
+
+// Budget returns the soft target and the hard limit the search uses for one
+// move under clock c (MoveOverhead already subtracted). Callers that manage
+// time themselves (the per-game tree) can use it with Limits{Infinite: true}
+// and Stop.
+func Budget(c Clock, overhead time.Duration) (soft, hard time.Duration) {
+	b := allocate(c, overhead)
+	return b.soft, b.hard
 }

@@ -46,6 +46,9 @@ func TestAllocate(t *testing.T) {
 			if tc.c.MovesToGo != 1 && tc.c.Remaining > s && b.hard > tc.c.Remaining*4/5 {
 				t.Errorf("hard %v leaves no reserve of %v", b.hard, tc.c.Remaining)
 			}
+			if tc.c.MovesToGo == 0 && b.hard > tc.c.Remaining/4 {
+				t.Errorf("sudden death: hard %v is over a quarter of the clock %v", b.hard, tc.c.Remaining)
+			}
 		})
 	}
 }
@@ -108,5 +111,14 @@ func TestSoftScale(t *testing.T) {
 	}
 	if got := b.scaledSoft(0.5); got != 500*time.Millisecond {
 		t.Errorf("scaledSoft(0.5) = %v", got)
+	}
+}
+
+func TestBudgetMatchesAllocate(t *testing.T) {
+	c := Clock{Remaining: time.Minute, Increment: time.Second}
+	soft, hard := Budget(c, 20*time.Millisecond)
+	b := allocate(c, 20*time.Millisecond)
+	if soft != b.soft || hard != b.hard || soft <= 0 || hard < soft {
+		t.Fatalf("Budget = %v, %v; allocate = %+v", soft, hard, b)
 	}
 }
