@@ -11,6 +11,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
 // Names of the options of EngineBackend, as announced in reply to "uci".
@@ -49,8 +50,12 @@ var engineOptions = []OptionSpec{
 	{Name: OptClearHash, Type: OptionButton},
 }
 
-// EngineBackend is a Backend over ponderosa's own search (engine/search).
-// Create it with NewEngineBackend; the zero value is not usable.
+// EngineBackend is a Backend over ponderosa's own engine, driven through
+// one persistent per-game tree (ponder.Game): "go ponder", "ponderhit" and
+// "stop" run on the same tree, and a "position … moves …" that extends the
+// previous one walks the tree down instead of starting over (the re-rooting
+// is deferred to the next "go", so a ponder hit keeps its subtree). Create
+// it with NewEngineBackend; the zero value is not usable.
 //
 // Castling is written king-to-target ("e1g1") unless UCI_Chess960 is on or
 // the position was set from a FEN whose castling rights only make sense in
@@ -61,9 +66,12 @@ type EngineBackend struct {
 	BenchDepth int
 
 	mu       sync.Mutex // guards the fields below
-	eng      *search.Engine
-	pos      *board.Position // the position of the last good "position"
-	fen960   bool            // pos was set from a Chess960-only FEN
+	game     *ponder.Game
+	gopts    ponder.Options
+	fen      string          // start FEN of the last good "position"
+	moves    []string        // its moves
+	pos      *board.Position // the position they lead to
+	fen960   bool            // fen has Chess960-only castling rights
 	ponder   bool            // the Ponder option (informative: "go ponder" always works)
 	chess960 bool            // the UCI_Chess960 option
 	multiPV  int
@@ -72,29 +80,57 @@ type EngineBackend struct {
 // NewEngineBackend returns a backend with the default options (Hash 64 MB,
 // one thread, Move Overhead 30 ms) at the starting position.
 func NewEngineBackend() *EngineBackend {
-	return &EngineBackend{
-		eng:     search.New(search.Options{Threads: 1, HashMB: DefaultHashMB, MoveOverhead: DefaultMoveOverhead}),
+	b := &EngineBackend{
+		gopts:   ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead},
+		fen:     board.StartFEN,
 		pos:     board.NewPosition(),
 		multiPV: 1,
 	}
+	b.game = ponder.NewGame(b.gopts)
+	return b
 }
 
-// Engine returns the search engine behind b.
-func (b *EngineBackend) Engine() *search.Engine { return b.eng }
+// Engine returns the search engine behind b (it changes when Hash, Threads
+// or Move Overhead is set).
+func (b *EngineBackend) Engine() *search.Engine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.game.Engine()
+}
+
+// Game returns the per-game tree behind b (it changes when Hash, Threads or
+// Move Overhead is set).
+func (b *EngineBackend) Game() *ponder.Game {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.game
+}
 
 // Options implements Backend.
 func (b *EngineBackend) Options() []OptionSpec {
 	return append([]OptionSpec(nil), engineOptions...)
 }
 
-// NewGame implements Backend: it clears the hash table and the move
-// ordering statistics and goes back to the starting position.
+// NewGame implements Backend: it clears the hash table, the tree and the
+// move ordering statistics and goes back to the starting position.
 func (b *EngineBackend) NewGame() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.eng.NewGame()
-	b.pos = board.NewPosition()
-	b.fen960 = false
+	if err := b.game.NewGame(); err != nil {
+		// Busy or closed: never expected (the Server sends no ucinewgame
+		// during a search); a fresh game is the same thing.
+		b.resetGame()
+	}
+	b.fen, b.moves, b.pos, b.fen960 = board.StartFEN, nil, board.NewPosition(), false
+}
+
+// resetGame replaces the game by a new one with b.gopts, at the current
+// position. Called with b.mu held.
+func (b *EngineBackend) resetGame() {
+	b.game.Close()
+	b.game = ponder.NewGame(b.gopts)
+	// The position was accepted before, so it is accepted again.
+	_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 }
 
 // SetOption implements Backend.
@@ -112,19 +148,23 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	defer b.mu.Unlock()
 	switch spec.Name {
 	case OptHash:
-		b.eng.SetHashMB(n)
+		b.gopts.HashMB = n
+		b.resetGame()
 	case OptThreads:
-		b.eng.SetThreads(n)
+		b.gopts.Threads = n
+		b.resetGame()
+	case OptMoveOverhead:
+		b.gopts.MoveOverhead = time.Duration(n) * time.Millisecond
+		b.resetGame()
 	case OptPonder:
 		b.ponder = v == "true"
 	case OptMultiPV:
 		b.multiPV = n
 	case OptChess960:
 		b.chess960 = v == "true"
-	case OptMoveOverhead:
-		b.eng.SetMoveOverhead(time.Duration(n) * time.Millisecond)
+		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
-		b.eng.NewGame()
+		b.game.Engine().NewGame()
 	}
 	return nil
 }
@@ -145,33 +185,36 @@ func (b *EngineBackend) SetPosition(fen string, moves []string) error {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.pos, b.fen960 = pos, fen960
+	if err := b.game.SetPosition(fen, b.chess960 || fen960, moves); err != nil {
+		return err
+	}
+	b.fen, b.moves, b.pos, b.fen960 = fen, append([]string(nil), moves...), pos, fen960
 	return nil
 }
 
-// snapshot returns a copy of the current position with the castling
-// output form set, and the MultiPV option.
-func (b *EngineBackend) snapshot() (*board.Position, int) {
+// snapshot returns the game, a copy of the current position with the
+// castling output form set, and the MultiPV option.
+func (b *EngineBackend) snapshot() (*ponder.Game, *board.Position, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	pos := b.pos.Clone()
 	pos.SetChess960(b.chess960 || b.fen960)
-	return pos, b.multiPV
+	return b.game, pos, b.multiPV
 }
 
 // Position returns a copy of the current position (for tests and tools).
 func (b *EngineBackend) Position() *board.Position {
-	pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot()
 	return pos
 }
 
-// searchLimits converts UCI limits to search limits for pos. elapsed is
+// gameLimits converts UCI limits to the game's limits in pos. elapsed is
 // the time since the "go" was received, taken off the clock and the move
 // time (not for a ponder search, whose clock starts at "ponderhit").
 // Search moves that are not legal in pos are dropped; if none is left the
 // restriction is dropped too (the GUI gets a move rather than none).
-func searchLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duration) search.Limits {
-	sl := search.Limits{
+func gameLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duration) ponder.Limits {
+	gl := ponder.Limits{
 		Depth:     l.Depth,
 		MoveTime:  l.MoveTime,
 		Infinite:  l.Infinite,
@@ -185,7 +228,7 @@ func searchLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Durat
 		Ponder:    l.Ponder,
 	}
 	if l.Nodes > 0 {
-		sl.Nodes = uint64(l.Nodes)
+		gl.Nodes = uint64(l.Nodes)
 	}
 	if !l.Ponder && elapsed > 0 {
 		sub := func(d time.Duration) time.Duration {
@@ -194,33 +237,34 @@ func searchLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Durat
 			}
 			return max(d-elapsed, time.Millisecond)
 		}
-		sl.MoveTime = sub(sl.MoveTime)
+		gl.MoveTime = sub(gl.MoveTime)
 		if pos.SideToMove() == board.White {
-			sl.WTime = sub(sl.WTime)
+			gl.WTime = sub(gl.WTime)
 		} else {
-			sl.BTime = sub(sl.BTime)
+			gl.BTime = sub(gl.BTime)
 		}
 	}
 	for _, s := range l.SearchMoves {
 		if m, err := pos.ParseUCIMove(s); err == nil {
-			sl.SearchMoves = append(sl.SearchMoves, m)
+			gl.SearchMoves = append(gl.SearchMoves, pos.MoveToUCI(m))
 		}
 	}
-	return sl
+	return gl
 }
 
 // Go implements Backend.
-func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (best, ponder string) {
-	pos, multiPV := b.snapshot()
+func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (best, ponderMove string) {
+	game, pos, multiPV := b.snapshot()
 	var elapsed time.Duration
 	if !p.Received.IsZero() {
 		elapsed = time.Since(p.Received)
 	}
-	lim := searchLimits(pos, p.Limits, multiPV, elapsed)
+	lim := gameLimits(pos, p.Limits, multiPV, elapsed)
 	chess960 := pos.Chess960()
 
-	// started is closed at the first report: only then has the search
-	// reset its ponder state, so a PonderHit before it would be lost.
+	// started is closed at the first report: only then does the game have
+	// the ponder search that a PonderHit converts (one before it would be
+	// ignored).
 	started := make(chan struct{})
 	var startOnce sync.Once
 	done := make(chan struct{})
@@ -236,7 +280,7 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 			}
 			select {
 			case <-started:
-				b.eng.PonderHit()
+				game.PonderHit()
 			case <-done:
 			}
 		}()
@@ -247,29 +291,27 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 			info(convertInfo(si, chess960))
 		}
 	}
-	res := b.eng.Search(ctx, pos, lim, report)
+	d, err := game.Think(ctx, lim, report)
 	close(done)
 	wg.Wait()
 
-	if res.BestMove == board.NoMove {
-		// No legal move, or (never expected) a search that found none: any
+	if err != nil || (d.UCI == "" && !d.NoMove) {
+		// Never expected: the position and the limits were checked. Any
 		// legal move beats none.
+		if info != nil && err != nil {
+			info(Info{Text: "error: " + err.Error()})
+		}
 		var ml board.MoveList
 		pos.GenerateLegal(&ml)
 		if ml.N == 0 {
 			return "", ""
 		}
-		res.BestMove, res.PonderMove = ml.Moves[0], board.NoMove
+		return ml.Moves[0].UCI(chess960), ""
 	}
-	best = res.BestMove.UCI(chess960)
-	if res.PonderMove != board.NoMove {
-		pos.MakeMove(res.BestMove)
-		if pos.IsLegal(res.PonderMove) {
-			ponder = res.PonderMove.UCI(chess960)
-		}
-		pos.UnmakeMove()
+	if d.NoMove {
+		return "", ""
 	}
-	return best, ponder
+	return d.UCI, d.PonderUCI
 }
 
 // convertInfo turns a search report into a UCI info line.
@@ -309,7 +351,7 @@ func (b *EngineBackend) Perft(depth int, out io.Writer) error {
 	if depth > MaxPerftDepth {
 		return fmt.Errorf("depth %d is more than %d", depth, MaxPerftDepth)
 	}
-	pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot()
 	var total uint64
 	var sb strings.Builder
 	if depth < 1 {
@@ -335,7 +377,7 @@ func (b *EngineBackend) Bench(out io.Writer) error {
 
 // Display implements Displayer: the board and its FEN.
 func (b *EngineBackend) Display(out io.Writer) error {
-	pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot()
 	_, err := fmt.Fprintf(out, "%s\nKey: %016x\n", pos, pos.Key())
 	return err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
 // The engine backend tests run the Server with the real search over pipes,
@@ -144,8 +145,8 @@ func TestEngineSetOption(t *testing.T) {
 		}
 	}
 	opts := b.Engine().Options()
-	if opts.HashMB != 1 || opts.Threads != 2 || opts.MoveOverhead != 100*time.Millisecond {
-		t.Errorf("engine options %+v, want Hash 1, Threads 2, overhead 100ms", opts)
+	if opts.HashMB != 1 || opts.Threads != 2 || b.gopts.MoveOverhead != 100*time.Millisecond {
+		t.Errorf("engine options %+v, game options %+v, want Hash 1, Threads 2, overhead 100ms", opts, b.gopts)
 	}
 	if !b.Position().Chess960() {
 		t.Error("UCI_Chess960 true did not switch the castling form")
@@ -473,44 +474,42 @@ func TestEngineBenchDeterministic(t *testing.T) {
 	}
 }
 
-func TestSearchLimits(t *testing.T) {
+func TestGameLimits(t *testing.T) {
 	white := mustPos(t, board.StartFEN)
 	black := mustPos(t, board.StartFEN, "e2e4")
-	e2e4, _ := white.ParseUCIMove("e2e4")
+	castle := mustPos(t, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
 	ms := time.Millisecond
 	tests := []struct {
 		name    string
 		pos     *board.Position
 		l       Limits
 		elapsed time.Duration
-		want    search.Limits
+		want    ponder.Limits
 	}{
 		{"depth nodes mate", white, Limits{Depth: 7, Nodes: 1000, Mate: 3}, 0,
-			search.Limits{Depth: 7, Nodes: 1000, Mate: 3, MultiPV: 2}},
+			ponder.Limits{Depth: 7, Nodes: 1000, Mate: 3, MultiPV: 2}},
 		{"white clock loses elapsed", white, Limits{WTime: 1000 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5}, 40 * ms,
-			search.Limits{WTime: 960 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5, MultiPV: 2}},
+			ponder.Limits{WTime: 960 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5, MultiPV: 2}},
 		{"black clock loses elapsed", black, Limits{WTime: 1000 * ms, BTime: 900 * ms}, 40 * ms,
-			search.Limits{WTime: 1000 * ms, BTime: 860 * ms, MultiPV: 2}},
+			ponder.Limits{WTime: 1000 * ms, BTime: 860 * ms, MultiPV: 2}},
 		{"clock never below 1ms", white, Limits{WTime: 10 * ms, MoveTime: 5 * ms}, 40 * ms,
-			search.Limits{WTime: ms, MoveTime: ms, MultiPV: 2}},
+			ponder.Limits{WTime: ms, MoveTime: ms, MultiPV: 2}},
 		{"ponder clock starts at ponderhit", white, Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms}, 40 * ms,
-			search.Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms, MultiPV: 2}},
-		{"infinite", white, Limits{Infinite: true}, 0, search.Limits{Infinite: true, MultiPV: 2}},
+			ponder.Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms, MultiPV: 2}},
+		{"infinite", white, Limits{Infinite: true}, 0, ponder.Limits{Infinite: true, MultiPV: 2}},
 		{"searchmoves: illegal dropped", white, Limits{SearchMoves: []string{"e2e4", "e2e5", "e7e5"}}, 0,
-			search.Limits{SearchMoves: []board.Move{e2e4}, MultiPV: 2}},
+			ponder.Limits{SearchMoves: []string{"e2e4"}, MultiPV: 2}},
 		{"searchmoves: none legal means all", white, Limits{SearchMoves: []string{"e2e5"}}, 0,
-			search.Limits{MultiPV: 2}},
+			ponder.Limits{MultiPV: 2}},
+		{"searchmoves: castling normalized", castle, Limits{SearchMoves: []string{"e1h1", "e1c1"}}, 0,
+			ponder.Limits{SearchMoves: []string{"e1g1", "e1c1"}, MultiPV: 2}},
 	}
 	for _, tc := range tests {
-		got := searchLimits(tc.pos, tc.l, 2, tc.elapsed)
-		if !equalSearchLimits(got, tc.want) {
+		got := gameLimits(tc.pos, tc.l, 2, tc.elapsed)
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
 		}
 	}
-}
-
-func equalSearchLimits(a, b search.Limits) bool {
-	return reflect.DeepEqual(a, b)
 }
 
 func TestEngineGoCancelledBeforeStart(t *testing.T) {
@@ -581,4 +580,80 @@ func FuzzEngineServer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A GUI game: our search, then "position … moves <ours> <predicted>" + "go
+// ponder", "ponderhit": the ponder search runs on the game's tree, the hit
+// is counted, and the next position (extending the previous) keeps the
+// subtree instead of starting over.
+func TestEnginePonderHitOnTree(t *testing.T) {
+	c, b := startEngine(t)
+	moves := []string{"e2e4", "e7e5"}
+	c.send("ucinewgame", "position startpos moves "+strings.Join(moves, " "), "go depth 6")
+	best, pm := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	if pm == "" {
+		t.Fatal("no ponder move after a depth 6 search")
+	}
+	moves = append(moves, best, pm)
+	c.send("position startpos moves "+strings.Join(moves, " "), "go ponder wtime 5000 btime 5000 winc 50 binc 50")
+	c.untilPrefix("info depth 4 ")
+	c.send("ponderhit")
+	best2, ponder2 := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best2})
+	st := b.Game().Stats()
+	if st.Moves != 2 || st.PonderHits != 1 {
+		t.Fatalf("after a ponder hit: %d moves, %d ponder hits; want 2 and 1", st.Moves, st.PonderHits)
+	}
+	if last := st.PerMove[1]; (last.Source != ponder.FromPonder && last.Source != ponder.FromPonderAtOnce) || last.KeptNodes <= 1 {
+		t.Errorf("ponder hit move: source %v, kept %d nodes; want from the ponder search with its subtree kept", last.Source, last.KeptNodes)
+	}
+	// The opponent plays something else than ponder2: the GUI stops the
+	// ponder search and sends the real position; the game goes on.
+	moves = append(moves, best2)
+	pos := mustPos(t, board.StartFEN, moves...)
+	var ml board.MoveList
+	pos.GenerateLegal(&ml)
+	other := ""
+	for _, m := range ml.Slice() {
+		if s := pos.MoveToUCI(m); s != ponder2 {
+			other = s
+			break
+		}
+	}
+	if ponder2 != "" {
+		c.send("position startpos moves "+strings.Join(append(moves, ponder2), " "), "go ponder wtime 5000 btime 5000")
+		c.untilPrefix("info depth 3 ")
+		c.send("stop")
+		c.untilPrefix("bestmove")
+	}
+	moves = append(moves, other)
+	c.send("position startpos moves "+strings.Join(moves, " "), "go depth 5")
+	best3, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best3})
+	if st := b.Game().Stats(); st.Moves != 3 || st.PonderHits != 1 {
+		t.Errorf("after a ponder miss: %d moves, %d ponder hits; want 3 and 1", st.Moves, st.PonderHits)
+	}
+}
+
+// A position that extends the previous one keeps the searched subtree.
+func TestEnginePositionExtendsKeepsTree(t *testing.T) {
+	c, b := startEngine(t)
+	c.send("position startpos moves d2d4", "go depth 7")
+	best, pm := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	if pm == "" {
+		t.Fatal("no ponder move after a depth 7 search")
+	}
+	c.send("position startpos moves d2d4 "+best+" "+pm, "go depth 3")
+	c.untilPrefix("bestmove")
+	st := b.Game().Stats()
+	if len(st.PerMove) != 2 || st.PerMove[1].KeptNodes <= 1 {
+		t.Fatalf("extending position: stats %+v, want the second move to keep nodes", st.PerMove)
+	}
+	// A position that does not extend it starts over.
+	c.send("position fen "+kiwipete, "go depth 3")
+	c.untilPrefix("bestmove")
+	st = b.Game().Stats()
+	if n := len(st.PerMove); n != 3 || st.PerMove[2].KeptNodes > 1 {
+		t.Errorf("new position: stats %+v, want a fresh tree", st.PerMove[n-1])
+	}
 }
