@@ -285,8 +285,12 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 			}
 		}()
 	}
+	var lastPV string // first move of the last line 1 reported
 	report := func(si search.Info) {
 		startOnce.Do(func() { close(started) })
+		if si.MultiPV <= 1 && len(si.PV) > 0 {
+			lastPV = si.PV[0].UCI(chess960)
+		}
 		if info != nil {
 			info(convertInfo(si, chess960))
 		}
@@ -311,7 +315,32 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	if d.NoMove {
 		return "", ""
 	}
+	if info != nil && d.UCI != lastPV && d.Depth > 0 {
+		// The move came from an unfinished iteration, the tree or a
+		// variety pick: say so in a last info line, so that the GUI's last
+		// PV starts with the bestmove.
+		info(decisionInfo(d))
+	}
 	return d.UCI, d.PonderUCI
+}
+
+// decisionInfo is the info line of a decision.
+func decisionInfo(d ponder.Decision) Info {
+	in := Info{Depth: d.Depth, MultiPV: 1, Nodes: int64(d.Nodes), Time: d.Time}
+	if d.Mate != 0 {
+		in.Score = Mate(d.Mate)
+	} else {
+		in.Score = CP(d.Score)
+	}
+	if len(d.PV) > 0 && d.PV[0] == d.UCI {
+		in.PV = d.PV
+	} else {
+		in.PV = []string{d.UCI}
+		if d.PonderUCI != "" {
+			in.PV = append(in.PV, d.PonderUCI)
+		}
+	}
+	return in
 }
 
 // convertInfo turns a search report into a UCI info line.

@@ -215,7 +215,17 @@ func TestEngineGoMovetimeAndClock(t *testing.T) {
 			cmd += " moves " + strings.Join(tc.moves, " ")
 		}
 		c.send(cmd, tc.goCmd)
-		best, ponder := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+		lines := c.untilPrefix("bestmove")
+		best, ponder := bestmove(t, lastLine(lines))
+		lastPV := ""
+		for _, l := range lines {
+			if in, ok := ParseInfo(l); ok && len(in.PV) > 0 {
+				lastPV = in.PV[0]
+			}
+		}
+		if lastPV != best {
+			t.Errorf("%s: last pv starts with %q, bestmove %s", tc.goCmd, lastPV, best)
+		}
 		line := []string{best}
 		if ponder != "" {
 			line = append(line, ponder)
@@ -508,6 +518,25 @@ func TestGameLimits(t *testing.T) {
 		got := gameLimits(tc.pos, tc.l, 2, tc.elapsed)
 		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestDecisionInfo(t *testing.T) {
+	tests := []struct {
+		d    ponder.Decision
+		want string
+	}{
+		{ponder.Decision{UCI: "e2e4", PonderUCI: "e7e5", PV: []string{"e2e4", "e7e5", "g1f3"}, Score: 31, Depth: 9, Nodes: 5000, Time: 20 * time.Millisecond},
+			"info depth 9 multipv 1 score cp 31 nodes 5000 time 20 pv e2e4 e7e5 g1f3"},
+		{ponder.Decision{UCI: "d2d4", PonderUCI: "d7d5", PV: []string{"e2e4", "e7e5"}, Score: -5, Depth: 3},
+			"info depth 3 multipv 1 score cp -5 pv d2d4 d7d5"},
+		{ponder.Decision{UCI: "d8h4", PV: []string{"d8h4"}, Score: search.MateScore - 1, Mate: 1, Depth: 4},
+			"info depth 4 multipv 1 score mate 1 pv d8h4"},
+	}
+	for _, tc := range tests {
+		if got := decisionInfo(tc.d).String(); got != tc.want {
+			t.Errorf("decisionInfo(%+v) = %q, want %q", tc.d, got, tc.want)
 		}
 	}
 }
