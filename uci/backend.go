@@ -38,16 +38,18 @@ const (
 	MaxPerftDepth = 12
 )
 
-// engineOptions are the options EngineBackend announces.
-var engineOptions = []OptionSpec{
-	{Name: OptHash, Type: OptionSpin, Default: strconv.Itoa(DefaultHashMB), Min: 1, Max: MaxHashMB},
-	{Name: OptThreads, Type: OptionSpin, Default: "1", Min: 1, Max: MaxThreads},
-	{Name: OptPonder, Type: OptionCheck, Default: "false"},
-	{Name: OptMultiPV, Type: OptionSpin, Default: "1", Min: 1, Max: MaxMultiPV},
-	{Name: OptChess960, Type: OptionCheck, Default: "false"},
-	{Name: OptMoveOverhead, Type: OptionSpin, Default: strconv.Itoa(int(DefaultMoveOverhead.Milliseconds())),
-		Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
-	{Name: OptClearHash, Type: OptionButton},
+// engineOptions returns the options EngineBackend announces (a fresh slice).
+func engineOptions() []OptionSpec {
+	return []OptionSpec{
+		{Name: OptHash, Type: OptionSpin, Default: strconv.Itoa(DefaultHashMB), Min: 1, Max: MaxHashMB},
+		{Name: OptThreads, Type: OptionSpin, Default: "1", Min: 1, Max: MaxThreads},
+		{Name: OptPonder, Type: OptionCheck, Default: "false"},
+		{Name: OptMultiPV, Type: OptionSpin, Default: "1", Min: 1, Max: MaxMultiPV},
+		{Name: OptChess960, Type: OptionCheck, Default: "false"},
+		{Name: OptMoveOverhead, Type: OptionSpin, Default: strconv.Itoa(int(DefaultMoveOverhead.Milliseconds())),
+			Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
+		{Name: OptClearHash, Type: OptionButton},
+	}
 }
 
 // EngineBackend is a Backend over ponderosa's own engine, driven through
@@ -108,7 +110,7 @@ func (b *EngineBackend) Game() *ponder.Game {
 
 // Options implements Backend.
 func (b *EngineBackend) Options() []OptionSpec {
-	return append([]OptionSpec(nil), engineOptions...)
+	return engineOptions()
 }
 
 // NewGame implements Backend: it clears the hash table, the tree and the
@@ -135,7 +137,7 @@ func (b *EngineBackend) resetGame() {
 
 // SetOption implements Backend.
 func (b *EngineBackend) SetOption(name, value string) error {
-	spec, ok := FindOption(engineOptions, name)
+	spec, ok := FindOption(engineOptions(), name)
 	if !ok {
 		return fmt.Errorf("%w %q", ErrUnknownOption, name)
 	}

@@ -584,7 +584,7 @@ func FuzzEngineServer(f *testing.F) {
 			case CmdBench:
 				continue
 			case CmdSetOption:
-				if o, ok := FindOption(engineOptions, c.Name); ok && (o.Name == OptHash || o.Name == OptThreads) {
+				if o, ok := FindOption(engineOptions(), c.Name); ok && (o.Name == OptHash || o.Name == OptThreads) {
 					continue
 				}
 			case CmdGo:
