@@ -28,7 +28,7 @@ const (
 // Defaults and ranges of the EngineBackend options.
 const (
 	DefaultHashMB       = 64
-	MaxHashMB           = 16384
+	MaxHashMB           = 8192
 	MaxThreads          = 256
 	MaxMultiPV          = 256
 	DefaultMoveOverhead = 30 * time.Millisecond
@@ -92,16 +92,16 @@ func NewEngineBackend() *EngineBackend {
 	return b
 }
 
-// Engine returns the search engine behind b (it changes when Hash, Threads
-// or Move Overhead is set).
+// Engine returns the search engine behind b (it changes when Move Overhead
+// is set).
 func (b *EngineBackend) Engine() *search.Engine {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.game.Engine()
 }
 
-// Game returns the per-game tree behind b (it changes when Hash, Threads or
-// Move Overhead is set).
+// Game returns the per-game tree behind b (it changes when Move Overhead is
+// set).
 func (b *EngineBackend) Game() *ponder.Game {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -151,10 +151,10 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	switch spec.Name {
 	case OptHash:
 		b.gopts.HashMB = n
-		b.resetGame()
+		b.game.Engine().SetHashMB(n)
 	case OptThreads:
 		b.gopts.Threads = n
-		b.resetGame()
+		b.game.Engine().SetThreads(n)
 	case OptMoveOverhead:
 		b.gopts.MoveOverhead = time.Duration(n) * time.Millisecond
 		b.resetGame()
@@ -301,7 +301,22 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	close(done)
 	wg.Wait()
 
-	if err != nil || (d.UCI == "" && !d.NoMove) {
+	if d.NoMove {
+		return "", ""
+	}
+	if err == nil && d.UCI == "" && d.Move != board.NoMove && pos.IsLegal(d.Move) {
+		// A stopped "go ponder" decision carries the move only.
+		d.UCI = d.Move.UCI(chess960)
+		d.PonderUCI = ""
+		if d.Ponder != board.NoMove {
+			pos.MakeMove(d.Move)
+			if pos.IsLegal(d.Ponder) {
+				d.PonderUCI = d.Ponder.UCI(chess960)
+			}
+			pos.UnmakeMove()
+		}
+	}
+	if err != nil || d.UCI == "" {
 		// Never expected: the position and the limits were checked. Any
 		// legal move beats none.
 		if info != nil && err != nil {
@@ -313,9 +328,6 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 			return "", ""
 		}
 		return ml.Moves[0].UCI(chess960), ""
-	}
-	if d.NoMove {
-		return "", ""
 	}
 	if info != nil && d.UCI != lastPV && d.Depth > 0 {
 		// The move came from an unfinished iteration, the tree or a

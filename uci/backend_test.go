@@ -43,6 +43,17 @@ func bestmove(t *testing.T, line string) (best, ponder string) {
 	return "", ""
 }
 
+// lastPVMove returns the first move of the last info line with a pv.
+func lastPVMove(lines []string) string {
+	pv := ""
+	for _, l := range lines {
+		if in, ok := ParseInfo(l); ok && len(in.PV) > 0 {
+			pv = in.PV[0]
+		}
+	}
+	return pv
+}
+
 // lastLine returns the last line of lines.
 func lastLine(lines []string) string { return lines[len(lines)-1] }
 
@@ -217,13 +228,7 @@ func TestEngineGoMovetimeAndClock(t *testing.T) {
 		c.send(cmd, tc.goCmd)
 		lines := c.untilPrefix("bestmove")
 		best, ponder := bestmove(t, lastLine(lines))
-		lastPV := ""
-		for _, l := range lines {
-			if in, ok := ParseInfo(l); ok && len(in.PV) > 0 {
-				lastPV = in.PV[0]
-			}
-		}
-		if lastPV != best {
+		if lastPV := lastPVMove(lines); lastPV != best {
 			t.Errorf("%s: last pv starts with %q, bestmove %s", tc.goCmd, lastPV, best)
 		}
 		line := []string{best}
@@ -331,14 +336,20 @@ func TestEnginePonder(t *testing.T) {
 
 	// A ponder search that is not hit ends with stop (and a legal move).
 	c.send("position startpos moves e2e4 c7c5", "go ponder movetime 100")
-	c.untilPrefix("info depth 2 ")
+	lines = c.untilPrefix("info depth 2 ")
 	c.send("isready")
-	if l := c.untilLine("readyok"); hasPrefix(l, "bestmove") {
+	l := c.untilLine("readyok")
+	if hasPrefix(l, "bestmove") {
 		t.Fatalf("bestmove before stop: %q", l)
 	}
+	lines = append(lines, l...)
 	c.send("stop")
-	best, _ = bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	lines = append(lines, c.untilPrefix("bestmove")...)
+	best, _ = bestmove(t, lastLine(lines))
 	checkLegalLine(t, mustPos(t, board.StartFEN, "e2e4", "c7c5"), []string{best})
+	if pv := lastPVMove(lines); pv != best {
+		t.Errorf("stopped ponder search: bestmove %s, last pv starts with %q", best, pv)
+	}
 
 	// go infinite also waits for stop.
 	c.send("go infinite")
