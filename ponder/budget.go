@@ -1,6 +1,10 @@
 package ponder
 
-import "time"
+import (
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
 
 // Budget is the time plan for one move, all measured on our own clock (from
 // the moment it is our turn).
@@ -38,56 +42,22 @@ const (
 	PonderShare = 0.5
 	// MinThink is the least a converted search gets on our clock.
 	MinThink = 5 * time.Millisecond
-
-	defaultMovesToGo = 30
-	maxMovesToGo     = 50
-	hardFactor       = 5
 )
 
-// clockBudget allocates a move from the clock: Base = available/movesToGo +
-// ¾·increment, Hard = 5·Base capped at 80% of the available time (90% on the
-// last move before a control, ⅔ with 2–3 moves to go). available is the
-// remaining time minus the move overhead (at least a tenth of it). It
-// follows the same rule as engine/search's allocation so both front ends
-// see the same pace.
+// clockBudget is the clock allocation of engine/search (search.Budget):
+// the same pace for both front ends; the tree only adds the pondering rule.
 func clockBudget(c Clock, overhead time.Duration) (base, hard time.Duration) {
-	if overhead < 0 {
-		overhead = 0
-	}
-	avail := c.Remaining - overhead
-	if avail < c.Remaining/10 {
-		avail = c.Remaining / 10
-	}
-	if avail < time.Millisecond {
-		avail = time.Millisecond
-	}
-	mtg := c.MovesToGo
-	if mtg <= 0 {
-		mtg = defaultMovesToGo
-	}
-	mtg = min(mtg, maxMovesToGo)
-	inc := max(c.Increment, 0)
-	base = avail/time.Duration(mtg) + inc*3/4
-	maxUse := avail * 4 / 5
-	if mtg == 1 {
-		maxUse = avail * 9 / 10
-	} else if mtg <= 3 {
-		maxUse = avail * 2 / 3
-	}
-	hard = min(base*hardFactor, maxUse)
-	hard = max(hard, time.Millisecond)
-	base = min(base, hard)
-	return base, hard
+	return search.Budget(search.Clock{Remaining: c.Remaining, Increment: c.Increment, MovesToGo: c.MovesToGo}, overhead)
 }
 
 // PlanMove derives the budget of a move from the limits, the move overhead
 // and the time already spent pondering this very position (0 when it was
 // not pondered). It is a pure function: the table tests pin it down.
 //
-//	Base   = clock allocation (or movetime − overhead)
+//	Base   = search.Budget's soft target (or movetime − overhead)
 //	Target = Base + PonderShare·pondered           (clock games only)
 //	Soft   = max(Target − pondered, MinThink), ≤ Hard
-//	Hard   = clock hard limit (or movetime − overhead); never raised by pondering
+//	Hard   = search.Budget's hard limit (or movetime − overhead); never raised by pondering
 func PlanMove(lim Limits, white bool, overhead, pondered time.Duration) Budget {
 	if lim.Infinite {
 		return Budget{}

@@ -3,15 +3,21 @@ package ponder
 import (
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
 
 const ms = time.Millisecond
 
 func TestPlanMove(t *testing.T) {
 	clock := Limits{WTime: 60 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: time.Second}
-	// White: avail 60s-100ms = 59.9s; base = 59.9s/30 + 0.75s = 2.7466s; hard = min(5*base, 0.8*59.9s).
-	wBase := 59900*ms/30 + 750*ms
-	wHard := 5 * wBase
+	// The base allocation is engine/search's; the tree adds the ponder rule.
+	wBase, wHard := search.Budget(search.Clock{Remaining: 60 * time.Second, Increment: time.Second}, 100*ms)
+	bBase, bHard := search.Budget(search.Clock{Remaining: 30 * time.Second, Increment: time.Second}, 100*ms)
+	sBase, sHard := search.Budget(search.Clock{Remaining: time.Second}, 100*ms)
+	if wBase < 2500*ms || wBase >= wHard || sBase >= sHard {
+		t.Fatalf("unexpected base allocation: %v/%v, %v/%v", wBase, wHard, sBase, sHard)
+	}
 	tests := []struct {
 		name     string
 		lim      Limits
@@ -26,14 +32,12 @@ func TestPlanMove(t *testing.T) {
 		{"ponder 4s", clock, true, 4 * time.Second,
 			Budget{Base: wBase, Target: wBase + 2*time.Second, Soft: wBase - 2*time.Second, Hard: wHard, Timed: true}},
 		// Pondered twice the base or more: only MinThink is left to spend.
-		{"ponder long", clock, true, 20 * time.Second,
-			Budget{Base: wBase, Target: wBase + 10*time.Second, Soft: MinThink, Hard: wHard, Timed: true}},
-		{"black clock", clock, false, 0,
-			Budget{Base: 29900*ms/30 + 750*ms, Target: 29900*ms/30 + 750*ms, Soft: 29900*ms/30 + 750*ms,
-				Hard: 5 * (29900*ms/30 + 750*ms), Timed: true}},
-		// Short clock: hard limit capped at 80% of the available time, never raised by pondering.
+		{"ponder long", clock, true, 2*wBase + time.Second,
+			Budget{Base: wBase, Target: 2*wBase + 500*ms, Soft: MinThink, Hard: wHard, Timed: true}},
+		{"black clock", clock, false, 0, Budget{Base: bBase, Target: bBase, Soft: bBase, Hard: bHard, Timed: true}},
+		// Short clock: the hard limit is never raised by pondering.
 		{"short clock", Limits{WTime: time.Second}, true, 5 * time.Second,
-			Budget{Base: 900 * ms / 30, Target: 900*ms/30 + 2500*ms, Soft: MinThink, Hard: 900 * ms / 30 * 5, Timed: true}},
+			Budget{Base: sBase, Target: sBase + 2500*ms, Soft: MinThink, Hard: sHard, Timed: true}},
 		{"movetime ignores pondering", Limits{MoveTime: time.Second}, true, 3 * time.Second,
 			Budget{Base: 900 * ms, Target: 900 * ms, Soft: 900 * ms, Hard: 900 * ms, Timed: true}},
 		{"infinite", Limits{Infinite: true, WTime: time.Second}, true, 0, Budget{}},

@@ -139,6 +139,7 @@ type run struct {
 	strategy   Strategy
 	start      time.Time
 	done       chan struct{}
+	cancel     context.CancelFunc
 	res        search.Result
 
 	// guarded by Game.mu
@@ -307,10 +308,11 @@ func (g *Game) setPosition(startFEN string, chess960 bool, moves []string) error
 	var stale *run
 	if !extends && g.run != nil {
 		stale = g.run
+		stale.stopAsked = true
 	}
 	g.mu.Unlock()
 	if stale != nil {
-		g.eng.Stop()
+		stale.cancel()
 		<-stale.done
 	}
 
@@ -452,9 +454,12 @@ func (g *Game) Close() {
 	}
 	g.closed = true
 	r := g.run
+	if r != nil {
+		r.stopAsked = true
+	}
 	g.mu.Unlock()
 	if r != nil {
-		g.eng.Stop()
+		r.cancel()
 		<-r.done
 	}
 	g.mu.Lock()
@@ -473,9 +478,9 @@ func (g *Game) Stop() {
 	g.mu.Lock()
 	if g.run != nil {
 		g.run.stopAsked = true
+		g.run.cancel()
 	}
 	g.mu.Unlock()
-	g.eng.Stop()
 }
 
 // StopPonder stops a background ponder search (the game ended, or the front
@@ -489,7 +494,7 @@ func (g *Game) StopPonder() error {
 	}
 	r.stopAsked = true
 	g.mu.Unlock()
-	g.eng.Stop()
+	r.cancel()
 	<-r.done
 	g.mu.Lock()
 	if g.run == r {
@@ -517,12 +522,27 @@ func (g *Game) Searches() int {
 func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
+	// Runs are stopped with Engine.Stop (r.cancel), set r.stopAsked first.
+	// A Stop issued before the goroutine enters Engine.Search is cleared
+	// by it, so onInfo re-issues it. The caller's context is watched here,
+	// not by the engine: the engine's watcher goroutine may outlive its
+	// Search and stop the next one when the context is cancelled late.
+	r.cancel = g.eng.Stop
+	stopAfter := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		if g.run == r {
+			r.stopAsked = true
+			r.cancel()
+		}
+		g.mu.Unlock()
+	})
 	g.run = r
 	g.searches++
 	g.stats.SearchesStarted++
 	pos := r.pos.Clone()
 	go func() {
-		res := g.eng.Search(ctx, pos, slim, func(inf search.Info) { g.onInfo(r, inf) })
+		defer stopAfter()
+		res := g.eng.Search(context.Background(), pos, slim, func(inf search.Info) { g.onInfo(r, inf) })
 		g.mu.Lock()
 		r.res = res
 		if r.timer != nil {
@@ -543,6 +563,15 @@ func (g *Game) onInfo(r *run, inf search.Info) {
 	if g.closed {
 		g.mu.Unlock()
 		return
+	}
+	if r.converted && r.ponder {
+		// Re-issue the hit: one given before the search goroutine entered
+		// Engine.Search was cleared by it. Our limits carry no clock, so
+		// the engine's own hit time does not matter.
+		g.eng.PonderHit()
+	}
+	if r.stopAsked {
+		g.eng.Stop() // in case it came before the search started
 	}
 	if inf.Bound == search.BoundExact {
 		g.recordLine(r, inf)
@@ -592,7 +621,7 @@ func (g *Game) checkSoft(r *run, inf search.Info) {
 	}
 	if stop {
 		r.stopAsked = true
-		g.eng.Stop()
+		r.cancel()
 	}
 }
 
@@ -705,14 +734,11 @@ func (g *Game) armHard(r *run) {
 	}
 	r.timer = time.AfterFunc(r.budget.Hard, func() {
 		g.mu.Lock()
-		cur := g.run == r
-		if cur {
+		if g.run == r {
 			r.stopAsked = true
+			r.cancel()
 		}
 		g.mu.Unlock()
-		if cur {
-			g.eng.Stop()
-		}
 	})
 }
 
@@ -744,7 +770,7 @@ func (g *Game) convert(r *run, lim Limits) {
 	g.eng.PonderHit()
 	if immediate {
 		r.stopAsked = true
-		g.eng.Stop()
+		r.cancel()
 		return
 	}
 	g.armHard(r)
@@ -937,7 +963,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 		} else {
 			r.stopAsked = true
 			g.mu.Unlock()
-			g.eng.Stop()
+			r.cancel()
 			<-r.done
 			g.mu.Lock()
 			if g.run == r {
@@ -1047,6 +1073,8 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 			g.run = nil
 		}
 		d := g.fromResult(r.res, FromPonder, Budget{})
+		g.moveStrings(&d)
+		d.Time = time.Since(r.start)
 		g.mu.Unlock()
 		return d, nil
 	}
@@ -1124,12 +1152,11 @@ func abs(x int) int {
 	return x
 }
 
-// finish completes a decision: UCI strings, timing, stats and the log line;
-// it remembers the expected reply. Called with g.mu held; releases it.
-func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
-	defer g.mu.Unlock()
+// moveStrings fills the UCI strings of d (dropping an illegal ponder move).
+// Called with g.mu held.
+func (g *Game) moveStrings(d *Decision) {
 	d.UCI = moveString(g.pos, d.Move)
-	if d.Ponder != board.NoMove {
+	if d.Ponder != board.NoMove && d.Move != board.NoMove {
 		p := g.pos.Clone()
 		p.MakeMove(d.Move)
 		if p.IsLegal(d.Ponder) {
@@ -1138,6 +1165,13 @@ func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision 
 			d.Ponder = board.NoMove
 		}
 	}
+}
+
+// finish completes a decision: UCI strings, timing, stats and the log line;
+// it remembers the expected reply. Called with g.mu held; releases it.
+func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
+	defer g.mu.Unlock()
+	g.moveStrings(&d)
 	d.Time = time.Since(start)
 	ms := g.pending
 	g.pending = MoveStats{}

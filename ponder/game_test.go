@@ -381,8 +381,8 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 	}
 	g.Stop()
 	d := <-done
-	if d.UCI == "" && d.Move == board.NoMove {
-		t.Error("no move after stop")
+	if d.UCI == "" || d.Move == board.NoMove {
+		t.Errorf("no move after stop: %+v", d)
 	}
 	if err := g.SetPosition("startpos", false, []string{"e2e4", "c7c5"}); err != nil {
 		t.Fatal(err)
@@ -394,11 +394,11 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 }
 
 func TestTreeCapHoldsDuringLongSearch(t *testing.T) {
-	const capNodes = 120
-	g := newTestGame(t, Options{TreeNodes: capNodes, Ponder: true, PonderNodes: 30000, VarietyCP: 1})
+	const capNodes = 100
+	g := newTestGame(t, Options{TreeNodes: capNodes, Ponder: true, PonderNodes: 15000, VarietyCP: 1})
 	moves := 0
-	for moves < 6 {
-		d := think(t, g, Limits{Nodes: 30000, MultiPV: 4})
+	for moves < 4 {
+		d := think(t, g, Limits{Nodes: 15000, MultiPV: 4})
 		play(t, g, d.UCI)
 		g.StartPonder(context.Background())
 		waitPonderDepth(t, g, 1)
@@ -419,6 +419,9 @@ func TestTreeCapHoldsDuringLongSearch(t *testing.T) {
 	st := g.Stats()
 	if st.TrimmedNodes == 0 {
 		t.Errorf("cap never reached (max %d nodes)", st.MaxTreeNodes)
+	}
+	if testing.Verbose() {
+		t.Logf("max %d nodes, %d trimmed", st.MaxTreeNodes, st.TrimmedNodes)
 	}
 }
 
