@@ -20,19 +20,20 @@ const (
 const maxBad = board.MaxMoves
 
 // picker hands out the moves of one node in a good order without sorting
-// them all: TT move, captures that do not lose material (MVV-LVA order),
+// them all: TT move, captures that do not lose material (by victim value
+// and capture history),
 // killers, counter move, quiet moves by history, losing captures. It lives
 // in the thread's per-ply stack, so it never allocates.
 type picker struct {
-	stage                      int
-	ttMove, k1, k2, counter    board.Move
-	caps, quiets               board.MoveList
-	capScores, quietScores     [board.MaxMoves]int32
-	idx                        int
-	bad                        [maxBad]board.Move
-	nBad, badIdx               int
-	capturesOnly, seeFilterBad bool
-	qChecks                    bool // quiescence: also quiet checking moves
+	stage                   int
+	ttMove, k1, k2, counter board.Move
+	caps, quiets            board.MoveList
+	capScores, quietScores  [board.MaxMoves]int32
+	idx                     int
+	bad                     [maxBad]board.Move
+	nBad, badIdx            int
+	capturesOnly            bool
+	qChecks                 bool // quiescence: also quiet checking moves
 }
 
 // mvvlva scores a noisy move: most valuable victim first, then least
