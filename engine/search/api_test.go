@@ -133,9 +133,19 @@ func TestResultAndRootStats(t *testing.T) {
 		if inf.Depth != i+1 || inf.MultiPV != 1 || len(inf.PV) == 0 || inf.SelDepth < inf.Depth/2 {
 			t.Fatalf("info %d: %+v", i, inf)
 		}
+		if inf.Hashfull < 0 || inf.Hashfull > 1000 {
+			t.Fatalf("info %d: hashfull %d", i, inf.Hashfull)
+		}
 		if i > 0 && inf.Nodes < infos[i-1].Nodes {
 			t.Fatalf("nodes went down: %+v", inf)
 		}
+	}
+	// With a small table the fill shows up in the last report.
+	small := New(Options{HashMB: 1})
+	var last Info
+	small.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { last = i })
+	if last.Hashfull <= 0 {
+		t.Fatalf("hashfull %d after a depth-8 search in 1 MB", last.Hashfull)
 	}
 	// The TT knows the root position afterwards, with the best move.
 	if ent, ok := e.Probe(p.Key()); !ok || ent.Move != res.BestMove {
