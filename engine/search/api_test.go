@@ -315,3 +315,43 @@ func TestSelfPlayPVsLegal(t *testing.T) {
 		t.Logf("ended at %s", p.FEN())
 	}
 }
+
+func TestBestThreadVote(t *testing.T) {
+	p := board.NewPosition()
+	e := New(Options{Threads: 3})
+	ctl := newControl(e, p, Limits{}, time.Now())
+	for _, th := range e.threads {
+		th.prepare(p, ctl)
+	}
+	m1, m2 := e.threads[0].rootMoves[0].move, e.threads[0].rootMoves[1].move
+	set := func(i int, m board.Move, score, depth int) {
+		th := e.threads[i]
+		th.completedDepth = depth
+		for j := range th.rootMoves {
+			if th.rootMoves[j].move == m {
+				th.rootMoves[0], th.rootMoves[j] = th.rootMoves[j], th.rootMoves[0]
+			}
+		}
+		th.rootMoves[0].score = score
+	}
+	// Two deeper helpers agree on m2 against the main thread's m1.
+	set(0, m1, 20, 10)
+	set(1, m2, 25, 12)
+	set(2, m2, 22, 12)
+	if got := e.bestThread(); got.rootMoves[0].move != m2 {
+		t.Fatalf("vote picked %v, want %v", got.rootMoves[0].move, m2)
+	}
+	// A helper that found a mate wins regardless of votes.
+	set(0, m1, 20, 10)
+	set(1, m1, 21, 10)
+	set(2, m2, MateScore-5, 9)
+	if got := e.bestThread(); got != e.threads[2] {
+		t.Fatal("mating thread not chosen")
+	}
+	// A helper that has not finished depth 1 never votes.
+	set(1, m2, 500, 0)
+	set(2, m2, 500, 0)
+	if got := e.bestThread(); got != e.threads[0] {
+		t.Fatal("unfinished helpers outvoted the main thread")
+	}
+}
