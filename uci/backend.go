@@ -23,6 +23,11 @@ const (
 	OptChess960     = "UCI_Chess960"
 	OptMoveOverhead = "Move Overhead"
 	OptClearHash    = "Clear Hash"
+	// OptBackgroundPonder (non-standard, off by default) makes the engine
+	// think on the opponent's time by itself after each "bestmove", for
+	// match runners that never send "go ponder" (fastchess). The next
+	// "position" that extends the game converts a correct guess.
+	OptBackgroundPonder = "BackgroundPonder"
 )
 
 // Defaults and ranges of the EngineBackend options.
@@ -49,6 +54,7 @@ func engineOptions() []OptionSpec {
 		{Name: OptMoveOverhead, Type: OptionSpin, Default: strconv.Itoa(int(DefaultMoveOverhead.Milliseconds())),
 			Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
 		{Name: OptClearHash, Type: OptionButton},
+		{Name: OptBackgroundPonder, Type: OptionCheck, Default: "false"},
 	}
 }
 
@@ -77,6 +83,9 @@ type EngineBackend struct {
 	ponder   bool            // the Ponder option (informative: "go ponder" always works)
 	chess960 bool            // the UCI_Chess960 option
 	multiPV  int
+	// advanced: the game was moved past pos by our own bestmove to ponder
+	// in the background (BackgroundPonder); the next go resets it to pos.
+	advanced bool
 }
 
 // NewEngineBackend returns a backend with the default options (Hash 64 MB,
@@ -124,6 +133,15 @@ func (b *EngineBackend) NewGame() {
 		b.resetGame()
 	}
 	b.fen, b.moves, b.pos, b.fen960 = board.StartFEN, nil, board.NewPosition(), false
+	b.advanced = false
+}
+
+// Close stops any search (a background ponder search goes on after Go
+// returned) and frees the game. b must not be used afterwards.
+func (b *EngineBackend) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.game.Close()
 }
 
 // resetGame replaces the game by a new one with b.gopts, at the current
@@ -133,6 +151,7 @@ func (b *EngineBackend) resetGame() {
 	b.game = ponder.NewGame(b.gopts)
 	// The position was accepted before, so it is accepted again.
 	_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
+	b.advanced = false
 }
 
 // SetOption implements Backend.
@@ -148,6 +167,10 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	n, _ := strconv.Atoi(v) // spin values are validated integers
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// A background ponder search holds the engine: stop it first.
+	if err := b.game.StopPonder(); err != nil {
+		return err
+	}
 	switch spec.Name {
 	case OptHash:
 		b.gopts.HashMB = n
@@ -167,6 +190,11 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
 		b.game.Engine().NewGame()
+	case OptBackgroundPonder:
+		if on := v == "true"; on != b.gopts.Ponder {
+			b.gopts.Ponder = on
+			b.resetGame()
+		}
 	}
 	return nil
 }
@@ -191,14 +219,21 @@ func (b *EngineBackend) SetPosition(fen string, moves []string) error {
 		return err
 	}
 	b.fen, b.moves, b.pos, b.fen960 = fen, append([]string(nil), moves...), pos, fen960
+	b.advanced = false
 	return nil
 }
 
 // snapshot returns the game, a copy of the current position with the
 // castling output form set, and the MultiPV option.
-func (b *EngineBackend) snapshot() (*ponder.Game, *board.Position, int) {
+func (b *EngineBackend) snapshot(forGo bool) (*ponder.Game, *board.Position, int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if forGo && b.advanced {
+		// Go again without a new position: back to it (it was accepted
+		// before, and it is a prefix of the game, so the tree stays).
+		_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
+		b.advanced = false
+	}
 	pos := b.pos.Clone()
 	pos.SetChess960(b.chess960 || b.fen960)
 	return b.game, pos, b.multiPV
@@ -206,7 +241,7 @@ func (b *EngineBackend) snapshot() (*ponder.Game, *board.Position, int) {
 
 // Position returns a copy of the current position (for tests and tools).
 func (b *EngineBackend) Position() *board.Position {
-	_, pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot(false)
 	return pos
 }
 
@@ -256,7 +291,7 @@ func gameLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duratio
 
 // Go implements Backend.
 func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (best, ponderMove string) {
-	game, pos, multiPV := b.snapshot()
+	game, pos, multiPV := b.snapshot(true)
 	var elapsed time.Duration
 	if !p.Received.IsZero() {
 		elapsed = time.Since(p.Received)
@@ -335,7 +370,27 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 		// PV starts with the bestmove.
 		info(decisionInfo(d))
 	}
+	if !p.Limits.Ponder && !p.Limits.Infinite {
+		b.ponderAfter(game, d.UCI)
+	}
 	return d.UCI, d.PonderUCI
+}
+
+// ponderAfter plays our move in the game and starts a background ponder
+// search when BackgroundPonder is on (the game's Ponder option). The search
+// runs until the next position that does not extend the game, go, setoption
+// or ucinewgame.
+func (b *EngineBackend) ponderAfter(game *ponder.Game, best string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.gopts.Ponder || game != b.game {
+		return
+	}
+	if err := game.Play(best); err != nil {
+		return
+	}
+	b.advanced = true
+	game.StartPonder(context.Background())
 }
 
 // decisionInfo is the info line of a decision.
@@ -394,7 +449,7 @@ func (b *EngineBackend) Perft(depth int, out io.Writer) error {
 	if depth > MaxPerftDepth {
 		return fmt.Errorf("depth %d is more than %d", depth, MaxPerftDepth)
 	}
-	_, pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot(false)
 	var total uint64
 	var sb strings.Builder
 	if depth < 1 {
@@ -420,7 +475,7 @@ func (b *EngineBackend) Bench(out io.Writer) error {
 
 // Display implements Displayer: the board and its FEN.
 func (b *EngineBackend) Display(out io.Writer) error {
-	_, pos, _ := b.snapshot()
+	_, pos, _ := b.snapshot(false)
 	_, err := fmt.Fprintf(out, "%s\nKey: %016x\n", pos, pos.Key())
 	return err
 }

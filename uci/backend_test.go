@@ -25,6 +25,7 @@ const kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq
 func startEngine(t *testing.T) (*uciConn, *EngineBackend) {
 	t.Helper()
 	b := NewEngineBackend()
+	t.Cleanup(b.Close)
 	b.SetOption(OptHash, "8") // small and quick to clear
 	return startServer(t, b), b
 }
@@ -107,7 +108,7 @@ func TestEngineHandshakeListsOptions(t *testing.T) {
 	}
 	want := map[string]OptionType{
 		OptHash: OptionSpin, OptThreads: OptionSpin, OptPonder: OptionCheck, OptMultiPV: OptionSpin,
-		OptChess960: OptionCheck, OptMoveOverhead: OptionSpin, OptClearHash: OptionButton,
+		OptChess960: OptionCheck, OptMoveOverhead: OptionSpin, OptClearHash: OptionButton, OptBackgroundPonder: OptionCheck,
 	}
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "option ") {
@@ -574,6 +575,7 @@ func FuzzEngineServer(f *testing.F) {
 		"setoption name UCI_Chess960 value true\nposition fen 4k3/8/8/8/8/8/8/1R3K1R w HB - 0 1\ngo depth 2\n",
 		"position startpos moves e2e4 e7e5 e1e2 zz\ngo wtime 100 btime 100\nquit\n",
 		"position fen 8/8/8/8/8/8/8/8 w - - 0 1\ngo\nstop\n",
+		"setoption name BackgroundPonder value true\nposition startpos\ngo depth 2\nposition startpos moves e2e4 e7e5\ngo depth 2\ngo depth 1\nsetoption name MultiPV value 2\n",
 	} {
 		f.Add(s)
 	}
@@ -607,6 +609,7 @@ func FuzzEngineServer(f *testing.F) {
 			kept = append(kept, line)
 		}
 		b := NewEngineBackend()
+		defer b.Close()
 		b.SetOption(OptHash, "1")
 		var out syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -695,5 +698,61 @@ func TestEnginePositionExtendsKeepsTree(t *testing.T) {
 	st = b.Game().Stats()
 	if n := len(st.PerMove); n != 3 || st.PerMove[2].KeptNodes > 1 {
 		t.Errorf("new position: stats %+v, want a fresh tree", st.PerMove[n-1])
+	}
+}
+
+// With BackgroundPonder the engine thinks on the opponent's time after its
+// bestmove (fastchess sends no "go ponder"); the next position that plays
+// the expected reply is a ponder hit on the same tree.
+func TestEngineBackgroundPonder(t *testing.T) {
+	c, b := startEngine(t)
+	c.send("setoption name BackgroundPonder value true", "ucinewgame", "position startpos moves e2e4", "go depth 6")
+	best, pm := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	if pm == "" {
+		t.Fatal("no ponder move after a depth 6 search")
+	}
+	if !b.Game().Pondering() {
+		t.Fatal("no background ponder search after bestmove")
+	}
+	// Options, perft and isready work while it runs (setoption stops it).
+	c.send("go perft 2", "isready")
+	c.untilLine("readyok")
+	if !b.Game().Pondering() {
+		t.Error("perft stopped the background ponder search")
+	}
+	moves := []string{"e2e4", best, pm}
+	c.send("position startpos moves "+strings.Join(moves, " "), "go wtime 3000 btime 3000 winc 30 binc 30")
+	best2, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best2})
+	st := b.Game().Stats()
+	if st.Moves != 2 || st.Predicted != 1 || st.PonderHits != 1 {
+		t.Errorf("stats after the expected reply: %d moves, %d predicted, %d hits; want 2, 1, 1", st.Moves, st.Predicted, st.PonderHits)
+	}
+	// go again on the same position (no new position): the game goes back
+	// to it, so the move is legal there.
+	c.send("go depth 3")
+	best3, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best3})
+
+	c.send("setoption name Hash value 2", "isready")
+	if l := c.untilLine("readyok"); len(l) != 1 {
+		t.Errorf("setoption while pondering in the background: %q", l)
+	}
+	if b.Game().Pondering() {
+		t.Error("setoption did not stop the background ponder search")
+	}
+	c.send("position startpos moves d2d4", "go depth 2")
+	c.untilPrefix("bestmove")
+	c.send("ucinewgame", "isready")
+	c.untilLine("readyok")
+	if b.Game().Pondering() {
+		t.Error("ucinewgame did not stop the background ponder search")
+	}
+	// Off by default: no thinking after bestmove.
+	c2, b2 := startEngine(t)
+	c2.send("position startpos", "go depth 3")
+	c2.untilPrefix("bestmove")
+	if b2.Game().Pondering() {
+		t.Error("background ponder search without BackgroundPonder")
 	}
 }

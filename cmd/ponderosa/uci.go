@@ -18,7 +18,9 @@ func uciCmd(e env, args []string, in io.Reader) int {
 		fmt.Fprintln(e.stderr, "usage: ponderosa uci")
 		return 2
 	}
-	srv := uci.NewServer("ponderosa "+version, engineAuthor, uci.NewEngineBackend())
+	b := uci.NewEngineBackend()
+	defer b.Close()
+	srv := uci.NewServer("ponderosa "+version, engineAuthor, b)
 	if err := srv.Run(context.Background(), in, e.stdout); err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa uci:", err)
 		return 1
