@@ -141,13 +141,22 @@ func (b *EngineBackend) NewGame() {
 func (b *EngineBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.game.Close()
+	closeGame(b.game)
+}
+
+// closeGame closes g after stopping its background ponder search:
+// ponder.Game.Close alone can wait forever for a ponder search started just
+// before (its stop is cleared when the search begins, and a closed game no
+// longer repeats it), while StopPonder repeats it.
+func closeGame(g *ponder.Game) {
+	_ = g.StopPonder()
+	g.Close()
 }
 
 // resetGame replaces the game by a new one with b.gopts, at the current
 // position. Called with b.mu held.
 func (b *EngineBackend) resetGame() {
-	b.game.Close()
+	closeGame(b.game)
 	b.game = ponder.NewGame(b.gopts)
 	// The position was accepted before, so it is accepted again.
 	_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)

@@ -756,3 +756,26 @@ func TestEngineBackgroundPonder(t *testing.T) {
 		t.Error("background ponder search without BackgroundPonder")
 	}
 }
+
+// Closing right after a background ponder search started must not hang
+// (ponder.Game.Close alone could wait for it forever).
+func TestEngineCloseRightAfterBackgroundPonder(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		b := NewEngineBackend()
+		if err := b.SetOption(OptBackgroundPonder, "true"); err != nil {
+			t.Fatal(err)
+		}
+		b.SetOption(OptHash, "1")
+		b.Go(context.Background(), GoParams{Limits: Limits{Depth: 1}}, nil)
+		closed := make(chan struct{})
+		go func() {
+			b.Close()
+			close(closed)
+		}()
+		select {
+		case <-closed:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("run %d: Close hangs after a background ponder search started", i)
+		}
+	}
+}
