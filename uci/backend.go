@@ -32,10 +32,10 @@ const (
 
 // Defaults and ranges of the EngineBackend options.
 const (
-	DefaultHashMB       = 64
-	MaxHashMB           = 8192
-	MaxThreads          = 256
-	MaxMultiPV          = 256
+	DefaultHashMB = 64
+	MaxHashMB     = 8192
+	MaxThreads    = 256
+	MaxMultiPV    = 256
 	// DefaultMoveOverhead is what the clock allocation keeps back per move
 	// for lag. It is high for a local engine on purpose: on the shared
 	// 2-core test machine the process stalls for 100-350 ms at times, and
