@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +38,6 @@ type Bot struct {
 	botGames dailyCounter
 	mm       matchState
 	wg       sync.WaitGroup
-	ready    chan struct{} // closed once the account is known
 }
 
 // NewBot makes a bot that plays with players from factory.
@@ -50,7 +50,6 @@ func NewBot(c *Client, factory PlayerFactory, s Settings, log zerolog.Logger) *B
 		games:    map[string]*game{},
 		pending:  map[string]time.Time{},
 		changed:  make(chan struct{}),
-		ready:    make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}
 }
@@ -103,7 +102,6 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.me = acct
 	b.idleFrom = time.Now()
 	b.mu.Unlock()
-	close(b.ready)
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 
 	defer b.wg.Wait()
@@ -121,6 +119,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		})
 		if ctx.Err() != nil {
 			break
+		}
+		if code := StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+			return fmt.Errorf("event stream: Lichess refuses the token now (HTTP %d): %w", code, err)
 		}
 		s := b.Settings()
 		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
@@ -145,8 +146,15 @@ func (b *Bot) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
 	b.notifyLocked()
+	out := b.mm.outID
+	b.mm.outID, b.mm.outTo = "", ""
 	b.mu.Unlock()
 	b.log.Info().Msg("draining: no new games")
+	if out != "" {
+		if err := b.c.CancelChallenge(ctx, out); err != nil {
+			b.log.Debug().Err(err).Msg("cancel our open challenge")
+		}
+	}
 	for {
 		b.mu.Lock()
 		n, ch := len(b.games), b.changed

@@ -53,7 +53,7 @@ func (g *game) onChat(ctx context.Context, cl *ChatLine) {
 		if cl.Room == RoomPlayer {
 			reply = "!eval is for spectators only"
 		} else {
-			reply = evalText(g.lastEval)
+			reply = evalText(g.eval())
 		}
 	default:
 		return

@@ -106,11 +106,33 @@ func (e *e2e) waitPlies(id string, n int) {
 	}
 }
 
+// resignAfter makes who resign game id once it has n plies (keeps games
+// between two weak players short).
+func (e *e2e) resignAfter(id, who string, n int) {
+	e.t.Helper()
+	e.waitPlies(id, n)
+	if g, _ := e.srv.Game(id); !g.Finished {
+		if err := e.srv.Resign(id, who); err != nil {
+			e.t.Fatalf("resign %s: %v", id, err)
+		}
+	}
+}
+
 // noRefusedMoves: a move posted twice (or illegal) is refused by the server.
+// A move crossing the end of the game (the test resigned for the opponent
+// meanwhile) does not count.
 func (e *e2e) noRefusedMoves() {
 	e.t.Helper()
-	if n := e.srv.Stats().IllegalMoves; n != 0 {
-		e.t.Errorf("%d moves refused by the server (duplicate or illegal)", n)
+	for _, r := range e.srv.RequestsMatching("POST /api/bot/game/*/move/*") {
+		if r.Status == 200 || r.Status == 429 || r.Status == 0 { // 0: still in flight, or cut by the client
+			continue
+		}
+		id := strings.Split(r.Path, "/")[4]
+		g, _ := e.srv.Game(id)
+		if g.Finished && !r.Time.Add(r.Duration).Before(g.FinishedAt) {
+			continue
+		}
+		e.t.Errorf("move refused: %s %s → %d after %v (game %s, %d plies, last %v, finished %v after the request)", r.Method, r.Path, r.Status, r.Duration, g.Status, len(g.Moves), g.Moves[len(g.Moves)-1:], g.FinishedAt.Sub(r.Time))
 	}
 }
 
@@ -122,6 +144,7 @@ func TestE2EFullGame(t *testing.T) {
 	dir := t.TempDir()
 	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "hi", Goodbye: "gg"}}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
+	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)
 	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
 	stop()
@@ -168,6 +191,7 @@ func TestE2EStreamDroppedMidGame(t *testing.T) {
 		e.srv.DropGameStreams(id)
 		e.srv.DropEventStream(e2eBot)
 	}
+	e.resignAfter(id, "Greedy", 14)
 	g := e.waitOver(id)
 	stop()
 	if g.Status == "aborted" {
@@ -206,6 +230,10 @@ func TestE2ERateLimitedMove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Both games go on after the cool-down, then end.
+	g, _ := e.srv.Game(slow)
+	e.resignAfter(slow, "Alpha", len(g.Moves)+4)
+	e.resignAfter(fast, "Beta", 10)
 	e.waitOver(slow)
 	e.waitOver(fast)
 	stop()
@@ -237,6 +265,7 @@ func TestE2ERestartMidGame(t *testing.T) {
 		t.Skip("the game ended before the restart")
 	}
 	_, stop2 := e.runBot(Settings{}, &playerPool{})
+	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)
 	stop2()
 	if g.Status == "aborted" || g.Status == "outoftime" {
@@ -283,10 +312,57 @@ func TestE2EUnknownEvents(t *testing.T) {
 	e.waitPlies(id, 3)
 	e.srv.InjectGameLine(id, `{"type":"gameAnalysis","x":{"y":1}}`)
 	e.srv.InjectGameLine(id, `{"type":"gameState","moves":12}`) // malformed: skipped
+	e.resignAfter(id, "Slow", 10)
 	g := e.waitOver(id)
 	stop()
 	if g.Status == "aborted" {
 		t.Fatal("game aborted")
+	}
+	e.noRefusedMoves()
+}
+
+// Matchmaking: when idle the bot challenges online bots, skips one that
+// declined, plays, and stops at the daily bot-game limit.
+func TestE2EMatchmaking(t *testing.T) {
+	e := newE2E(t)
+	e.srv.AddAccount("HouseBot", "tok-hb", true, 1900)
+	if err := e.srv.SetHousePlayer("HouseBot", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.AddAccount("PickyBot", "tok-pb", true, 1900)
+	if err := e.srv.SetHousePlayer("PickyBot", lichesstest.HouseOptions{DeclineReason: "tooFast"}); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{
+		Challenge: ChallengePolicy{MaxBotGamesPerDay: 1},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: 10 * time.Millisecond, CheckEvery: 20 * time.Millisecond,
+			TimeControls: []TimeControlSetting{{Base: time.Minute, Increment: time.Second}}},
+	}
+	_, stop := e.runBot(s, &playerPool{})
+	id, err := e.srv.WaitGameStarted(e.ctx, e2eBot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := e.srv.Game(id)
+	if g.White != "HouseBot" && g.Black != "HouseBot" {
+		t.Fatalf("game %s between %s and %s", id, g.White, g.Black)
+	}
+	e.resignAfter(id, "HouseBot", 6)
+	e.waitOver(id)
+	before := len(e.srv.RequestsMatching("POST /api/challenge/*"))
+	time.Sleep(300 * time.Millisecond) // many matchmaker rounds: none may challenge
+	stop()
+	if after := len(e.srv.RequestsMatching("POST /api/challenge/*")); after != before {
+		t.Errorf("%d challenges sent after the daily limit was reached", after-before)
+	}
+	picky := 0
+	for _, r := range e.srv.RequestsMatching("POST /api/challenge/*") {
+		if strings.EqualFold(r.Path, "/api/challenge/pickybot") {
+			picky++
+		}
+	}
+	if picky > 1 {
+		t.Errorf("PickyBot challenged %d times although it declined", picky)
 	}
 	e.noRefusedMoves()
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -36,7 +37,8 @@ type game struct {
 	full       *GameFull
 	info       GameInfo
 	white      bool
-	moves      []string
+	moves      []string // as Lichess sends them
+	canon      []string // canonical UCI, for the Player
 	b          board
 	state      GameState
 	receivedAt time.Time
@@ -47,8 +49,10 @@ type game struct {
 	moverDone   chan moveResult
 	postedPly   int              // ply of the last move posted; -1: none
 	failed      map[int]int      // ply → failed posts
-	decisions   map[int]Decision // by ply, for the record and !eval
-	lastEval    *Decision
+	decisions   map[int]Decision // by ply, for the record
+
+	evalMu   sync.Mutex
+	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
 
 	greeted         bool
 	drawAnswered    int // ply at which the last draw offer was answered
@@ -160,7 +164,11 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 			bo.reset()
 		}
 		d := bo.next()
-		g.log.Info().Err(err).Dur("retry_in", d).Msg("game stream dropped; reconnecting")
+		ev := g.log.Info()
+		if errors.Is(err, ErrStreamEnded) {
+			ev = g.log.Debug() // usually the end of the game
+		}
+		ev.Err(err).Dur("retry_in", d).Msg("game stream closed; reconnecting")
 		select {
 		case <-ctx.Done():
 			return
@@ -213,7 +221,7 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 			return
 		}
 		g.b = b
-		g.moves = nil
+		g.moves, g.canon = nil, nil
 	}
 	g.onState(ctx, f.State)
 	if first && !g.finished && !g.greeted && len(g.moves) < 2 && g.s.Chat.Greeting != "" {
@@ -240,22 +248,42 @@ func (g *game) onState(ctx context.Context, st GameState) {
 
 // syncMoves brings the board to the moves of a state: new moves are
 // applied; anything else (a takeback) rebuilds it from the start.
+//
+// g.moves keeps the moves as Lichess writes them (to compare states);
+// g.canon the same moves in the board's canonical UCI (castling e1g1 in
+// standard chess, king takes rook in Chess960), as the Player gets them.
 func (g *game) syncMoves(moves []string) error {
 	if len(moves) >= len(g.moves) && slices.Equal(moves[:len(g.moves)], g.moves) {
 		for _, m := range moves[len(g.moves):] {
-			if err := g.b.Play(m); err != nil {
+			c, err := g.b.Legal(m)
+			if err == nil {
+				err = g.b.Play(m)
+			}
+			if err != nil {
 				return fmt.Errorf("apply move %s: %w", m, err)
 			}
 			g.moves = append(g.moves, m)
+			g.canon = append(g.canon, c)
 		}
 		return nil
 	}
-	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, moves)
+	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, nil)
 	if err != nil {
 		return err
 	}
+	var canon []string
+	for _, m := range moves {
+		c, err := b.Legal(m)
+		if err == nil {
+			err = b.Play(m)
+		}
+		if err != nil {
+			return fmt.Errorf("replay move %s: %w", m, err)
+		}
+		canon = append(canon, c)
+	}
 	g.l().Info().Int("from_ply", len(g.moves)).Int("to_ply", len(moves)).Msg("moves taken back")
-	g.b, g.moves = b, slices.Clone(moves)
+	g.b, g.moves, g.canon = b, slices.Clone(moves), canon
 	g.postedPly = -1
 	if g.moverCancel != nil && g.moverPly != len(moves) {
 		g.moverCancel()
@@ -277,7 +305,7 @@ func (g *game) maybeMove(ctx context.Context) {
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	g.moverCancel, g.moverPly = cancel, ply
-	job := moveJob{ply: ply, moves: slices.Clone(g.moves), state: g.state, receivedAt: g.receivedAt,
+	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
 		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
 	go func() { g.moverDone <- g.think(mctx, job) }()
 }
@@ -298,10 +326,6 @@ func (g *game) moverResult(ctx context.Context, r moveResult) {
 	case r.err == nil:
 		g.postedPly = r.ply
 		g.decisions[r.ply] = r.decision
-		if r.decision.HasScore {
-			d := r.decision
-			g.lastEval = &d
-		}
 	case errors.Is(r.err, context.Canceled):
 	default:
 		g.failed[r.ply]++
@@ -358,6 +382,12 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
 			d = Decision{Move: fb}
 		}
+	}
+	if d.HasScore {
+		dd := d
+		g.evalMu.Lock()
+		g.lastEval = &dd
+		g.evalMu.Unlock()
 	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
@@ -577,14 +607,21 @@ func (g *game) acceptDraw() bool {
 	if g.b.CannotWin(g.white) {
 		return true
 	}
-	if len(g.moves) < gs.DrawMinPly || g.lastEval == nil {
+	e := g.eval()
+	if len(g.moves) < gs.DrawMinPly || e == nil {
 		return false
 	}
-	e := g.lastEval
 	if e.Mate != 0 {
 		return e.Mate < 0
 	}
 	return e.ScoreCP <= gs.DrawScoreCP
+}
+
+// eval is the last evaluation of the player (nil if none).
+func (g *game) eval() *Decision {
+	g.evalMu.Lock()
+	defer g.evalMu.Unlock()
+	return g.lastEval
 }
 
 func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {

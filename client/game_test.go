@@ -265,8 +265,18 @@ func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
 func TestRestartMidGame(t *testing.T) {
 	f := newFake(t)
 	f.addGame("r1", true, func(g *fakeGame) { g.resignAfter = 10 })
-	_, stop1 := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "ply 4", func() bool { return len(f.games["r1"].moves) >= 4 })
+	// The first run's player hangs from ply 4 on; the bot is stopped there.
+	hang := make(chan struct{})
+	defer close(hang)
+	pool1 := &playerPool{next: func(i int, p *testPlayer) { p.block, p.blockAt = hang, 4 }}
+	_, stop1 := runBot(t, f, Settings{}, pool1)
+	waitFor(t, "ply 4 thinking", func() bool {
+		n := 0
+		for _, p := range pool1.all() {
+			p.get(func(p *testPlayer) { n += p.thinks })
+		}
+		return n == 3
+	})
 	stop1()
 	f.with(func() {
 		if f.games["r1"].status != "started" {
@@ -545,4 +555,58 @@ func TestRunRefusesNonBotAccount(t *testing.T) {
 	if err := NewBot(f.client(t), nil, Settings{}, testLogger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
 		t.Fatalf("Run without bot:play: %v", err)
 	}
+}
+
+// Lichess may write castling as king takes rook even in standard chess; the
+// Player always gets king-to-destination moves.
+func TestCastlingNotation(t *testing.T) {
+	f := newFake(t)
+	f.addGame("cs", true, func(g *fakeGame) {
+		g.initialFEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+		g.kingTakesRook = true
+		g.oppReplies = []string{"e8g8"}
+		g.resignAfter = 3
+	})
+	pool := &playerPool{next: func(i int, p *testPlayer) { p.prefer = []string{"e1h1"} }}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "cs"))
+	stop()
+	f.with(func() {
+		if m := f.games["cs"].moves; strings.Join(m, " ") != "e1h1 e8h8 "+m[2] {
+			t.Errorf("server moves %v", m)
+		}
+	})
+	noDuplicatePosts(t, f, "cs")
+	pool.all()[0].get(func(p *testPlayer) {
+		if len(p.seen) != 2 || strings.Join(p.seen[1], " ") != "e1g1 e8g8" {
+			t.Errorf("player saw %v, want [[] [e1g1 e8g8]]", p.seen)
+		}
+	})
+	if n := f.requestCount("POST /api/bot/game/cs/move/e1g1"); n != 1 {
+		t.Errorf("castling posted %d times as e1g1", n)
+	}
+}
+
+// UpdateSettings leaves running games alone; new games get the new settings.
+func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
+	f := newFake(t)
+	f.addGame("u1", true, func(g *fakeGame) { g.silent = true })
+	b, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "old name"}}, &playerPool{})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["u1"].moves) == 1 })
+	b.UpdateSettings(Settings{Chat: ChatSettings{Name: "new name"}})
+	f.addGame("u2", true, func(g *fakeGame) { g.silent = true })
+	f.sendEvent(`{"type":"gameStart","game":{"gameId":"u2","fullId":"u2xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
+	f.waitLocked(t, "our move in u2", func() bool { return len(f.games["u2"].moves) == 1 })
+	f.with(func() {
+		for _, id := range []string{"u1", "u2"} {
+			f.broadcastLocked(f.games[id], `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
+		}
+	})
+	f.waitLocked(t, "answers", func() bool { return len(f.games["u1"].chatLines) == 1 && len(f.games["u2"].chatLines) == 1 })
+	stop()
+	f.with(func() {
+		if a, b := f.games["u1"].chatLines[0], f.games["u2"].chatLines[0]; a != "player:old name" || b != "player:new name" {
+			t.Errorf("!name answers: running game %q, new game %q", a, b)
+		}
+	})
 }

@@ -59,6 +59,7 @@ type matchState struct {
 	outTo    string    // whom
 	outAt    time.Time // when sent
 	declined map[string]time.Time
+	early    map[string]bool // our challenges closed before CreateChallenge returned
 }
 
 // onGameStart counts a game started from our challenge (b.mu held).
@@ -73,14 +74,23 @@ func (m *matchState) onGameStart(id string, bots *dailyCounter) {
 func (b *Bot) onOutgoingClosed(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ev.Challenge.ID != b.mm.outID {
-		return
+	ch := ev.Challenge
+	if !strings.EqualFold(ch.Challenger.ID, b.me.ID) {
+		return // a challenge to us was cancelled
 	}
-	if ev.Type == EventChallengeDeclined {
-		b.mm.declined[strings.ToLower(b.mm.outTo)] = time.Now()
-		b.log.Info().Str("opponent", b.mm.outTo).Str("reason", ev.Challenge.DeclineReasonKey).Msg("our challenge was declined")
+	if ev.Type == EventChallengeDeclined && ch.DestUser != nil {
+		b.mm.declined[strings.ToLower(ch.DestUser.ID)] = time.Now()
+		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
 	}
-	b.mm.outID, b.mm.outTo = "", ""
+	if ch.ID == b.mm.outID {
+		b.mm.outID, b.mm.outTo = "", ""
+	} else {
+		// The answer may overtake CreateChallenge's own answer.
+		if b.mm.early == nil {
+			b.mm.early = map[string]bool{}
+		}
+		b.mm.early[ch.ID] = true
+	}
 }
 
 // matchmaker challenges online bots while idle.
@@ -170,7 +180,13 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
 	b.mu.Lock()
-	b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	if b.mm.early[ch.ID] {
+		delete(b.mm.early, ch.ID)
+	} else if _, started := b.games[ch.ID]; !started {
+		b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	} else {
+		b.botGames.add(time.Now()) // accepted and started before we got here
+	}
 	b.mu.Unlock()
 }
 

@@ -77,7 +77,9 @@
 // mate, stalemate, insufficient material, threefold repetition and the
 // fifty-move rule (all automatic, status "draw" for the last three),
 // resignation, abort, agreed draw, and claims after opponentGone
-// ("timeout"). Variants standard and fromPosition are played; chess960
+// ("timeout"). Draw offers made before both players have moved are
+// ignored (200, no offer), and a move declines the opponent's pending
+// offer; resigning an abortable game aborts it. Variants standard and fromPosition are played; chess960
 // and other variants can be challenged (and declined) but accepting them
 // answers 400.
 //

@@ -400,7 +400,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	g.drawOffer[opp] = false // a move declines a pending offer
 	g.takeback = [2]bool{}
 	if offeringDraw != nil {
-		g.drawOffer[col] = *offeringDraw
+		g.drawOffer[col] = *offeringDraw && !g.abortable()
 	}
 	if s.checkEndLocked(g) {
 		return nil
@@ -636,6 +636,9 @@ func (s *Server) drawLocked(g *game, col int, yes bool) error {
 		return errors.New("This game is over")
 	}
 	opp := 1 - col
+	if yes && g.abortable() {
+		return nil // as Lichess: no draw offers before both players moved (silently ignored)
+	}
 	switch {
 	case yes && g.drawOffer[opp]:
 		s.endGameLocked(g, "draw", none)
@@ -699,23 +702,34 @@ func (s *Server) setGoneLocked(g *game, col int, gone bool, wait time.Duration) 
 	}
 	g.claimAt[col] = time.Now().Add(wait)
 	s.houseOnGoneLocked(g, col, wait)
-	secs := int((wait + time.Second - 1) / time.Second)
-	s.broadcastLocked(g, jsonOpponentGone{Type: "opponentGone", Gone: true, ClaimWinInSeconds: &secs}, opp)
-	if wait > 0 {
-		id, at := g.id, g.claimAt[col]
-		s.afterFuncLocked(wait, func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			g := s.games[id]
-			if g == nil || !g.ongoing() || !g.gone[col] || !g.claimAt[col].Equal(at) {
-				return
-			}
-			zero := 0
-			s.broadcastLocked(g, jsonOpponentGone{Type: "opponentGone", Gone: true, ClaimWinInSeconds: &zero}, opp)
-			s.notifyLocked()
-		})
-	}
+	s.goneTickLocked(g, col, g.claimAt[col])
 	s.notifyLocked()
+}
+
+// goneTickLocked tells col's opponent how many seconds are left before it
+// may claim (rounded up), then again every second down to 0.
+func (s *Server) goneTickLocked(g *game, col int, at time.Time) {
+	left := time.Until(at)
+	if left < 0 {
+		left = 0
+	}
+	secs := int((left + time.Second - 1) / time.Second)
+	s.broadcastLocked(g, jsonOpponentGone{Type: "opponentGone", Gone: true, ClaimWinInSeconds: &secs}, 1-col)
+	if secs == 0 {
+		return
+	}
+	next := left - time.Duration(secs-1)*time.Second // until the count drops by one
+	id := g.id
+	s.afterFuncLocked(next, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		g := s.games[id]
+		if g == nil || !g.ongoing() || !g.gone[col] || !g.claimAt[col].Equal(at) {
+			return
+		}
+		s.goneTickLocked(g, col, at)
+		s.notifyLocked()
+	})
 }
 
 // claimLocked handles claim-victory (win) and claim-draw from col.

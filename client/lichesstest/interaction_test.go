@@ -67,11 +67,19 @@ func TestMoveDeclinesDrawAndOfferingDrawWithMove(t *testing.T) {
 	s := newTestServer(t)
 	id := startGame(t, s, ChallengeParams{})
 	base := s.URL()
+	// Before both players have moved, Lichess ignores draw offers.
 	wantStatus(t, post(t, base, "tw", "/api/bot/game/"+id+"/move/e2e4?offeringDraw=true", nil), 200)
+	if snap, _ := s.Game(id); snap.WhiteDraw {
+		t.Fatal("draw offer accepted while the game is abortable")
+	}
+	if err := s.Move(id, "b", "e7e5"); err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, post(t, base, "tw", "/api/bot/game/"+id+"/move/d2d4?offeringDraw=true", nil), 200)
 	if snap, _ := s.Game(id); !snap.WhiteDraw {
 		t.Fatal("offer with the move not recorded")
 	}
-	if err := s.Move(id, "b", "e7e5"); err != nil { // black moves: white's offer lapses
+	if err := s.Move(id, "b", "e5d4"); err != nil { // black moves: white's offer lapses
 		t.Fatal(err)
 	}
 	if snap, _ := s.Game(id); snap.WhiteDraw {
@@ -138,6 +146,10 @@ func TestChatLines(t *testing.T) {
 	if !strings.Contains(r.raw, `"good luck"`) || strings.Contains(r.raw, "hi all") {
 		t.Fatalf("player chat %s", r.raw)
 	}
+	snap, _ := s.Game(id)
+	if len(snap.Chat) != 2 || snap.Chat[1] != (ChatLine{Room: "spectator", Username: "w", Text: "hi all"}) {
+		t.Fatalf("snapshot chat %+v", snap.Chat)
+	}
 }
 
 func TestOpponentGoneAndClaimVictory(t *testing.T) {
@@ -162,8 +174,10 @@ func TestOpponentGoneAndClaimVictory(t *testing.T) {
 	if err := s.SetGone(id, "b", false, 0); err != nil {
 		t.Fatal(err)
 	}
-	if g := gs.nextOfType(t, "opponentGone"); g["gone"] != false {
-		t.Fatalf("back %v", g)
+	for g := gs.nextOfType(t, "opponentGone"); g["gone"] != false; g = gs.nextOfType(t, "opponentGone") {
+		if num(g, "claimWinInSeconds") > 3600 || num(g, "claimWinInSeconds") < 3500 {
+			t.Fatalf("countdown tick %v", g)
+		}
 	}
 	if err := s.SetGone(id, "b", true, time.Millisecond); err != nil {
 		t.Fatal(err)
@@ -441,5 +455,29 @@ func TestAutoGoneAndHouseClaims(t *testing.T) {
 	}
 	if snap.Status != "timeout" || snap.Winner != "black" {
 		t.Fatalf("snapshot %+v", snap)
+	}
+}
+
+func TestOpponentGoneCountsDown(t *testing.T) {
+	t.Parallel()
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.SetGone(id, "b", true, 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	var counts []float64
+	for len(counts) == 0 || counts[len(counts)-1] > 0 {
+		counts = append(counts, num(gs.nextOfType(t, "opponentGone"), "claimWinInSeconds"))
+	}
+	// [2 1 0] unless the machine stalled past a tick: strictly down from 2.
+	if counts[0] != 2 {
+		t.Fatalf("countdown %v starts at %v, want 2", counts, counts[0])
+	}
+	for i := 1; i < len(counts); i++ {
+		if counts[i] >= counts[i-1] {
+			t.Fatalf("countdown %v does not go down", counts)
+		}
 	}
 }

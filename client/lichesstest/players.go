@@ -27,14 +27,24 @@ type GameSnapshot struct {
 	ClockInitial   time.Duration
 	ClockIncrement time.Duration
 	// Remaining time of each player at the moment of the snapshot.
-	WhiteTime    time.Duration
-	BlackTime    time.Duration
-	ClockRunning bool
-	WhiteDraw    bool // draw offers pending
-	BlackDraw    bool
-	CreatedAt    time.Time
-	FinishedAt   time.Time
-	PGN          string
+	WhiteTime     time.Duration
+	BlackTime     time.Duration
+	ClockRunning  bool
+	WhiteDraw     bool // draw offers pending
+	BlackDraw     bool
+	WhiteTakeback bool // takeback proposals pending
+	BlackTakeback bool
+	Chat          []ChatLine // both rooms, oldest first
+	CreatedAt     time.Time
+	FinishedAt    time.Time
+	PGN           string
+}
+
+// ChatLine is one message of a game's chat.
+type ChatLine struct {
+	Room     string // "player" or "spectator"
+	Username string
+	Text     string
 }
 
 func (s *Server) snapshotLocked(g *game) GameSnapshot {
@@ -46,8 +56,12 @@ func (s *Server) snapshotLocked(g *game) GameSnapshot {
 		Finished: !g.ongoing(), WhiteTime: c[white], BlackTime: c[black],
 		ClockRunning: g.clockRunning && g.ongoing(),
 		WhiteDraw:    g.drawOffer[white], BlackDraw: g.drawOffer[black],
+		WhiteTakeback: g.takeback[white], BlackTakeback: g.takeback[black],
 		CreatedAt: g.createdAt, FinishedAt: g.finishedAt,
 		PGN: g.pgn(),
+	}
+	for _, c := range g.chat {
+		snap.Chat = append(snap.Chat, ChatLine{Room: c.room, Username: c.user, Text: c.text})
 	}
 	if g.hasClock {
 		snap.ClockInitial, snap.ClockIncrement = g.initial, g.inc
