@@ -602,3 +602,46 @@ func TestPonderHitBelowNeededDepthSearchesOn(t *testing.T) {
 		t.Errorf("stats %+v", ms)
 	}
 }
+
+// An irreversible move (pawn move, capture, lost castling right) ages the
+// TT before the next search; a reversible one does not.
+func TestIrreversibleMoveAgesTT(t *testing.T) {
+	g := newTestGame(t, Options{})
+	think(t, g, Limits{Depth: 2})
+	tests := []struct {
+		move  string
+		irrev bool
+	}{
+		{"g8f6", false}, // knight move
+		{"e2e4", true},  // pawn move
+		{"f6e4", true},  // capture
+		{"f1e2", false},
+		{"h8g8", true}, // rook move: loses a castling right
+		{"e1f1", true}, // king move: loses the other ones
+		{"g8h8", false},
+	}
+	moves := []string{"g1f3"}
+	if err := g.SetPosition("startpos", false, moves); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		moves = append(moves, tc.move)
+		if err := g.SetPosition("startpos", false, moves); err != nil {
+			t.Fatalf("%s: %v", tc.move, err)
+		}
+		gen := g.Engine().TT().Generation()
+		think(t, g, Limits{Depth: 1})
+		// Each search advances the generation by one; AgeOut by 3 more.
+		want := (gen + 1) & 63
+		if tc.irrev {
+			want = (gen + 4) & 63
+		}
+		if got := g.Engine().TT().Generation(); got != want {
+			t.Errorf("after %s: generation %d -> %d, want %d", tc.move, gen, got, want)
+		}
+		st := g.Stats()
+		if ms := st.PerMove[len(st.PerMove)-1]; ms.Irreversible != tc.irrev {
+			t.Errorf("after %s: irreversible %v", tc.move, ms.Irreversible)
+		}
+	}
+}
