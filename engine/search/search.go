@@ -123,7 +123,7 @@ func New(opts Options) *Engine {
 	if opts.MoveOverhead < 0 {
 		opts.MoveOverhead = 0
 	}
-	e := &Engine{opts: opts, tt: NewTT(opts.HashMB), feat: allFeatures}
+	e := &Engine{opts: opts, tt: NewTT(opts.HashMB)}
 	e.setThreads(opts.Threads)
 	return e
 }
@@ -400,9 +400,8 @@ func MateMoves(score int) int {
 }
 
 // features switch individual search techniques, so tests and measurements
-// can see what each is worth. Production engines use allFeatures.
+// can see what each is worth. The zero value (everything on) is what
+// engines use.
 type features struct {
 	noRFP, noRazor, noNull, noIIR, noSingular, noLMP, noFutility, noSEEPrune, noLMR, noCheckExt, noDelta, noAspiration, noQChecks bool
 }
-
-var allFeatures = features{}
