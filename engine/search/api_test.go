@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -212,16 +211,26 @@ func TestPonderFinishedSearchWaits(t *testing.T) {
 	// bestmove before ponderhit/stop) and returns on Stop.
 	p := board.NewPosition()
 	e := New(Options{})
-	var wg sync.WaitGroup
 	var res Result
-	wg.Add(1)
+	reached := make(chan struct{})
+	returned := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, nil)
+		defer close(returned)
+		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, func(i Info) {
+			if i.Depth == 2 {
+				close(reached)
+			}
+		})
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-reached // the search is complete; now it must wait
+	time.Sleep(10 * time.Millisecond)
+	select {
+	case <-returned:
+		t.Fatal("finished ponder search returned without Stop or PonderHit")
+	default:
+	}
 	e.Stop()
-	wg.Wait()
+	<-returned
 	if res.Depth != 2 || !isLegal(p, res.BestMove) {
 		t.Fatalf("result %+v", res)
 	}
