@@ -39,6 +39,12 @@ func TestSearchMoves(t *testing.T) {
 			t.Fatalf("reported PV starts with %v", m)
 		}
 	}
+	// Only illegal search moves: the restriction is ignored.
+	bogus := board.NewMove(board.E2, board.E5)
+	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil)
+	if !isLegal(p, res.BestMove) || len(res.RootMoves) != 20 {
+		t.Fatalf("illegal-only searchmoves: best %v, %d root moves", res.BestMove, len(res.RootMoves))
+	}
 	// A single legal search move is still searched and returned.
 	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: restrict[1:]}, nil)
 	if res.BestMove != restrict[1] {
@@ -127,9 +133,19 @@ func TestResultAndRootStats(t *testing.T) {
 		if inf.Depth != i+1 || inf.MultiPV != 1 || len(inf.PV) == 0 || inf.SelDepth < inf.Depth/2 {
 			t.Fatalf("info %d: %+v", i, inf)
 		}
+		if inf.Hashfull < 0 || inf.Hashfull > 1000 {
+			t.Fatalf("info %d: hashfull %d", i, inf.Hashfull)
+		}
 		if i > 0 && inf.Nodes < infos[i-1].Nodes {
 			t.Fatalf("nodes went down: %+v", inf)
 		}
+	}
+	// With a small table the fill shows up in the last report.
+	small := New(Options{HashMB: 1})
+	var last Info
+	small.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { last = i })
+	if last.Hashfull <= 0 {
+		t.Fatalf("hashfull %d after a depth-8 search in 1 MB", last.Hashfull)
 	}
 	// The TT knows the root position afterwards, with the best move.
 	if ent, ok := e.Probe(p.Key()); !ok || ent.Move != res.BestMove {
@@ -297,5 +313,45 @@ func TestSelfPlayPVsLegal(t *testing.T) {
 			}
 		}
 		t.Logf("ended at %s", p.FEN())
+	}
+}
+
+func TestBestThreadVote(t *testing.T) {
+	p := board.NewPosition()
+	e := New(Options{Threads: 3})
+	ctl := newControl(e, p, Limits{}, time.Now())
+	for _, th := range e.threads {
+		th.prepare(p, ctl)
+	}
+	m1, m2 := e.threads[0].rootMoves[0].move, e.threads[0].rootMoves[1].move
+	set := func(i int, m board.Move, score, depth int) {
+		th := e.threads[i]
+		th.completedDepth = depth
+		for j := range th.rootMoves {
+			if th.rootMoves[j].move == m {
+				th.rootMoves[0], th.rootMoves[j] = th.rootMoves[j], th.rootMoves[0]
+			}
+		}
+		th.rootMoves[0].score = score
+	}
+	// Two deeper helpers agree on m2 against the main thread's m1.
+	set(0, m1, 20, 10)
+	set(1, m2, 25, 12)
+	set(2, m2, 22, 12)
+	if got := e.bestThread(); got.rootMoves[0].move != m2 {
+		t.Fatalf("vote picked %v, want %v", got.rootMoves[0].move, m2)
+	}
+	// A helper that found a mate wins regardless of votes.
+	set(0, m1, 20, 10)
+	set(1, m1, 21, 10)
+	set(2, m2, MateScore-5, 9)
+	if got := e.bestThread(); got != e.threads[2] {
+		t.Fatal("mating thread not chosen")
+	}
+	// A helper that has not finished depth 1 never votes.
+	set(1, m2, 500, 0)
+	set(2, m2, 500, 0)
+	if got := e.bestThread(); got != e.threads[0] {
+		t.Fatal("unfinished helpers outvoted the main thread")
 	}
 }

@@ -122,3 +122,41 @@ func TestBudgetMatchesAllocate(t *testing.T) {
 		t.Fatalf("Budget = %v, %v; allocate = %+v", soft, hard, b)
 	}
 }
+
+func TestControlPonderClock(t *testing.T) {
+	e := New(Options{})
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	hit := start.Add(10 * time.Second)
+	now := start.Add(13 * time.Second)
+	for _, fromStart := range []bool{false, true} {
+		c := &control{e: e, start: start, timed: true, budget: timeBudget{soft: time.Second, hard: 5 * time.Second},
+			lim: Limits{Ponder: true, PonderTimeFromStart: fromStart}}
+		e.ponderHit.Store(0)
+		if got := c.elapsed(now); got != 13*time.Second {
+			t.Errorf("before ponderhit: elapsed %v, want 13s", got)
+		}
+		e.pondering.Store(true)
+		if c.timeUp() || c.softUp(1) {
+			t.Error("time ran out while pondering")
+		}
+		e.ponderHit.Store(hit.UnixNano())
+		e.pondering.Store(false)
+		want := 3 * time.Second // measured from the ponderhit
+		if fromStart {
+			want = 13 * time.Second
+		}
+		if got := c.elapsed(now); got != want {
+			t.Errorf("fromStart=%v: elapsed %v, want %v", fromStart, got, want)
+		}
+	}
+	// A search that started long ago is over its hard limit once not pondering.
+	c := &control{e: e, start: time.Now().Add(-time.Hour), timed: true, budget: timeBudget{soft: time.Second, hard: time.Second}}
+	e.ponderHit.Store(0)
+	if !c.timeUp() || !c.softUp(1) {
+		t.Error("an hour-old search is not over its limits")
+	}
+	c.timed = false
+	if c.timeUp() {
+		t.Error("untimed search reports time up")
+	}
+}
