@@ -75,6 +75,7 @@ func runFit(ctx context.Context, args []string) error {
 	quiet := fs.Int("quiet-margin", 30, "drop positions whose capture search differs from the static eval by more (cp); -1 keeps all")
 	holdout := fs.Float64("holdout", 0.1, "fraction of the data (its last lines) kept out of the fit to measure over-fitting")
 	every := fs.Int("every", 20, "measure the held-out loss (and keep the best parameters) every this many iterations")
+	freeze := fs.String("freeze", "", "comma-separated parameter groups to keep fixed (e.g. PST,Material)")
 	note := fs.String("note", "", "extra line for the header of weights.go (e.g. how the data was made)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -90,6 +91,19 @@ func runFit(ctx context.Context, args []string) error {
 		w0 = eval.StartingWeights()
 	default:
 		return fmt.Errorf("fit: -from %q: want builtin or start", *from)
+	}
+	var frozen []bool
+	if *freeze != "" {
+		frozen = make([]bool, eval.NumParams)
+		for _, name := range strings.Split(*freeze, ",") {
+			start, n, ok := eval.GroupRange(name)
+			if !ok {
+				return fmt.Errorf("fit: -freeze: no parameter group %q", name)
+			}
+			for i := start; i < start+n; i++ {
+				frozen[i] = true
+			}
+		}
 	}
 	sets, lines, err := loadSplit(*data, *quiet, *holdout)
 	if err != nil {
@@ -109,7 +123,7 @@ func runFit(ctx context.Context, args []string) error {
 	begin := time.Now()
 	best, bestVal, bestIter := *p, valBefore, 0
 	after := set.Fit(ctx, p, *k, tune.Options{
-		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: *every,
+		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: *every, Frozen: frozen,
 		Progress: func(it int, loss float64) {
 			vl := math.NaN()
 			if val != nil {
@@ -142,7 +156,7 @@ func runFit(ctx context.Context, args []string) error {
 		return nil
 	}
 	header := []string{
-		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2),
+		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g, frozen groups %q).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2, *freeze),
 		fmt.Sprintf("Data: %s, %d lines, %d quiet positions used; K = %.4f.", *data, lines, set.Len(), *k),
 		fmt.Sprintf("Mean squared error: %.6f with the starting weights (%s), %.6f after.", before, *from, rounded),
 		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every %d iterations: %d).", *holdout*100, valBefore, valAfter, *every, bestIter),

@@ -155,3 +155,14 @@ const (
 	KingDangerMG = 256 // mg = danger² / KingDangerMG
 	KingDangerEG = 16  // eg = danger / KingDangerEG
 )
+
+// GroupRange returns the first index and size of the parameter group with
+// the given name (as in ParamName and weights.go), e.g. "PST".
+func GroupRange(name string) (start, n int, ok bool) {
+	for _, g := range groups {
+		if g.name == name {
+			return g.start, g.n, true
+		}
+	}
+	return 0, 0, false
+}

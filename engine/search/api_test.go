@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -95,7 +94,15 @@ func TestResultAndRootStats(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	e := New(Options{})
 	var infos []Info
-	res := e.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { infos = append(infos, i) })
+	res := e.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) {
+		// Aspiration fail-high/low reports (only after a second, so only
+		// on a slow machine) are not iterations.
+		if i.Bound == BoundExact {
+			infos = append(infos, i)
+		} else if len(i.PV) == 0 || i.Depth < 1 {
+			t.Errorf("bound report %+v", i)
+		}
+	})
 	var ml board.MoveList
 	p.GenerateLegal(&ml)
 	if len(res.RootMoves) != ml.N {
@@ -125,7 +132,7 @@ func TestResultAndRootStats(t *testing.T) {
 		}
 		q.MakeMove(m)
 	}
-	// One report per depth, depths increasing, nodes increasing.
+	// One exact report per depth, depths increasing, nodes increasing.
 	if len(infos) != 8 {
 		t.Fatalf("%d infos", len(infos))
 	}
@@ -212,16 +219,26 @@ func TestPonderFinishedSearchWaits(t *testing.T) {
 	// bestmove before ponderhit/stop) and returns on Stop.
 	p := board.NewPosition()
 	e := New(Options{})
-	var wg sync.WaitGroup
 	var res Result
-	wg.Add(1)
+	reached := make(chan struct{})
+	returned := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, nil)
+		defer close(returned)
+		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, func(i Info) {
+			if i.Depth == 2 {
+				close(reached)
+			}
+		})
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-reached // the search is complete; now it must wait
+	time.Sleep(10 * time.Millisecond)
+	select {
+	case <-returned:
+		t.Fatal("finished ponder search returned without Stop or PonderHit")
+	default:
+	}
 	e.Stop()
-	wg.Wait()
+	<-returned
 	if res.Depth != 2 || !isLegal(p, res.BestMove) {
 		t.Fatalf("result %+v", res)
 	}
