@@ -464,6 +464,12 @@ func TestEngineNoLegalMove(t *testing.T) {
 	if !hasPrefix(lines, "info depth 3 ") || !strings.Contains(strings.Join(lines, "\n"), "score mate 1 ") {
 		t.Errorf("no mate 1 score:\n%s", strings.Join(lines, "\n"))
 	}
+	// go mate 1 finds it too (and stops there).
+	c.send("go mate 1")
+	lines = c.untilPrefix("bestmove")
+	if best, _ := bestmove(t, lastLine(lines)); best != "d8h4" || !strings.Contains(strings.Join(lines, "\n"), "score mate 1 ") {
+		t.Errorf("go mate 1:\n%s", strings.Join(lines, "\n"))
+	}
 }
 
 func benchNodes(t *testing.T, out string) uint64 {
