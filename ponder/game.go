@@ -560,6 +560,9 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 func (g *Game) onInfo(r *run, inf search.Info) {
 	g.mu.Lock()
 	if g.closed {
+		// A stop given before this search entered Engine.Search was
+		// cleared by it: repeat it, or Close would wait forever.
+		g.eng.Stop()
 		g.mu.Unlock()
 		return
 	}

@@ -37,11 +37,11 @@ const (
 	MaxThreads    = 256
 	MaxMultiPV    = 256
 	// DefaultMoveOverhead is what the clock allocation keeps back per move
-	// for lag. It is high for a local engine on purpose: on the shared
-	// 2-core test machine the process stalls for 100-350 ms at times, and
-	// with 30 ms 7 of 20 games at 10+0.1 were lost on time (1 of 20 with
-	// 250 ms); at 10+0.1 it costs about 2% of the thinking time.
-	DefaultMoveOverhead = 250 * time.Millisecond
+	// for lag between the GUI's clock and ours. 30 ms lost games on time on
+	// a heavily loaded 2-core machine when the clock rule let the clock sink
+	// to a few tenths of a second; the rule now keeps a reserve, and 100 ms
+	// covers ordinary process stalls.
+	DefaultMoveOverhead = 100 * time.Millisecond
 	MaxMoveOverhead     = 10 * time.Second
 	// MaxPerftDepth bounds "go perft": deeper counts take hours and block
 	// the command loop.
@@ -94,7 +94,7 @@ type EngineBackend struct {
 }
 
 // NewEngineBackend returns a backend with the default options (Hash 64 MB,
-// one thread, Move Overhead 250 ms) at the starting position.
+// one thread, Move Overhead 100 ms) at the starting position.
 func NewEngineBackend() *EngineBackend {
 	b := &EngineBackend{
 		gopts:   ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead},

@@ -160,3 +160,39 @@ func TestControlPonderClock(t *testing.T) {
 		t.Error("untimed search reports time up")
 	}
 }
+
+// A simulated sudden-death game in which every move spends the most the
+// time manager allows (the soft target stretched to the largest scale,
+// capped by the hard limit) plus some lag: the clock must settle well
+// above zero, so a stall of the machine late in the game does not flag.
+// The rule before the reserve let 10+0.1 sink to about 0.15 s.
+func TestAllocateClockSettles(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		base, inc, overhead, lag, floor time.Duration
+		moves                           int
+	}{
+		{10 * time.Second, 100 * ms, 100 * ms, 20 * ms, 500 * ms, 150},
+		{8 * time.Second, 80 * ms, 100 * ms, 20 * ms, 400 * ms, 150},
+		{60 * time.Second, 0, 100 * ms, 20 * ms, 100 * ms, 60},
+		{180 * time.Second, 2 * time.Second, 100 * ms, 50 * ms, 5 * time.Second, 150},
+	} {
+		clock := tc.base
+		lowest := clock
+		for move := 1; move <= tc.moves; move++ {
+			b := allocate(Clock{Remaining: clock, Increment: tc.inc}, tc.overhead)
+			used := b.scaledSoft(3) + tc.lag
+			if used >= clock {
+				t.Fatalf("%v+%v: move %d spends %v with %v on the clock", tc.base, tc.inc, move, used, clock)
+			}
+			clock += tc.inc - used
+			if move > 20 {
+				lowest = min(lowest, clock)
+			}
+		}
+		if lowest <= tc.floor {
+			t.Errorf("%v+%v: clock fell to %v after move 20, want at least %v", tc.base, tc.inc, lowest, tc.floor)
+		}
+		t.Logf("%v+%v: lowest clock after move 20: %v", tc.base, tc.inc, lowest)
+	}
+}
