@@ -231,9 +231,10 @@ func (p *builtinPlayer) EndGame(ctx context.Context) error {
 
 // keepStopping tells g's engine to stop every few milliseconds until the
 // returned function is called. A stop that comes just before a ponder
-// search starts is otherwise lost (the search clears the flag when it
-// starts) and, once the game is closing, nothing would stop that search
-// again. Only for the end of a game: no search of ours may run meanwhile.
+// search starts is cleared by the search when it starts; ponder repeats it
+// only after the search's next iteration, which can take long deep in a
+// ponder search. Only for the end of a game: no search of ours may run
+// meanwhile.
 func keepStopping(g *ponder.Game) func() {
 	done := make(chan struct{})
 	go func() {
