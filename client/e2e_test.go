@@ -142,7 +142,7 @@ func TestE2EFullGame(t *testing.T) {
 	e := newE2E(t, lichesstest.WithUnknownFields())
 	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	dir := t.TempDir()
-	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "hi", Goodbye: "gg"}}, &playerPool{})
+	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: ChatMessages{Player: "hi"}, Goodbye: ChatMessages{Player: "gg", Spectator: "gg all"}}}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
 	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)

@@ -51,6 +51,8 @@ type game struct {
 	failed      map[int]int      // ply → failed posts
 	decisions   map[int]Decision // by ply, for the record
 
+	badMoves int // our moves in a row with a lost evaluation (mover-owned)
+
 	evalMu   sync.Mutex
 	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
 
@@ -224,9 +226,9 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 		g.moves, g.canon = nil, nil
 	}
 	g.onState(ctx, f.State)
-	if first && !g.finished && !g.greeted && len(g.moves) < 2 && g.s.Chat.Greeting != "" {
+	if first && !g.finished && !g.greeted && len(g.moves) < 2 {
 		g.greeted = true
-		g.say(ctx, g.s.Chat.Greeting, RoomPlayer, RoomSpectator)
+		g.sayBoth(ctx, g.s.Chat.Greeting)
 	}
 }
 
@@ -389,6 +391,12 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 		g.lastEval = &dd
 		g.evalMu.Unlock()
 	}
+	if g.shouldResign(d) {
+		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
+		res.decision = d
+		res.err = g.c.Resign(ctx, g.id)
+		return res
+	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
 		if fb := fallbackMove(j.legal, d.Move); fb != "" {
@@ -403,6 +411,22 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 		}
 	}
 	return res
+}
+
+// shouldResign applies the resign rule to our latest decision. It runs in
+// the mover goroutine (movers run one after another, so badMoves needs no
+// lock).
+func (g *game) shouldResign(d Decision) bool {
+	gs := g.s.Game
+	if !gs.Resign || !d.HasScore {
+		return false
+	}
+	if d.Mate < 0 || (d.Mate == 0 && d.ScoreCP <= -gs.ResignBelowCP) {
+		g.badMoves++
+	} else {
+		g.badMoves = 0
+	}
+	return g.badMoves >= gs.ResignForMoves
 }
 
 // fallbackMove returns a legal move other than not ("" if none).
@@ -557,7 +581,7 @@ func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 // first move.
 func (g *game) updateAbortTimer() {
 	n := len(g.moves)
-	waiting := g.ourTurn() == false && ((g.white && n == 1) || (!g.white && n == 0))
+	waiting := g.s.Game.AbortAfter > 0 && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
 	if waiting && g.abortTimer == nil {
 		g.abortTimer = time.NewTimer(g.s.Game.AbortAfter)
 		g.abortC = g.abortTimer.C
@@ -608,13 +632,11 @@ func (g *game) acceptDraw() bool {
 		return true
 	}
 	e := g.eval()
-	if len(g.moves) < gs.DrawMinPly || e == nil {
+	fullMove := len(g.moves)/2 + 1
+	if fullMove < gs.DrawAfterMove || e == nil || e.Mate != 0 {
 		return false
 	}
-	if e.Mate != 0 {
-		return e.Mate < 0
-	}
-	return e.ScoreCP <= gs.DrawScoreCP
+	return abs(e.ScoreCP) <= gs.DrawWithinCP
 }
 
 // eval is the last evaluation of the player (nil if none).
@@ -629,7 +651,7 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 		g.claimTimer.Stop()
 		g.claimTimer, g.claimC = nil, nil
 	}
-	if !og.Gone || og.ClaimWinInSeconds == nil {
+	if !og.Gone || og.ClaimWinInSeconds == nil || g.s.Game.OnOpponentGone == OpponentGoneWait {
 		return
 	}
 	wait := time.Duration(*og.ClaimWinInSeconds) * time.Second
@@ -642,8 +664,8 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 // retried on the next opponentGone event (Lichess sends one with
 // claimWinInSeconds 0 when the claim becomes possible).
 func (g *game) claim(ctx context.Context) {
-	if g.b.CannotWin(g.white) {
-		g.l().Info().Msg("opponent gone; claiming a draw (we cannot win on material)")
+	if g.s.Game.OnOpponentGone == OpponentGoneClaimDraw || g.b.CannotWin(g.white) {
+		g.l().Info().Msg("opponent gone; claiming a draw")
 		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
 		return
 	}
@@ -675,9 +697,7 @@ func (g *game) finish(ctx context.Context, st GameState) {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
 	}
-	if g.s.Chat.Goodbye != "" {
-		g.say(ctx, g.s.Chat.Goodbye, RoomPlayer, RoomSpectator)
-	}
+	g.sayBoth(ctx, g.s.Chat.Goodbye)
 	if g.s.PGNDir != "" {
 		path, err := g.saveRecord(st)
 		if err != nil {

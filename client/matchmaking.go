@@ -13,7 +13,8 @@ type MatchmakingSettings struct {
 	// TimeControls to choose from (at random). Default 3+2.
 	TimeControls []TimeControlSetting
 	Rated        bool
-	Variant      string // "" = standard
+	// Variants to choose from (at random). Default standard.
+	Variants []string
 	// IdleTime: challenge after this long without a game. Default 60 s.
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
@@ -23,8 +24,10 @@ type MatchmakingSettings struct {
 	// DeclineCooldown: do not challenge a bot again this long after it
 	// declined. Default 1 h.
 	DeclineCooldown time.Duration
-	// Opponent rating range relative to ours; zero means any.
-	MaxRatingDiff int
+	// Opponent rating (in the speed of the chosen clock): an absolute
+	// range, and a largest difference to ours; zeros mean any.
+	MinRating, MaxRating int
+	MaxRatingDiff        int
 	// BlockList bots are never challenged.
 	BlockList []string
 }
@@ -35,6 +38,9 @@ type TimeControlSetting struct {
 }
 
 func (m MatchmakingSettings) withDefaults() MatchmakingSettings {
+	if len(m.Variants) == 0 {
+		m.Variants = []string{"standard"}
+	}
 	if len(m.TimeControls) == 0 {
 		m.TimeControls = []TimeControlSetting{{Base: 3 * time.Minute, Increment: 2 * time.Second}}
 	}
@@ -158,11 +164,12 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 			containsFold(mm.BlockList, u.ID) || containsFold(s.Challenge.BlockList, u.ID) {
 			continue
 		}
-		if mm.MaxRatingDiff > 0 && myRating > 0 {
-			r := u.Perfs[speed].Rating
-			if r == 0 || abs(r-myRating) > mm.MaxRatingDiff {
-				continue
-			}
+		r := u.Perfs[speed].Rating
+		if mm.MaxRatingDiff > 0 && myRating > 0 && (r == 0 || abs(r-myRating) > mm.MaxRatingDiff) {
+			continue
+		}
+		if (mm.MinRating > 0 && r < mm.MinRating) || (mm.MaxRating > 0 && r > mm.MaxRating) {
+			continue
 		}
 		cands = append(cands, u)
 	}
@@ -172,7 +179,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	opp := cands[rand.IntN(len(cands))]
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, ChallengeRequest{
 		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
-		Rated: mm.Rated, Variant: mm.Variant,
+		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
 	})
 	if err != nil {
 		b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")

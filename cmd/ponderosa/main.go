@@ -22,8 +22,13 @@ type env struct {
 
 // commands lists the subcommands for the usage text, in order.
 var commands = []struct{ name, summary string }{
+	{"run", "play on Lichess as a bot (the daemon)"},
+	{"demo", "play a game between two local bots over HTTP, no network needed"},
 	{"check-config", "check a configuration file and summarize it"},
+	{"upgrade", "turn the Lichess account into a Bot account (irreversible)"},
 	{"version", "print the version"},
+	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
+	{"bench", "run the engine benchmark: bench [depth]"},
 }
 
 func main() {
@@ -38,10 +43,20 @@ func run(e env, args []string) int {
 		return 2
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		return runCmd(e, rest)
+	case "demo":
+		return demoCmd(e, rest)
 	case "check-config":
 		return checkConfigCmd(e, rest)
+	case "upgrade":
+		return upgradeCmd(e, rest)
 	case "version":
 		return versionCmd(e, rest)
+	case "uci":
+		return uciCmd(e, rest, os.Stdin)
+	case "bench":
+		return benchCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
 		return 0

@@ -33,7 +33,7 @@ func TestFeatureMatch(t *testing.T) {
 		nodes = 20000
 	}
 	off := map[string]*bool{}
-	fb := allFeatures
+	fb := features{}
 	for name, p := range map[string]*bool{"rfp": &fb.noRFP, "razor": &fb.noRazor, "null": &fb.noNull, "iir": &fb.noIIR,
 		"singular": &fb.noSingular, "lmp": &fb.noLMP, "futility": &fb.noFutility, "see": &fb.noSEEPrune,
 		"lmr": &fb.noLMR, "checkext": &fb.noCheckExt, "delta": &fb.noDelta, "aspiration": &fb.noAspiration,

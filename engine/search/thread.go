@@ -753,7 +753,8 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				if !t.e.feat.noSEEPrune && lmrDepth <= 8 && !p.SEEGE(m, -30*lmrDepth*lmrDepth) {
 					continue
 				}
-			} else if !t.e.feat.noSEEPrune && depth <= 8 && !p.SEEGE(m, -90*depth) {
+			} else if !t.e.feat.noSEEPrune && depth <= 8 && pk.stage != stageGoodCaptures && !p.SEEGE(m, -90*depth) {
+				// (captures from the good-capture stage already have SEE >= 0)
 				continue
 			}
 		}
@@ -818,10 +819,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			if v > alpha {
 				bestMove = m
 				if pvNode {
-					child := t.frame(ply + 1)
-					f.pv[0] = m
-					copy(f.pv[1:], child.pv[:child.pvLen])
-					f.pvLen = child.pvLen + 1
+					t.updatePV(ply, m)
 				}
 				if v >= beta {
 					break
@@ -892,6 +890,14 @@ func (t *thread) updateRoot(i int, m board.Move, v, alpha, beta, moveCount, dept
 		rm.repScore = v
 		rm.repBound = BoundUpper
 	}
+}
+
+// updatePV makes m followed by the child's PV the PV of ply.
+func (t *thread) updatePV(ply int, m board.Move) {
+	f, child := t.frame(ply), t.frame(ply+1)
+	f.pv[0] = m
+	copy(f.pv[1:], child.pv[:child.pvLen])
+	f.pvLen = child.pvLen + 1
 }
 
 func rfpMargin(depth int, improving bool) int {
@@ -1012,10 +1018,7 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 			if v > alpha {
 				bestMove = m
 				if pvNode {
-					child := t.frame(ply + 1)
-					f.pv[0] = m
-					copy(f.pv[1:], child.pv[:child.pvLen])
-					f.pvLen = child.pvLen + 1
+					t.updatePV(ply, m)
 				}
 				if v >= beta {
 					break

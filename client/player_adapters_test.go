@@ -1,0 +1,440 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/uci"
+)
+
+// Tests of the Player adapters: the built-in engine (ponder over engine)
+// and an external UCI engine, here the test binary itself run as a small
+// UCI engine (TestMain) that plays the first legal move.
+
+const (
+	fakeEngineEnv    = "PONDEROSA_TEST_FAKE_UCI"      // set: the test binary is a UCI engine
+	fakeDieOnceEnv   = "PONDEROSA_TEST_FAKE_UCI_DIE"  // "go" or "ponder": exit on the first such search, once (marker file below)
+	fakeDieMarkerEnv = "PONDEROSA_TEST_FAKE_UCI_MARK" // marker file: created when the engine died
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEngineEnv) != "" {
+		runFakeEngine()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// fakeBackend plays the first legal move; a converted ponder search reports
+// depth 42 so tests can tell a ponder hit from a new search.
+type fakeBackend struct {
+	pos *chessboard.Position
+}
+
+func (b *fakeBackend) NewGame()                             {}
+func (b *fakeBackend) SetOption(name, value string) error   { return nil }
+func (b *fakeBackend) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
+func (b *fakeBackend) Bench(out io.Writer) error            { return errors.New("no bench") }
+func (b *fakeBackend) Options() []uci.OptionSpec {
+	return []uci.OptionSpec{
+		{Name: "Ponder", Type: uci.OptionCheck, Default: "false"},
+		{Name: "UCI_Chess960", Type: uci.OptionCheck, Default: "false"},
+		{Name: "Hash", Type: uci.OptionSpin, Default: "16", Min: 1, Max: 1024},
+	}
+}
+
+func (b *fakeBackend) SetPosition(fen string, moves []string) error {
+	p, err := chessboard.ParseFEN(fen)
+	if err != nil {
+		return err
+	}
+	for _, s := range moves {
+		m, err := p.ParseUCIMove(s)
+		if err != nil {
+			return err
+		}
+		p.MakeMove(m)
+	}
+	b.pos = p
+	return nil
+}
+
+func dieOnce(kind string) {
+	if os.Getenv(fakeDieOnceEnv) != kind {
+		return
+	}
+	mark := os.Getenv(fakeDieMarkerEnv)
+	if _, err := os.Stat(mark); err == nil {
+		return
+	}
+	_ = os.WriteFile(mark, nil, 0o600)
+	os.Exit(3)
+}
+
+func (b *fakeBackend) Go(ctx context.Context, p uci.GoParams, info func(uci.Info)) (string, string) {
+	var ml chessboard.MoveList
+	b.pos.GenerateLegal(&ml)
+	if ml.N == 0 {
+		return "", ""
+	}
+	best := ml.Moves[0]
+	q := b.pos.Clone()
+	q.MakeMove(best)
+	var rl chessboard.MoveList
+	q.GenerateLegal(&rl)
+	reply := ""
+	if rl.N > 0 {
+		reply = q.MoveToUCI(rl.Moves[0])
+	}
+	depth := 1
+	if p.Ponder {
+		dieOnce("ponder")
+		select {
+		case <-p.PonderHit:
+			depth = 42
+		case <-ctx.Done():
+		}
+	} else {
+		dieOnce("go")
+		select {
+		case <-time.After(5 * time.Millisecond):
+		case <-ctx.Done():
+		}
+	}
+	info(uci.Info{Depth: depth, Score: uci.CP(17), PV: []string{b.pos.MoveToUCI(best), reply}})
+	return b.pos.MoveToUCI(best), reply
+}
+
+func runFakeEngine() {
+	b := &fakeBackend{pos: chessboard.NewPosition()}
+	_ = uci.NewServer("fake", "ponderosa tests", b).Run(context.Background(), os.Stdin, os.Stdout)
+}
+
+// legalIn reports whether move is legal after moves from the start.
+func legalIn(t *testing.T, moves []string, move string) bool {
+	t.Helper()
+	p := chessboard.NewPosition()
+	for _, s := range moves {
+		m, err := p.ParseUCIMove(s)
+		if err != nil {
+			t.Fatalf("bad test line %v: %v", moves, err)
+		}
+		p.MakeMove(m)
+	}
+	m, err := p.ParseUCIMove(move)
+	return err == nil && p.IsLegal(m)
+}
+
+func limitsIn(d time.Duration, white bool) Limits {
+	return Limits{WTime: time.Minute, BTime: time.Minute, White: white, Budget: d / 2, Deadline: time.Now().Add(d)}
+}
+
+func TestBuiltinPlayerGame(t *testing.T) {
+	ctx := context.Background()
+	var logs syncBuf
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: zerolog.New(&logs)})
+	p, err := f(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var moves []string
+	replies := []string{"e7e5", "b8c6", "g8f6"}
+	for i, reply := range replies {
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+		d, err := p.Think(ctx, limitsIn(5*time.Second, true))
+		if err != nil {
+			t.Fatalf("move %d: %v", i, err)
+		}
+		if !legalIn(t, moves, d.Move) {
+			t.Fatalf("move %d: illegal %q after %v", i, d.Move, moves)
+		}
+		if !d.HasScore || d.Depth < 1 || len(d.PV) == 0 || d.PV[0] != d.Move {
+			t.Errorf("move %d: decision without search data: %+v", i, d)
+		}
+		moves = append(moves, d.Move)
+		if err := p.Ponder(ctx); err != nil {
+			t.Fatalf("ponder: %v", err)
+		}
+		if !legalIn(t, moves, reply) {
+			reply = firstLegal(t, moves)
+		}
+		moves = append(moves, reply)
+	}
+	if err := p.EndGame(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Think(ctx, limitsIn(time.Second, true)); err == nil {
+		t.Error("Think after Close succeeded")
+	}
+	// One stats line per move of ours, on the game's logger.
+	if n := strings.Count(logs.String(), `"game":"g1","opponent":"x","ply":`); n < len(replies) {
+		t.Errorf("%d game log lines, want at least %d:\n%s", n, len(replies), logs.String())
+	}
+	if n := strings.Count(logs.String(), `"message":"move stats"`); n != len(replies) {
+		t.Errorf("%d move stats lines, want %d:\n%s", n, len(replies), logs.String())
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func firstLegal(t *testing.T, moves []string) string {
+	p := chessboard.NewPosition()
+	for _, s := range moves {
+		m, _ := p.ParseUCIMove(s)
+		p.MakeMove(m)
+	}
+	var ml chessboard.MoveList
+	p.GenerateLegal(&ml)
+	if ml.N == 0 {
+		t.Fatal("no legal move")
+	}
+	return p.MoveToUCI(ml.Moves[0])
+}
+
+// The deadline is kept even when the clock would allow a long think: the
+// worker stops waiting at the deadline.
+func TestBuiltinPlayerMeetsDeadline(t *testing.T) {
+	ctx := context.Background()
+	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testLogger(t)})(ctx)
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: false}); err != nil {
+		t.Fatal(err)
+	}
+	moves := []string{"e2e4"}
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatal(err)
+	}
+	lim := Limits{WTime: time.Hour, BTime: time.Hour, White: false, Budget: time.Hour, Deadline: time.Now().Add(300 * time.Millisecond)}
+	d, err := p.Think(ctx, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Now().After(lim.Deadline) {
+		t.Errorf("answered after the deadline")
+	}
+	if !legalIn(t, moves, d.Move) {
+		t.Errorf("illegal move %q", d.Move)
+	}
+}
+
+func TestBuiltinPlayerFromPosition(t *testing.T) {
+	ctx := context.Background()
+	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, MaxDepth: 6})(ctx)
+	defer p.Close()
+	// White mates in one: Ra8#.
+	fen := "6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1"
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true, InitialFEN: fen}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, limitsIn(5*time.Second, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Move != "a1a8" || d.Mate != 1 {
+		t.Errorf("got %s mate %d, want a1a8 mate 1", d.Move, d.Mate)
+	}
+}
+
+// fakeUCI returns the options of the fake engine (the test binary).
+func fakeUCI(t *testing.T, die string) (UCIOptions, string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mark := filepath.Join(t.TempDir(), "died")
+	t.Setenv(fakeEngineEnv, "1")
+	t.Setenv(fakeDieOnceEnv, die)
+	t.Setenv(fakeDieMarkerEnv, mark)
+	return UCIOptions{Path: exe, Options: map[string]string{"Hash": "32"}, Ponder: true, Logger: testLogger(t)}, mark
+}
+
+func TestUCIPlayerPonderHit(t *testing.T) {
+	ctx := context.Background()
+	opts, _ := fakeUCI(t, "")
+	p, err := NewUCIPlayer(opts)(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Move == "" || !legalIn(t, nil, d.Move) || !d.HasScore || d.ScoreCP != 17 || d.Depth != 1 {
+		t.Fatalf("first decision %+v", d)
+	}
+	if err := p.Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The engine expects its PV's second move: the opponent plays it.
+	moves := []string{d.Move, d.PV[1]}
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d2.Depth != 42 {
+		t.Errorf("after the expected reply: depth %d, want 42 (the converted ponder search)", d2.Depth)
+	}
+	if !legalIn(t, moves, d2.Move) {
+		t.Errorf("illegal %q", d2.Move)
+	}
+	// Another reply: the ponder search is dropped and a new one runs.
+	if err := p.Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	moves = append(moves, d2.Move)
+	other := ""
+	for _, m := range []string{"h7h6", "a7a6", "h7h5", "a7a5"} {
+		if m != d2.PV[1] && legalIn(t, moves, m) {
+			other = m
+			break
+		}
+	}
+	moves = append(moves, other)
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatal(err)
+	}
+	d3, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d3.Depth != 1 || !legalIn(t, moves, d3.Move) {
+		t.Errorf("after another reply: %+v", d3)
+	}
+	if err := p.EndGame(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An engine that dies during Think: the error says so (the worker then
+// plays a fallback or starts a new player).
+func TestUCIPlayerDiesInThink(t *testing.T) {
+	ctx := context.Background()
+	opts, mark := fakeUCI(t, "go")
+	p, err := NewUCIPlayer(opts)(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Think(ctx, limitsIn(10*time.Second, true))
+	if !errors.Is(err, uci.ErrEngineDied) {
+		t.Fatalf("Think with a dying engine: %v, want ErrEngineDied", err)
+	}
+	if _, statErr := os.Stat(mark); statErr != nil {
+		t.Fatal("the engine did not die")
+	}
+	// The same player goes on: Position restarts the engine.
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil || !legalIn(t, nil, d.Move) {
+		t.Fatalf("after restart: %+v, %v", d, err)
+	}
+}
+
+// An engine that dies while pondering is restarted by the next Position:
+// the game goes on without a fallback move.
+func TestUCIPlayerDiesWhilePondering(t *testing.T) {
+	ctx := context.Background()
+	opts, mark := fakeUCI(t, "ponder")
+	p, err := NewUCIPlayer(opts)(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { _, err := os.Stat(mark); return err == nil })
+	moves := []string{d.Move, "h7h6"}
+	if d.PV[1] == "h7h6" {
+		moves[1] = "a7a6"
+	}
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatalf("Position after the engine died: %v", err)
+	}
+	d2, err := p.Think(ctx, limitsIn(10*time.Second, true))
+	if err != nil || !legalIn(t, moves, d2.Move) {
+		t.Fatalf("after restart: %+v, %v", d2, err)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("condition not met")
+		}
+	}
+}
+
+func TestUCIPlayerBadPath(t *testing.T) {
+	_, err := NewUCIPlayer(UCIOptions{Path: filepath.Join(t.TempDir(), "no-engine")})(context.Background())
+	if err == nil {
+		t.Fatal("started a missing engine")
+	}
+}

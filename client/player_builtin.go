@@ -1,0 +1,278 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/logging"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+)
+
+// BuiltinOptions configure the built-in engine player.
+type BuiltinOptions struct {
+	// HashMB is the transposition table of one game, in MiB (<1: 16).
+	HashMB int
+	// Threads is the number of search threads (<1: 1).
+	Threads int
+	// TreeMB caps the persistent search tree of one game, in MiB (<1: 4).
+	TreeMB int
+	// Ponder thinks on the opponent's time.
+	Ponder bool
+	// VarietyCP plays a random move among those within this many
+	// centipawns of the best (0: always the best).
+	VarietyCP int
+	// Seed seeds the variety choice; 0 takes one from the clock.
+	Seed int64
+	// MaxDepth, when > 0, caps the search of each of our moves at this
+	// depth in plies: a weaker, faster player (the demo, tests).
+	MaxDepth int
+	// Logger is the bot's logger; each game logs through a child with the
+	// game's fields (one "move stats" line per move of ours).
+	Logger zerolog.Logger
+}
+
+// stopMargin is how long before a Think deadline the search is told to
+// stop, so that its answer reaches the worker in time.
+func stopMargin(left time.Duration) time.Duration {
+	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
+}
+
+// NewBuiltinPlayer returns a factory of players that choose moves with
+// ponderosa's own engine: one ponder.Game (search engine, transposition
+// table and persistent tree) per game, kept for the whole game, pondering
+// on the opponent's time when asked.
+func NewBuiltinPlayer(opts BuiltinOptions) PlayerFactory {
+	return func(ctx context.Context) (Player, error) {
+		return &builtinPlayer{opts: opts}, nil
+	}
+}
+
+// builtinPlayer is one game of the built-in engine. The worker calls it
+// from one goroutine at a time, but Close may come from another one while a
+// Think is abandoned: mu guards the fields, never held while searching.
+type builtinPlayer struct {
+	opts BuiltinOptions
+
+	mu       sync.Mutex
+	g        *ponder.Game
+	log      zerolog.Logger
+	startFEN string
+	chess960 bool
+	moves    []string // the position set by Position
+	last     string   // our last move (for Ponder)
+	closed   bool
+	thinking sync.WaitGroup // Think calls in flight (Close waits for them)
+}
+
+func (p *builtinPlayer) game() (*ponder.Game, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil, errors.New("builtin player closed")
+	}
+	if p.g == nil {
+		return nil, errors.New("builtin player: no game started")
+	}
+	return p.g, nil
+}
+
+func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	seed := p.opts.Seed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	log := logging.ForGame(p.opts.Logger, gi.ID, gi.Opponent)
+	g := ponder.NewGame(ponder.Options{
+		HashMB:    p.opts.HashMB,
+		Threads:   p.opts.Threads,
+		TreeMB:    p.opts.TreeMB,
+		Ponder:    p.opts.Ponder,
+		VarietyCP: p.opts.VarietyCP,
+		Seed:      seed,
+		Logger:    log,
+		// The worker's deadline already leaves the move overhead and the
+		// measured latency: the clocks given to Think are what is left.
+		MoveOverhead: 0,
+	})
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		g.Close()
+		return errors.New("builtin player closed")
+	}
+	if p.g != nil {
+		p.g.Close()
+	}
+	p.g, p.log = g, log
+	p.startFEN, p.chess960 = gi.InitialFEN, gi.Chess960
+	p.moves, p.last = nil, ""
+	if err := g.SetPosition(p.startFEN, p.chess960, nil); err != nil {
+		return fmt.Errorf("builtin player: start position: %w", err)
+	}
+	return nil
+}
+
+// Position sets the moves played so far. A ponder search that searched this
+// very position is kept running: the next Think turns it into our move's
+// search (a ponder hit); any other ponder search is stopped by Think, its
+// work kept in the tree and the transposition table.
+func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
+	g, err := p.game()
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	fen, c960 := p.startFEN, p.chess960
+	p.mu.Unlock()
+	if err := g.SetPosition(fen, c960, moves); err != nil {
+		return fmt.Errorf("builtin player: set position: %w", err)
+	}
+	p.mu.Lock()
+	p.moves = append(p.moves[:0], moves...)
+	p.mu.Unlock()
+	return nil
+}
+
+func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+	p.mu.Lock()
+	g := p.g
+	switch {
+	case p.closed:
+		p.mu.Unlock()
+		return Decision{}, errors.New("builtin player closed")
+	case g == nil:
+		p.mu.Unlock()
+		return Decision{}, errors.New("builtin player: no game started")
+	}
+	p.thinking.Add(1) // under mu: Close sets closed under mu before it waits
+	p.mu.Unlock()
+	defer p.thinking.Done()
+	pl := ponder.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc, Depth: p.opts.MaxDepth}
+	if !lim.Deadline.IsZero() {
+		left := time.Until(lim.Deadline)
+		// Our clock, as far as this move is concerned, ends at the deadline.
+		if lim.White {
+			pl.WTime = min(pl.WTime, left)
+		} else {
+			pl.BTime = min(pl.BTime, left)
+		}
+		if pl.WTime <= 0 && pl.BTime <= 0 { // no clock at all: aim at the budget
+			pl.MoveTime = max(lim.Budget, time.Millisecond)
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, lim.Deadline.Add(-stopMargin(left)))
+		defer cancel()
+	} else if lim.WTime <= 0 && lim.BTime <= 0 && lim.Budget > 0 {
+		pl.MoveTime = lim.Budget
+	}
+	pl.WTime, pl.BTime = max(pl.WTime, 0), max(pl.BTime, 0)
+	d, err := g.Think(ctx, pl, nil)
+	if err != nil {
+		return Decision{}, fmt.Errorf("builtin player: %w", err)
+	}
+	if d.NoMove || d.UCI == "" {
+		return Decision{}, errors.New("builtin player: no legal move in this position")
+	}
+	p.mu.Lock()
+	p.last = d.UCI
+	p.mu.Unlock()
+	out := Decision{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
+	if d.Source != ponder.FromForced {
+		out.HasScore = true
+		out.Mate = d.Mate
+		if d.Mate == 0 {
+			out.ScoreCP = d.Score
+		}
+	}
+	return out, nil
+}
+
+// Ponder plays our last move on the game's board and thinks on the
+// opponent's time until the next call.
+func (p *builtinPlayer) Ponder(ctx context.Context) error {
+	if !p.opts.Ponder {
+		return nil
+	}
+	g, err := p.game()
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	last := p.last
+	moves := append(append([]string(nil), p.moves...), last)
+	p.last = ""
+	p.mu.Unlock()
+	if last == "" {
+		return errors.New("builtin player: ponder: no move of ours to ponder after")
+	}
+	if err := g.Play(last); err != nil {
+		return fmt.Errorf("builtin player: ponder: %w", err)
+	}
+	p.mu.Lock()
+	p.moves = moves
+	p.mu.Unlock()
+	g.StartPonder(ctx)
+	return nil
+}
+
+func (p *builtinPlayer) EndGame(ctx context.Context) error {
+	g, err := p.game()
+	if err != nil {
+		return nil
+	}
+	defer keepStopping(g)()
+	return g.StopPonder()
+}
+
+// keepStopping tells g's engine to stop every few milliseconds until the
+// returned function is called. A stop that comes just before a ponder
+// search starts is cleared by the search when it starts; ponder repeats it
+// only after the search's next iteration, which can take long deep in a
+// ponder search. Only for the end of a game: no search of ours may run
+// meanwhile.
+func keepStopping(g *ponder.Game) func() {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			g.Engine().Stop()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// Close stops any search and frees the game's tree and table. It logs the
+// game's pondering summary through the game logger. A Think abandoned by
+// the worker (past its deadline) is stopped and waited for, briefly, so
+// that the game is not closed under it.
+func (p *builtinPlayer) Close() error {
+	p.mu.Lock()
+	g := p.g
+	p.g, p.closed = nil, true
+	p.mu.Unlock()
+	if g == nil {
+		return nil
+	}
+	defer keepStopping(g)()
+	g.Stop()
+	done := make(chan struct{})
+	go func() { p.thinking.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.log.Warn().Msg("builtin player: a search did not stop within 5s; closing anyway")
+	}
+	g.Close()
+	return nil
+}

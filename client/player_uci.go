@@ -1,0 +1,248 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/uci"
+)
+
+// UCIOptions describe an external UCI engine.
+type UCIOptions struct {
+	Path    string
+	Args    []string
+	Dir     string            // working directory ("" inherits the daemon's)
+	Options map[string]string // UCI options set after the handshake
+	// Ponder thinks on the opponent's time with "go ponder" and a real
+	// "ponderhit" (only if the engine has the Ponder option).
+	Ponder bool
+	// Timeouts bound the waits on the engine (zero: the uci package's
+	// defaults).
+	Timeouts uci.Timeouts
+	Logger   zerolog.Logger
+}
+
+// NewUCIPlayer returns a factory of players that choose moves with an
+// external UCI engine: each player starts its own engine process, used for
+// one game, and Close stops and reaps it.
+//
+// An engine that dies is handled in two ways: between moves (while
+// pondering, or killed from outside) the next Position restarts it and the
+// game goes on; during Think the error (wrapping uci.ErrEngineDied) goes to
+// the worker, which plays a legal fallback move if no time is left, and
+// otherwise closes this player and asks the factory for a fresh one.
+func NewUCIPlayer(opts UCIOptions) PlayerFactory {
+	return func(ctx context.Context) (Player, error) {
+		e, err := uci.StartConfig(context.WithoutCancel(ctx), uci.Config{
+			Path: opts.Path, Args: opts.Args, Dir: opts.Dir, Options: opts.Options,
+			Logger: opts.Logger, Timeouts: opts.Timeouts,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("uci player: %w", err)
+		}
+		return &uciPlayer{opts: opts, e: e, log: opts.Logger.With().Str("engine", e.Name()).Logger()}, nil
+	}
+}
+
+// uciPlayer is one game of an external engine. Close may come from another
+// goroutine while Think is abandoned: mu guards the fields and is never held
+// while waiting for the engine.
+type uciPlayer struct {
+	opts UCIOptions
+	e    *uci.Engine
+	log  zerolog.Logger
+
+	mu       sync.Mutex
+	info     GameInfo
+	ponderOK bool     // the engine has the Ponder option and pondering is on
+	moves    []string // the position set by Position
+	last     uci.Result
+	lastLim  Limits
+	pon      *uci.Search // running "go ponder"
+	ponMoves []string    // the position it searches (ending with the expected reply)
+	hit      bool        // Position matched ponMoves: Think sends ponderhit
+}
+
+func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	p.stopPonder()
+	_, hasPonder := uci.FindOption(p.e.Options(), "Ponder")
+	if _, ok := uci.FindOption(p.e.Options(), "UCI_Chess960"); ok {
+		if err := p.e.SetOption(ctx, "UCI_Chess960", fmt.Sprint(gi.Chess960)); err != nil {
+			return fmt.Errorf("uci player: %w", err)
+		}
+	} else if gi.Chess960 {
+		return fmt.Errorf("uci player: engine %s does not play Chess960 (no UCI_Chess960 option)", p.e.Name())
+	}
+	if hasPonder {
+		if err := p.e.SetOption(ctx, "Ponder", fmt.Sprint(p.opts.Ponder)); err != nil {
+			return fmt.Errorf("uci player: %w", err)
+		}
+	}
+	if err := p.e.NewGame(ctx); err != nil {
+		return fmt.Errorf("uci player: %w", err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.info = gi
+	p.ponderOK = p.opts.Ponder && hasPonder
+	p.moves, p.last = nil, uci.Result{}
+	return nil
+}
+
+// Position sets the moves played so far. A running ponder search on exactly
+// this position is kept for Think (a ponder hit); any other is stopped. A
+// dead engine is restarted here, so that a crash between moves costs no
+// fallback move.
+func (p *uciPlayer) Position(ctx context.Context, moves []string) error {
+	p.mu.Lock()
+	hit := p.pon != nil && slices.Equal(p.ponMoves, moves)
+	p.hit = hit
+	p.moves = append(p.moves[:0], moves...)
+	fen := p.info.InitialFEN
+	p.mu.Unlock()
+	if !hit {
+		p.stopPonder()
+	}
+	if !hit && !p.e.Alive() {
+		p.log.Warn().Msg("uci engine died between moves; restarting it")
+		if err := p.e.Restart(ctx); err != nil {
+			return fmt.Errorf("uci player: %w", err)
+		}
+	}
+	if err := p.e.Position(fen, moves); err != nil {
+		return fmt.Errorf("uci player: %w", err)
+	}
+	return nil
+}
+
+func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+	start := time.Now()
+	ul := uci.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	if !lim.Deadline.IsZero() {
+		left := time.Until(lim.Deadline)
+		// Our clock, as far as this move is concerned, ends at the deadline.
+		if lim.White {
+			ul.WTime = min(ul.WTime, left)
+		} else {
+			ul.BTime = min(ul.BTime, left)
+		}
+		ul.Deadline = max(left-stopMargin(left), time.Millisecond)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, lim.Deadline.Add(-stopMargin(left)/2))
+		defer cancel()
+	}
+	ul.WTime, ul.BTime = max(ul.WTime, time.Millisecond), max(ul.BTime, time.Millisecond)
+	if lim.WTime <= 0 && lim.BTime <= 0 { // no clock: aim at the budget
+		ul.WTime, ul.BTime = 0, 0
+		ul.MoveTime = max(lim.Budget, 10*time.Millisecond)
+	}
+
+	p.mu.Lock()
+	s, hit := p.pon, p.hit
+	p.pon, p.ponMoves, p.hit = nil, nil, false
+	p.lastLim = lim
+	p.mu.Unlock()
+
+	var res uci.Result
+	var err error
+	if hit && s != nil {
+		if err = s.PonderHit(); err == nil {
+			res, err = s.Wait(ctx)
+		}
+		p.log.Debug().Bool("ponder_hit", true).Str("move", res.BestMove).Msg("uci ponder hit")
+	} else {
+		if s != nil {
+			_, _ = s.Stop()
+		}
+		res, err = p.e.Go(ctx, ul)
+	}
+	if err != nil {
+		// The deadline stopped the search: its best move so far is good.
+		if res.BestMove != "" && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, uci.ErrEngineDied) {
+			err = nil
+		} else {
+			return Decision{}, fmt.Errorf("uci player: %w", err)
+		}
+	}
+	p.mu.Lock()
+	p.last = res
+	p.mu.Unlock()
+	d := Decision{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
+	switch res.Score.Kind {
+	case uci.ScoreCP:
+		d.HasScore, d.ScoreCP = true, res.Score.Value
+	case uci.ScoreMate:
+		if res.Score.Value != 0 {
+			d.HasScore, d.Mate = true, res.Score.Value
+		}
+	}
+	return d, nil
+}
+
+// Ponder starts "go ponder" on the position after our last move and the
+// reply the engine expects, if it named one.
+func (p *uciPlayer) Ponder(ctx context.Context) error {
+	p.mu.Lock()
+	ok, last, lim := p.ponderOK, p.last, p.lastLim
+	moves := slices.Clone(p.moves)
+	fen := p.info.InitialFEN
+	white := p.info.White
+	p.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	if last.BestMove == "" || last.PonderMove == "" {
+		return errors.New("uci player: no expected reply to ponder on")
+	}
+	moves = append(moves, last.BestMove, last.PonderMove)
+	if err := p.e.Position(fen, moves); err != nil {
+		return fmt.Errorf("uci player: ponder: %w", err)
+	}
+	// The clocks after the expected reply: ours lost this move's thinking
+	// time and gained the increment; the opponent's is unknown, keep it.
+	ul := uci.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	used := last.Time
+	if white {
+		ul.WTime = max(ul.WTime-used+ul.WInc, time.Millisecond)
+	} else {
+		ul.BTime = max(ul.BTime-used+ul.BInc, time.Millisecond)
+	}
+	s, err := p.e.GoPonder(ctx, ul)
+	if err != nil {
+		return fmt.Errorf("uci player: ponder: %w", err)
+	}
+	p.mu.Lock()
+	p.pon, p.ponMoves, p.hit = s, moves, false
+	p.mu.Unlock()
+	return nil
+}
+
+// stopPonder stops and discards a running ponder search.
+func (p *uciPlayer) stopPonder() {
+	p.mu.Lock()
+	s := p.pon
+	p.pon, p.ponMoves, p.hit = nil, nil, false
+	p.mu.Unlock()
+	if s != nil {
+		if _, err := s.Stop(); err != nil && !errors.Is(err, context.Canceled) {
+			p.log.Debug().Err(err).Msg("stop ponder search")
+		}
+	}
+}
+
+func (p *uciPlayer) EndGame(ctx context.Context) error {
+	p.stopPonder()
+	return nil
+}
+
+// Close stops the engine ("quit", killed if need be) and reaps it.
+func (p *uciPlayer) Close() error {
+	p.stopPonder()
+	return p.e.Close()
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/logging"
+)
+
+// runCmd is `ponderosa run`: the bot daemon.
+func runCmd(e env, args []string) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	path := fs.String("config", defaultConfigPath, "the configuration file")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: ponderosa run [-config FILE]")
+		fmt.Fprintln(e.stderr, "\nPlays on Lichess until SIGTERM or Ctrl-C (then running games may finish")
+		fmt.Fprintln(e.stderr, "for shutdown.grace_period; a second signal stops at once). SIGHUP reloads")
+		fmt.Fprintln(e.stderr, "the configuration for new games. The token comes from $LICHESS_BOT_TOKEN,")
+		fmt.Fprintln(e.stderr, "the systemd credential \"token\" or lichess.token_file.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	err := runDaemon(context.Background(), daemonOpts{
+		configPath: *path,
+		getenv:     e.getenv,
+		logOut:     e.stderr,
+		signals:    sigs,
+	})
+	if err != nil {
+		fmt.Fprintln(e.stderr, "ponderosa run:", err)
+		return 1
+	}
+	return 0
+}
+
+// daemonOpts is what runDaemon needs from the process (tests give their
+// own).
+type daemonOpts struct {
+	configPath string
+	getenv     func(string) string
+	logOut     io.Writer
+	// signals carries SIGTERM/SIGINT (stop: drain, then a second one stops
+	// at once) and SIGHUP (reload the configuration).
+	signals <-chan os.Signal
+	// transport, if set, carries the HTTP requests (tests).
+	transport http.RoundTripper
+	// onReady, if set, is called once the event stream is open, with the
+	// bot (tests).
+	onReady func(*client.Bot)
+	// onReload, if set, is called after each reload attempt with its error.
+	onReload func(error)
+}
+
+// errConfig marks errors that come from the configuration file itself.
+var errConfig = errors.New("configuration")
+
+// runDaemon runs the bot until it is stopped: a stop signal or ctx ending
+// both begin a drain (no new games; running games may finish within
+// shutdown.grace_period, then what is left is aborted or resigned, each
+// logged); a second stop signal ends at once, leaving running games on
+// Lichess (logged). It returns an error only when the bot cannot start.
+func runDaemon(ctx context.Context, o daemonOpts) error {
+	cfg, err := config.Load(o.configPath)
+	if err != nil {
+		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
+	}
+	red := logging.Redact(o.logOut)
+	log := logging.New(red, cfg.Log.Level, cfg.Log.Format)
+	token, source, err := config.LoadTokenEnv(cfg, o.getenv)
+	if err != nil {
+		return fmt.Errorf("token: %w", err)
+	}
+	red.Add(token)
+	log.Info().Str("version", version).Str("config", o.configPath).Str("token_from", source).Msg("ponderosa starting")
+
+	mon := newStreamMonitor(o.transport)
+	c, err := client.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		client.WithHTTPClient(&http.Client{Transport: mon}),
+		client.WithLogger(log),
+		client.WithUserAgent("ponderosa/"+version),
+		client.WithRequestTimeout(cfg.Lichess.RequestTimeout),
+		client.WithStreamIdleTimeout(cfg.Lichess.StreamReadTimeout))
+	if err != nil {
+		return err
+	}
+	// A refused token, a missing scope or a non-bot account stop here with
+	// a clear error; when Lichess cannot be reached the bot retries.
+	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
+	acct, _, err := c.CheckToken(startCtx)
+	cancelStart()
+	switch code := client.StatusCode(err); {
+	case err == nil:
+		if !acct.IsBot() {
+			return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+		}
+	case errors.Is(err, client.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
+		return err
+	default:
+		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")
+	}
+
+	settings := settingsFromConfig(cfg)
+	pf, err := playerFactory(cfg, log)
+	if err != nil {
+		return err
+	}
+	players := newSwappableFactory(pf)
+	bot := client.NewBot(c, players.factory, settings, log)
+
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	runDone := make(chan error, 1)
+	go func() { runDone <- bot.Run(runCtx) }()
+
+	// Until the event stream is open there is no game to finish: a stop
+	// ends at once.
+	for connected := false; !connected; {
+		select {
+		case <-mon.Streaming():
+			connected = true
+		case err := <-runDone:
+			if err == nil {
+				err = errors.New("bot stopped before connecting")
+			}
+			return err
+		case sig := <-o.signals:
+			if sig == syscall.SIGHUP {
+				log.Info().Msg("reload asked before connecting: ignored (the configuration was just read)")
+				continue
+			}
+			log.Info().Str("signal", sig.String()).Msg("stopping before connecting")
+			cancelRun()
+			<-runDone // its error is the failed connection we are giving up on
+			return nil
+		case <-ctx.Done():
+			cancelRun()
+			<-runDone
+			return nil
+		}
+	}
+	status := "connected"
+	if acct.Username != "" {
+		status += " as " + acct.Username
+	}
+	if err := sdReady(status); err != nil {
+		log.Warn().Err(err).Msg("sd_notify READY")
+	}
+	log.Info().Msg("ready: event stream open")
+	if o.onReady != nil {
+		o.onReady(bot)
+	}
+	window := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second // idle timeout + longest reconnect backoff + slack
+	go sdWatchdog(runCtx, func() bool { return mon.Healthy(window) }, func(err error) {
+		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
+	})
+
+	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, players: players, onReload: o.onReload}
+	return d.loop(ctx, o.signals, runDone, cancelRun, status)
+}
+
+// botDaemon is the running bot's control loop state.
+type botDaemon struct {
+	cfg      *config.Config
+	path     string
+	log      zerolog.Logger
+	bot      *client.Bot
+	players  *swappableFactory
+	onReload func(error)
+}
+
+func (d *botDaemon) loop(ctx context.Context, sigs <-chan os.Signal, runDone <-chan error, cancelRun context.CancelFunc, status string) error {
+	stop := func() error {
+		cancelRun()
+		err := <-runDone
+		d.log.Info().Msg("ponderosa stopped")
+		return err
+	}
+	ctxDone := ctx.Done()
+	var drainDone chan error
+	var cancelDrain context.CancelFunc = func() {}
+	defer func() { cancelDrain() }()
+	beginDrain := func(why string) {
+		grace := d.cfg.Shutdown.GracePeriod
+		games := d.bot.Games()
+		d.log.Info().Str("why", why).Dur("grace_period", grace).Strs("games", games).
+			Msg("stopping: no new games; running games may finish")
+		if err := sdStopping(fmt.Sprintf("stopping: finishing %d game(s)", len(games))); err != nil {
+			d.log.Warn().Err(err).Msg("sd_notify STOPPING")
+		}
+		var dctx context.Context
+		dctx, cancelDrain = context.WithTimeout(context.Background(), grace)
+		drainDone = make(chan error, 1)
+		go func() { drainDone <- d.bot.Drain(dctx) }()
+	}
+	tick := time.NewTicker(15 * time.Second)
+	defer tick.Stop()
+	lastStatus := status
+	for {
+		select {
+		case err := <-runDone: // Run ends on its own only on a start-up error
+			if err == nil {
+				err = errors.New("bot stopped unexpectedly")
+			}
+			return err
+		case <-ctxDone:
+			ctxDone = nil
+			if drainDone == nil {
+				beginDrain("asked to stop")
+			}
+		case sig := <-sigs:
+			switch {
+			case sig == syscall.SIGHUP:
+				d.reload()
+			case drainDone == nil:
+				beginDrain(sig.String())
+			default:
+				games := d.bot.Games()
+				d.log.Warn().Str("signal", sig.String()).Strs("games", games).
+					Msg("second stop signal: stopping at once; games still running are left on Lichess, not resigned (our clock runs on; a restart rejoins them)")
+				return stop()
+			}
+		case err := <-drainDone:
+			if err != nil {
+				d.endLeftovers()
+			} else {
+				d.log.Info().Msg("all games finished")
+			}
+			return stop()
+		case <-tick.C:
+			s := fmt.Sprintf("%d game(s)", len(d.bot.Games()))
+			if drainDone != nil {
+				s = "stopping: " + s + " left"
+			}
+			if s != lastStatus {
+				lastStatus = s
+				_ = sdStatus(s)
+			}
+		}
+	}
+}
+
+// endLeftovers aborts (or, when too late to abort, resigns) the games still
+// running when the grace period is over; the client logs each.
+func (d *botDaemon) endLeftovers() {
+	games := d.bot.Games()
+	d.log.Warn().Strs("games", games).Msg("grace period over: aborting or resigning the games still running")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.bot.EndGames(ctx); err != nil {
+		d.log.Error().Err(err).Msg("grace period over: some games could be neither aborted nor resigned; they are left running")
+	}
+}
+
+// reload reads the configuration file again. A valid file replaces the
+// settings and the engine of the next games; running games keep theirs. An
+// invalid one is logged and the old configuration stays.
+func (d *botDaemon) reload() {
+	err := d.tryReload()
+	if err != nil {
+		d.log.Error().Err(err).Msg("reload: configuration NOT reloaded; keeping the old one")
+	}
+	if d.onReload != nil {
+		d.onReload(err)
+	}
+}
+
+func (d *botDaemon) tryReload() error {
+	cfg, err := config.Load(d.path)
+	if err != nil {
+		return err
+	}
+	pf, err := playerFactory(cfg, d.log)
+	if err != nil {
+		return err
+	}
+	var restart []string
+	if cfg.Lichess != d.cfg.Lichess {
+		restart = append(restart, "lichess")
+	}
+	if cfg.Log != d.cfg.Log {
+		restart = append(restart, "log")
+	}
+	if len(restart) > 0 {
+		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))
+	}
+	settings := settingsFromConfig(cfg)
+	d.players.set(pf)
+	d.bot.UpdateSettings(settings)
+	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown =
+		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown
+	d.log.Info().Strs("games_kept", d.bot.Games()).Msg("configuration reloaded: new settings apply to new games")
+	return nil
+}

@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/uci"
+)
+
+// The run tests start the daemon in-process against lichesstest. The engine
+// is "external": this test binary run as a tiny UCI engine (TestMain) that
+// plays the first legal move at once, so games go as fast as the house
+// player moves. The built-in engine plays in TestDemo.
+
+const fakeEngineEnv = "PONDEROSA_TEST_FAKE_UCI"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEngineEnv) != "" {
+		_ = uci.NewServer("fake", "ponderosa tests", &firstMove{pos: board.NewPosition()}).Run(context.Background(), os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// firstMove is a UCI backend playing the first legal move.
+type firstMove struct{ pos *board.Position }
+
+func (b *firstMove) NewGame()                             {}
+func (b *firstMove) SetOption(name, value string) error   { return nil }
+func (b *firstMove) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
+func (b *firstMove) Bench(out io.Writer) error            { return errors.New("no bench") }
+func (b *firstMove) Options() []uci.OptionSpec {
+	return []uci.OptionSpec{{Name: "Ponder", Type: uci.OptionCheck, Default: "false"}}
+}
+
+func (b *firstMove) SetPosition(fen string, moves []string) error {
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		return err
+	}
+	for _, s := range moves {
+		m, err := p.ParseUCIMove(s)
+		if err != nil {
+			return err
+		}
+		p.MakeMove(m)
+	}
+	b.pos = p
+	return nil
+}
+
+func (b *firstMove) Go(ctx context.Context, p uci.GoParams, info func(uci.Info)) (string, string) {
+	var ml board.MoveList
+	b.pos.GenerateLegal(&ml)
+	if ml.N == 0 {
+		return "", ""
+	}
+	if p.Ponder {
+		select {
+		case <-p.PonderHit:
+		case <-ctx.Done():
+		}
+	}
+	info(uci.Info{Depth: 1, Score: uci.CP(0)})
+	return b.pos.MoveToUCI(ml.Moves[0]), ""
+}
+
+// syncBuffer is a log output tests can read while the daemon writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+const (
+	runBot      = "Ponderosa"
+	runBotToken = "lip_runSecretToken"
+	waitLimit   = 30 * time.Second // turns a hang into a failure; never asserts speed
+)
+
+type runEnv struct {
+	t       *testing.T
+	srv     *lichesstest.Server
+	cfgPath string
+	logs    *syncBuffer
+	sigs    chan os.Signal
+	reloads chan error
+	ctx     context.Context // bounds the test's waits
+	cancel  context.CancelFunc
+	done    chan error
+	bot     *client.Bot
+}
+
+// runConfig is a configuration for the test server; extra is appended.
+func runConfig(t *testing.T, url, extra string) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`lichess:
+  base_url: %s
+engine:
+  type: external
+  external:
+    path: %s
+game:
+  greeting: {player: ""}
+  goodbye: {player: ""}
+log:
+  level: debug
+  format: json
+%s`, url, exe, extra)
+}
+
+func newRunEnv(t *testing.T, bot bool) *runEnv {
+	t.Helper()
+	t.Setenv(fakeEngineEnv, "1") // for the engine processes (children)
+	srv := lichesstest.NewStarted(lichesstest.WithKeepAlive(50*time.Millisecond), lichesstest.WithChallengeTTL(0))
+	t.Cleanup(srv.Close)
+	srv.AddAccount(runBot, runBotToken, bot, 2000)
+	for _, h := range []string{"alice", "bob"} {
+		srv.AddAccount(h, "tok-"+h, false, 1800)
+		if err := srv.SetHousePlayer(h, lichesstest.HouseOptions{ThinkTime: 20 * time.Millisecond, Strategy: lichesstest.HouseRandom}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	t.Cleanup(cancel)
+	return &runEnv{t: t, srv: srv, cfgPath: writeConfig(t, runConfig(t, srv.URL(), "")), logs: &syncBuffer{},
+		sigs: make(chan os.Signal, 4), reloads: make(chan error, 4), ctx: ctx}
+}
+
+// start runs the daemon and waits until it is ready.
+func (r *runEnv) start(getenv map[string]string) {
+	r.t.Helper()
+	if getenv == nil {
+		getenv = map[string]string{"LICHESS_BOT_TOKEN": runBotToken}
+	}
+	dctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	r.done = make(chan error, 1)
+	ready := make(chan *client.Bot, 1)
+	go func() {
+		r.done <- runDaemon(dctx, daemonOpts{
+			configPath: r.cfgPath,
+			getenv:     func(k string) string { return getenv[k] },
+			logOut:     r.logs,
+			signals:    r.sigs,
+			onReady:    func(b *client.Bot) { ready <- b },
+			onReload:   func(err error) { r.reloads <- err },
+		})
+	}()
+	r.t.Cleanup(func() {
+		cancel()
+		select {
+		case r.sigs <- syscall.SIGTERM:
+		default:
+		}
+	})
+	select {
+	case r.bot = <-ready:
+	case err := <-r.done:
+		r.t.Fatalf("daemon stopped at start: %v\nlogs:\n%s", err, r.logs)
+	case <-r.ctx.Done():
+		r.t.Fatalf("daemon not ready\nlogs:\n%s", r.logs)
+	}
+}
+
+func (r *runEnv) wait() error {
+	r.t.Helper()
+	select {
+	case err := <-r.done:
+		return err
+	case <-r.ctx.Done():
+		r.t.Fatalf("daemon did not stop\nlogs:\n%s", r.logs)
+		return nil
+	}
+}
+
+func (r *runEnv) waitPlies(id string, n int) lichesstest.GameSnapshot {
+	r.t.Helper()
+	if err := r.srv.WaitFor(r.ctx, func() bool { g, _ := r.srv.Game(id); return len(g.Moves) >= n || g.Finished }); err != nil {
+		r.t.Fatalf("game %s: %v\nlogs:\n%s", id, err, r.logs)
+	}
+	g, _ := r.srv.Game(id)
+	return g
+}
+
+func (r *runEnv) waitLog(s string) {
+	r.t.Helper()
+	for !strings.Contains(r.logs.String(), s) {
+		select {
+		case <-r.ctx.Done():
+			r.t.Fatalf("log never said %q:\n%s", s, r.logs)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (r *runEnv) challenge(from string) string {
+	r.t.Helper()
+	id, err := r.srv.Challenge(from, runBot, lichesstest.ChallengeParams{ClockLimit: 5 * time.Minute, ClockIncrement: 3 * time.Second, Color: "random"})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return id
+}
+
+// The whole life of the daemon: a game, a bad and a good reload during
+// it, a stop that drains (declining new challenges) and ends when the game
+// ends.
+func TestRunDaemonPlaysReloadsAndDrains(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.start(nil)
+	id := r.challenge("alice")
+	r.waitPlies(id, 4)
+
+	// A broken file is refused and the old configuration stays.
+	if err := os.WriteFile(r.cfgPath, []byte(runConfig(t, r.srv.URL(), "challenge:\n  concurency: 2\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.sigs <- syscall.SIGHUP
+	if err := <-r.reloads; err == nil || !strings.Contains(err.Error(), "concurency") {
+		t.Fatalf("bad reload: %v", err)
+	}
+	if got := r.bot.Settings().Challenge.MaxGames; got != 1 {
+		t.Errorf("after a failed reload MaxGames = %d, want 1", got)
+	}
+	// A good one applies to new games; the running game goes on.
+	if err := os.WriteFile(r.cfgPath, []byte(runConfig(t, r.srv.URL(), "challenge:\n  concurrency: 2\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.sigs <- syscall.SIGHUP
+	if err := <-r.reloads; err != nil {
+		t.Fatalf("reload: %v", err)
+	}
+	if got := r.bot.Settings().Challenge.MaxGames; got != 2 {
+		t.Errorf("after reload MaxGames = %d, want 2", got)
+	}
+	g := r.waitPlies(id, 4)
+	r.waitPlies(id, len(g.Moves)+2)
+	if g, _ := r.srv.Game(id); g.Finished {
+		t.Fatalf("game ended during the reload: %s", g.Status)
+	}
+
+	// Stop (as SIGTERM): no new game, the running one goes on.
+	r.cancel()
+	r.waitLog("stopping: no new games")
+	late := r.challenge("bob")
+	if err := r.srv.WaitFor(r.ctx, func() bool { st, _ := r.srv.ChallengeStatus(late); return st == "declined" }); err != nil {
+		t.Fatalf("challenge during the drain: %v", err)
+	}
+	if _, reason := r.srv.ChallengeStatus(late); reason != client.DeclineLater {
+		t.Errorf("declined with %q, want %q", reason, client.DeclineLater)
+	}
+	g = r.waitPlies(id, 0)
+	r.waitPlies(id, len(g.Moves)+2)
+	select {
+	case err := <-r.done:
+		t.Fatalf("daemon stopped with a game running: %v", err)
+	default:
+	}
+	// The game ends: the daemon exits cleanly.
+	if err := r.srv.Resign(id, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.wait(); err != nil {
+		t.Fatalf("runDaemon: %v", err)
+	}
+	g, _ = r.srv.Game(id)
+	if g.Status != "resign" {
+		t.Errorf("game status %q", g.Status)
+	}
+	logs := r.logs.String()
+	for _, want := range []string{"configuration NOT reloaded", "configuration reloaded", "all games finished", "ponderosa stopped"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("logs lack %q", want)
+		}
+	}
+	if strings.Contains(logs, runBotToken) {
+		t.Error("the token is in the logs")
+	}
+	if n := r.srv.Stats().IllegalMoves; n != 0 {
+		t.Errorf("%d moves refused", n)
+	}
+}
+
+// A second stop signal ends at once; the running game is left on Lichess,
+// not resigned, and the log says so.
+func TestRunDaemonSecondSignal(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.start(nil)
+	id := r.challenge("alice")
+	r.waitPlies(id, 2)
+	r.sigs <- syscall.SIGTERM
+	r.waitLog("stopping: no new games")
+	r.sigs <- syscall.SIGINT
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := r.srv.Game(id); g.Finished {
+		t.Errorf("game ended (%s); it should be left running", g.Status)
+	}
+	if !strings.Contains(r.logs.String(), "second stop signal") || !strings.Contains(r.logs.String(), id) {
+		t.Errorf("no log of the games left:\n%s", r.logs)
+	}
+}
+
+// When the grace period is over, games still running are resigned (or
+// aborted), each logged.
+func TestRunDaemonGraceOver(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.cfgPath = writeConfig(t, runConfig(t, r.srv.URL(), "shutdown:\n  grace_period: 0s\n"))
+	r.start(nil)
+	id := r.challenge("alice")
+	r.waitPlies(id, 4)
+	r.sigs <- syscall.SIGTERM
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := r.srv.Game(id)
+	if !g.Finished || g.Status != "resign" || g.Winner == "" {
+		t.Errorf("game after the grace period: finished %v, status %q, winner %q", g.Finished, g.Status, g.Winner)
+	}
+	if logs := r.logs.String(); !strings.Contains(logs, "grace period over: aborting or resigning") || !strings.Contains(logs, "game resigned at shutdown") {
+		t.Errorf("no log of the resignation:\n%s", r.logs)
+	}
+}
+
+func TestRunDaemonStartErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		bot    bool
+		scopes []string
+		env    map[string]string
+		want   string
+	}{
+		{name: "no token", bot: true, env: map[string]string{}, want: "no Lichess token"},
+		{name: "unknown token", bot: true, env: map[string]string{"LICHESS_BOT_TOKEN": "lip_wrong"}, want: "refused the token"},
+		{name: "no bot:play scope", bot: true, scopes: []string{"board:play"}, want: "lacks the bot:play scope"},
+		{name: "not a bot", bot: false, scopes: []string{"bot:play"}, want: "ponderosa upgrade -confirm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRunEnv(t, tt.bot)
+			if tt.scopes != nil {
+				r.srv.SetScopes(runBot, tt.scopes...)
+			}
+			env := tt.env
+			if env == nil {
+				env = map[string]string{"LICHESS_BOT_TOKEN": runBotToken}
+			}
+			err := runDaemon(context.Background(), daemonOpts{configPath: r.cfgPath, getenv: func(k string) string { return env[k] },
+				logOut: r.logs, signals: r.sigs})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one saying %q", err, tt.want)
+			}
+			if strings.Contains(err.Error()+r.logs.String(), runBotToken) {
+				t.Error("the token was shown")
+			}
+		})
+	}
+}
+
+func TestRunCommandErrors(t *testing.T) {
+	bad := writeConfig(t, "challenge:\n  concurrency: 0\n  incremnt: 3\n")
+	code, _, stderr := runWith(t, nil, "run", "-config", bad)
+	if code != 1 || !strings.Contains(stderr, `line 3: unknown key "incremnt"`) || !strings.Contains(stderr, "challenge.concurrency") {
+		t.Errorf("malformed config: code %d, stderr:\n%s", code, stderr)
+	}
+	code, _, stderr = runWith(t, nil, "run", "-config", bad+".missing")
+	if code != 1 || !strings.Contains(stderr, "no such file") {
+		t.Errorf("missing config: code %d, stderr:\n%s", code, stderr)
+	}
+	if code, _, _ := runWith(t, nil, "run", "stray"); code != 2 {
+		t.Errorf("stray argument: code %d", code)
+	}
+}
+
+// Under systemd: READY=1 once the event stream is open, STOPPING=1 when a
+// stop begins.
+func TestRunDaemonNotifiesSystemd(t *testing.T) {
+	conn := notifySocket(t)
+	r := newRunEnv(t, true)
+	r.start(nil)
+	if got := receive(t, conn); got != "READY=1\nSTATUS=connected as "+runBot {
+		t.Errorf("first notification %q", got)
+	}
+	r.sigs <- syscall.SIGTERM
+	if got := receive(t, conn); !strings.HasPrefix(got, "STOPPING=1\nSTATUS=stopping") {
+		t.Errorf("on SIGTERM %q", got)
+	}
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Lichess unreachable at start (a 502 from a proxy): the daemon does not
+// give up; it is ready once Lichess answers.
+func TestRunDaemonLichessDownAtStart(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.srv.InjectError("GET /api/account", 2, 502)
+	r.start(nil)
+	if !strings.Contains(r.logs.String(), "cannot check the token now") {
+		t.Errorf("no warning about the failed check:\n%s", r.logs)
+	}
+	r.cancel()
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A stop while Lichess is still unreachable ends at once.
+func TestRunDaemonStopBeforeConnecting(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.srv.InjectError("GET /api/account", 1000, 503)
+	done := make(chan error, 1)
+	go func() {
+		done <- runDaemon(context.Background(), daemonOpts{configPath: r.cfgPath, logOut: r.logs, signals: r.sigs,
+			getenv: func(k string) string { return map[string]string{"LICHESS_BOT_TOKEN": runBotToken}[k] }})
+	}()
+	r.waitLog("cannot check the token now")
+	r.sigs <- syscall.SIGHUP
+	r.sigs <- syscall.SIGTERM
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-r.ctx.Done():
+		t.Fatalf("no stop before connecting:\n%s", r.logs)
+	}
+	if !strings.Contains(r.logs.String(), "stopping before connecting") {
+		t.Errorf("logs:\n%s", r.logs)
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"slices"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// unlimitedBotGames stands for max_bot_games_per_day: 0 (only Lichess's
+// own limit), which the client would read as its default.
+const unlimitedBotGames = 1 << 30
+
+// settingsFromConfig maps the configuration onto the client's settings:
+// the one place where config keys meet client fields.
+func settingsFromConfig(cfg *config.Config) client.Settings {
+	ch := cfg.Challenge
+	pol := client.ChallengePolicy{
+		// The client reads "both false" as "both accepted"; the config as
+		// "neither" (validation allows it only with accept: false).
+		DeclineAll:        !ch.Accept || (!ch.AcceptRated && !ch.AcceptCasual) || (!ch.AcceptBots && !ch.AcceptHumans),
+		Variants:          slices.Clone(ch.Variants),
+		Speeds:            slices.Clone(ch.Speeds),
+		SpeedClocks:       map[string]client.ClockRange{},
+		MinDays:           ch.TimeControls.Correspondence.DaysMin,
+		MaxDays:           ch.TimeControls.Correspondence.DaysMax,
+		AcceptRated:       ch.AcceptRated,
+		AcceptCasual:      ch.AcceptCasual,
+		AcceptBots:        ch.AcceptBots,
+		AcceptHumans:      ch.AcceptHumans,
+		MinRating:         ch.OpponentRating.Min,
+		MaxRating:         ch.OpponentRating.Max,
+		AllowList:         slices.Clone(ch.AllowList),
+		BlockList:         slices.Clone(ch.BlockList),
+		MaxGames:          ch.Concurrency,
+		MaxBotGamesPerDay: ch.MaxBotGamesPerDay,
+	}
+	if pol.MaxBotGamesPerDay == 0 {
+		pol.MaxBotGamesPerDay = unlimitedBotGames
+	}
+	for _, s := range []string{config.SpeedUltraBullet, config.SpeedBullet, config.SpeedBlitz, config.SpeedRapid, config.SpeedClassical} {
+		r, _ := ch.TimeControls.Clock(s)
+		pol.SpeedClocks[s] = client.ClockRange{BaseMin: r.BaseMin, BaseMax: r.BaseMax, IncrementMin: r.IncrementMin, IncrementMax: r.IncrementMax}
+	}
+
+	mm := cfg.Matchmaking
+	ms := client.MatchmakingSettings{
+		Enabled:          mm.Enabled,
+		Rated:            mm.Rated,
+		Variants:         slices.Clone(mm.Variants),
+		IdleTime:         mm.IdleTime,
+		ChallengeTimeout: mm.ChallengeTimeout,
+		MinRating:        mm.OpponentRating.Min,
+		MaxRating:        mm.OpponentRating.Max,
+		BlockList:        slices.Clone(mm.BlockList),
+	}
+	for _, tc := range mm.TimeControls {
+		ms.TimeControls = append(ms.TimeControls, client.TimeControlSetting{Base: tc.Base, Increment: tc.Increment})
+	}
+
+	g := cfg.Game
+	gs := client.GameSettings{
+		AbortAfter:      g.AbortAfter,
+		AcceptDraws:     g.Draw.Accept,
+		DrawAfterMove:   g.Draw.AfterMove,
+		DrawWithinCP:    g.Draw.WithinCP,
+		Resign:          g.Resign.Enabled,
+		ResignBelowCP:   g.Resign.BelowCP,
+		ResignForMoves:  g.Resign.ForMoves,
+		AcceptTakebacks: g.AcceptTakebacks,
+		OnOpponentGone:  g.OpponentGone,
+	}
+	if gs.AbortAfter == 0 { // config: never abort; client: 0 is its default
+		gs.AbortAfter = -1
+	}
+	return client.Settings{
+		Challenge:   pol,
+		Matchmaking: ms,
+		Clock:       client.ClockSettings{MoveOverhead: g.MoveOverhead},
+		Game:        gs,
+		Chat: client.ChatSettings{
+			Greeting: client.ChatMessages{Player: g.Greeting.Player, Spectator: g.Greeting.Spectator},
+			Goodbye:  client.ChatMessages{Player: g.Goodbye.Player, Spectator: g.Goodbye.Spectator},
+			Name:     "ponderosa " + version,
+		},
+		PGNDir: g.PGNDir,
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// upgradeCmd is `ponderosa upgrade -confirm`: it turns the Lichess account
+// of the token into a Bot account. Lichess cannot undo it, so it refuses to
+// act without -confirm.
+func upgradeCmd(e env, args []string) int {
+	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
+	confirm := fs.Bool("confirm", false, "really upgrade: this is irreversible")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: ponderosa upgrade -confirm [-config FILE]")
+		fmt.Fprintln(e.stderr, "\nTurns the Lichess account of the token into a Bot account. This cannot be")
+		fmt.Fprintln(e.stderr, "undone, and the account must not have played any game.")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return 2
+	}
+	cfg, err := config.Load(*path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, *path)
+		return 1
+	}
+	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "token:", err)
+		return 1
+	}
+	c, err := client.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		client.WithUserAgent("ponderosa/"+version), client.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	acct, _, err := c.CheckToken(ctx)
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return 1
+	}
+	if acct.IsBot() {
+		fmt.Fprintf(e.stdout, "%s is already a Bot account: nothing to do.\n", acct.Username)
+		return 0
+	}
+	if !*confirm {
+		fmt.Fprintf(e.stderr, "NOT upgraded: this would turn %s (%s) into a Bot account for good; Lichess cannot undo it,\n"+
+			"and the account must not have played any game. If that is what you want, run again with -confirm:\n"+
+			"  ponderosa upgrade -confirm -config %s\n", acct.Username, c.BaseURL(), *path)
+		return 1
+	}
+	if err := c.UpgradeToBot(ctx); err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return 1
+	}
+	fmt.Fprintf(e.stdout, "%s is now a Bot account.\n", acct.Username)
+	return 0
+}

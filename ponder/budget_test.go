@@ -1,0 +1,108 @@
+package ponder
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+const ms = time.Millisecond
+
+func TestPlanMove(t *testing.T) {
+	clock := Limits{WTime: 60 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: time.Second}
+	// The base allocation is engine/search's; the tree adds the ponder rule.
+	wBase, wHard := search.Budget(search.Clock{Remaining: 60 * time.Second, Increment: time.Second}, 100*ms)
+	bBase, bHard := search.Budget(search.Clock{Remaining: 30 * time.Second, Increment: time.Second}, 100*ms)
+	sBase, sHard := search.Budget(search.Clock{Remaining: time.Second}, 100*ms)
+	if wBase < 2*time.Second || wBase >= wHard || sBase >= sHard {
+		t.Fatalf("unexpected base allocation: %v/%v, %v/%v", wBase, wHard, sBase, sHard)
+	}
+	tests := []struct {
+		name     string
+		lim      Limits
+		white    bool
+		pondered time.Duration
+		want     Budget
+	}{
+		{"no ponder", clock, true, 0, Budget{Base: wBase, Target: wBase, Soft: wBase, Hard: wHard, Timed: true}},
+		// pondered p: Target = Base + p/2, Soft = Target - p = Base - p/2.
+		{"ponder 1s", clock, true, time.Second,
+			Budget{Base: wBase, Target: wBase + 500*ms, Soft: wBase - 500*ms, Hard: wHard, Timed: true}},
+		{"ponder 4s", clock, true, 4 * time.Second,
+			Budget{Base: wBase, Target: wBase + 2*time.Second, Soft: wBase - 2*time.Second, Hard: wHard, Timed: true}},
+		// Pondered twice the base or more: only MinThink is left to spend.
+		{"ponder long", clock, true, 2*wBase + time.Second,
+			Budget{Base: wBase, Target: 2*wBase + 500*ms, Soft: MinThink, Hard: wHard, Timed: true}},
+		{"black clock", clock, false, 0, Budget{Base: bBase, Target: bBase, Soft: bBase, Hard: bHard, Timed: true}},
+		// Short clock: the hard limit is never raised by pondering.
+		{"short clock", Limits{WTime: time.Second}, true, 5 * time.Second,
+			Budget{Base: sBase, Target: sBase + 2500*ms, Soft: MinThink, Hard: sHard, Timed: true}},
+		{"movetime ignores pondering", Limits{MoveTime: time.Second}, true, 3 * time.Second,
+			Budget{Base: 900 * ms, Target: 900 * ms, Soft: 900 * ms, Hard: 900 * ms, Timed: true}},
+		{"infinite", Limits{Infinite: true, WTime: time.Second}, true, 0, Budget{}},
+		{"depth only", Limits{Depth: 5}, true, time.Second, Budget{}},
+	}
+	for _, tc := range tests {
+		got := PlanMove(tc.lim, tc.white, 100*ms, tc.pondered)
+		if got != tc.want {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
+		}
+		if got.Timed && (got.Soft > got.Hard || got.Soft < MinThink) {
+			t.Errorf("%s: soft %v outside [MinThink, hard %v]", tc.name, got.Soft, got.Hard)
+		}
+	}
+}
+
+// Pondering never lengthens our clock time, and each extra second pondered
+// shortens it by (1-PonderShare) seconds until MinThink.
+func TestPlanMovePonderedMonotone(t *testing.T) {
+	lim := Limits{BTime: 5 * time.Minute, BInc: 3 * time.Second}
+	prev := PlanMove(lim, false, 0, 0)
+	for p := 100 * ms; p < 60*time.Second; p += 100 * ms {
+		b := PlanMove(lim, false, 0, p)
+		if b.Soft > prev.Soft {
+			t.Fatalf("pondered %v: soft %v grew from %v", p, b.Soft, prev.Soft)
+		}
+		if b.Hard != prev.Hard || b.Base != prev.Base {
+			t.Fatalf("pondered %v changed base/hard", p)
+		}
+		if want := max(b.Base-time.Duration(float64(p)*(1-PonderShare)), MinThink); b.Soft != want {
+			t.Fatalf("pondered %v: soft %v, want %v", p, b.Soft, want)
+		}
+		prev = b
+	}
+}
+
+func TestDepthClockReachable(t *testing.T) {
+	var h depthClock
+	if got := h.reachable(time.Second, -1); got != -1 {
+		t.Errorf("no history: %d, want fallback", got)
+	}
+	// depth d completes at 10ms * 2^(d-1): 10, 20, 40, 80, 160 ms.
+	for d := 1; d <= 5; d++ {
+		h.record(d, 10*ms<<(d-1))
+	}
+	tests := []struct {
+		budget time.Duration
+		want   int
+	}{
+		{5 * ms, 0},
+		{10 * ms, 1},
+		{79 * ms, 3},
+		{160 * ms, 5},
+		{319 * ms, 5}, // next depth would take 320ms (branching factor 2)
+		{320 * ms, 6},
+		{1280 * ms, 8},
+	}
+	for _, tc := range tests {
+		if got := h.reachable(tc.budget, -1); got != tc.want {
+			t.Errorf("reachable(%v) = %d, want %d", tc.budget, got, tc.want)
+		}
+	}
+	// A new search starts a new timeline.
+	h.record(1, 50*ms)
+	if got := h.reachable(49*ms, -1); got != 0 {
+		t.Errorf("after restart: %d, want 0", got)
+	}
+}
