@@ -213,6 +213,10 @@ type feedOpts struct {
 	onStart func(id string, index int)
 	// gameLimit turns a game running longer than this into a failure.
 	gameLimit time.Duration
+	// botGames, if set, returns the games the bot still runs: no challenge
+	// is sent while it runs concurrency games (one that just ended may
+	// still be counted, and the bot would decline "later").
+	botGames func() int
 }
 
 // playGames has the challengers challenge the bot until n games were
@@ -237,6 +241,11 @@ func playGames(ctx context.Context, t testing.TB, srv *lichesstest.Server, o fee
 		for len(ids) < o.n && len(running) < o.concurrency {
 			if f := o.checkpoints[len(ids)]; f != nil && !done[len(ids)] {
 				break
+			}
+			if o.botGames != nil {
+				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				_ = srv.WaitFor(wctx, func() bool { return o.botGames() < o.concurrency })
+				cancel()
 			}
 			from := o.challengers[len(ids)%len(o.challengers)]
 			id, err := srv.Challenge(from, soakBot, o.params)

@@ -97,7 +97,8 @@ func runSoakGames(t *testing.T, n int, with429 bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n/conc+2)*4*time.Minute)
 	defer cancel()
 	ids := playGames(ctx, t, srv, feedOpts{n: n, concurrency: conc, params: soakBullet, challengers: houses,
-		checkpoints: checkpoints, onStart: onStart, gameLimit: 6 * time.Minute})
+		checkpoints: checkpoints, onStart: onStart, gameLimit: 6 * time.Minute,
+		botGames: func() int { return len(d.bot.Games()) }})
 	close(stopInject)
 	wg.Wait()
 	elapsed := time.Since(start)
@@ -252,8 +253,12 @@ func TestSoakSingleMoveLatency(t *testing.T) {
 		}
 		ids = append(ids, id)
 		samples += driveForced(ctx, t, srv, id, rng)
-		if err := srv.Resign(id, "driver"); err != nil {
-			t.Fatalf("resign: %v", err)
+		if g, _ := srv.Game(id); !g.Finished {
+			if err := srv.Resign(id, "driver"); err != nil {
+				t.Fatalf("resign after %d plies: %v", len(g.Moves), err)
+			}
+		} else if g.Status != "draw" {
+			t.Logf("game %s over by itself: %s after %d plies", id, g.Status, len(g.Moves))
 		}
 		if _, err := srv.WaitGameOver(ctx, id); err != nil {
 			t.Fatal(err)
@@ -391,7 +396,7 @@ func TestSoakMemory(t *testing.T) {
 	n := soakEnvInt(t, "PONDEROSA_SOAK_MEMORY_GAMES", 100)
 	hash := soakEnvInt(t, "PONDEROSA_SOAK_MEMORY_HASH_MB", 64)
 	srv, houses := newSoakServer(t, conc, soakHouse(t), 20*time.Millisecond, lichesstest.WithLatency(50*time.Millisecond, 150*time.Millisecond))
-	startSoakDaemon(t, srv, soakDaemonOpts{concurrency: conc, hashMB: hash, treeMB: tree, ponder: true}, nil)
+	d := startSoakDaemon(t, srv, soakDaemonOpts{concurrency: conc, hashMB: hash, treeMB: tree, ponder: true}, nil)
 	base := measureMem(0, 0)
 	t.Logf("memory at start: %v; load average %s", base, loadAvg())
 
@@ -429,7 +434,7 @@ func TestSoakMemory(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(n/conc+2)*4*time.Minute)
 	defer cancel()
 	ids := playGames(ctx, t, srv, feedOpts{n: n, concurrency: conc, params: soakBullet, challengers: houses,
-		checkpoints: checkpoints, gameLimit: 6 * time.Minute})
+		checkpoints: checkpoints, gameLimit: 6 * time.Minute, botGames: func() int { return len(d.bot.Games()) }})
 	close(stop)
 	f := collectFacts(srv, ids)
 	f.report(t)
