@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -29,6 +30,10 @@ func (a Account) IsBot() bool { return a.Title == "BOT" }
 
 // ScopeBotPlay is the OAuth scope the Bot API needs.
 const ScopeBotPlay = "bot:play"
+
+// ErrMissingScope is matched by CheckToken's error when the token works but
+// lacks the bot:play scope.
+var ErrMissingScope = errors.New("lacks the " + ScopeBotPlay + " scope")
 
 // Account returns the profile of the logged-in user (GET /api/account).
 func (c *Client) Account(ctx context.Context) (Account, error) {
@@ -76,8 +81,8 @@ func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
 			return a, scopes, nil
 		}
 	}
-	return a, scopes, fmt.Errorf("check token: the token of %s lacks the %s scope (it has: %q): create a token with \"Play games with the bot API\" at %s/account/oauth/token/create?scopes[]=bot:play",
-		a.Username, ScopeBotPlay, strings.Join(scopes, ","), c.BaseURL())
+	return a, scopes, fmt.Errorf("check token: the token of %s %w (it has: %q): create a token with \"Play games with the bot API\" at %s/account/oauth/token/create?scopes[]=bot:play",
+		a.Username, ErrMissingScope, strings.Join(scopes, ","), c.BaseURL())
 }
 
 // testToken asks POST /api/token/test for the scopes of our token.

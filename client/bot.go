@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -37,7 +39,6 @@ type Bot struct {
 	botGames dailyCounter
 	mm       matchState
 	wg       sync.WaitGroup
-	ready    chan struct{} // closed once the account is known
 }
 
 // NewBot makes a bot that plays with players from factory.
@@ -50,7 +51,6 @@ func NewBot(c *Client, factory PlayerFactory, s Settings, log zerolog.Logger) *B
 		games:    map[string]*game{},
 		pending:  map[string]time.Time{},
 		changed:  make(chan struct{}),
-		ready:    make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}
 }
@@ -92,7 +92,7 @@ func (b *Bot) notifyLocked() {
 // the account is a Bot account, then streams events, reconnecting with
 // backoff. It returns after all game workers have stopped.
 func (b *Bot) Run(ctx context.Context) error {
-	acct, _, err := b.c.CheckToken(ctx)
+	acct, err := b.checkToken(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,10 +103,11 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.me = acct
 	b.idleFrom = time.Now()
 	b.mu.Unlock()
-	close(b.ready)
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 
-	defer b.wg.Wait()
+	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
 
@@ -121,6 +122,9 @@ func (b *Bot) Run(ctx context.Context) error {
 		})
 		if ctx.Err() != nil {
 			break
+		}
+		if code := StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+			return fmt.Errorf("event stream: Lichess refuses the token now (HTTP %d): %w", code, err)
 		}
 		s := b.Settings()
 		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
@@ -138,6 +142,35 @@ func (b *Bot) Run(ctx context.Context) error {
 	return nil
 }
 
+// checkToken checks the token at start-up, retrying with backoff while
+// Lichess cannot be reached (network trouble, 5xx, 429); a refused token or
+// a missing scope is an error at once.
+func (b *Bot) checkToken(ctx context.Context) (Account, error) {
+	var bo backoff
+	for {
+		acct, _, err := b.c.CheckToken(ctx)
+		code := StatusCode(err)
+		switch {
+		case err == nil:
+			return acct, nil
+		case ctx.Err() != nil:
+			return acct, err
+		case errors.Is(err, ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden,
+			code >= 400 && code < 500 && code != http.StatusTooManyRequests:
+			return acct, err
+		}
+		s := b.Settings()
+		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
+		d := bo.next()
+		b.log.Warn().Err(err).Dur("retry_in", d).Msg("cannot reach Lichess; retrying")
+		select {
+		case <-ctx.Done():
+			return acct, err
+		case <-time.After(d):
+		}
+	}
+}
+
 // Drain stops accepting challenges and matchmaking, then waits until no
 // game is running or ctx ends (the grace period). Run keeps running; cancel
 // its context afterwards.
@@ -145,8 +178,15 @@ func (b *Bot) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
 	b.notifyLocked()
+	out := b.mm.outID
+	b.mm.outID, b.mm.outTo = "", ""
 	b.mu.Unlock()
 	b.log.Info().Msg("draining: no new games")
+	if out != "" {
+		if err := b.c.CancelChallenge(ctx, out); err != nil {
+			b.log.Debug().Err(err).Msg("cancel our open challenge")
+		}
+	}
 	for {
 		b.mu.Lock()
 		n, ch := len(b.games), b.changed
@@ -160,6 +200,24 @@ func (b *Bot) Drain(ctx context.Context) error {
 		case <-ch:
 		}
 	}
+}
+
+// EndGames aborts every running game, or resigns it when it is too late to
+// abort — for a shutdown whose grace period (Drain) has run out.
+func (b *Bot) EndGames(ctx context.Context) error {
+	var errs []error
+	for _, id := range b.Games() {
+		if err := b.c.Abort(ctx, id); err == nil {
+			b.log.Info().Str("game", id).Msg("game aborted at shutdown")
+			continue
+		}
+		if err := b.c.Resign(ctx, id); err != nil {
+			errs = append(errs, fmt.Errorf("end game %s: %w", id, err))
+			continue
+		}
+		b.log.Info().Str("game", id).Msg("game resigned at shutdown")
+	}
+	return errors.Join(errs...)
 }
 
 // rejoin starts workers for the games in progress on Lichess.

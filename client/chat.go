@@ -7,6 +7,16 @@ import (
 	"time"
 )
 
+// sayBoth writes the player and spectator lines of m (empty ones are skipped).
+func (g *game) sayBoth(ctx context.Context, m ChatMessages) {
+	if m.Player != "" {
+		g.say(ctx, m.Player, RoomPlayer)
+	}
+	if m.Spectator != "" {
+		g.say(ctx, m.Spectator, RoomSpectator)
+	}
+}
+
 // say writes text in the given rooms (best effort, in the background).
 func (g *game) say(ctx context.Context, text string, rooms ...string) {
 	opp := g.info.Opponent

@@ -253,6 +253,7 @@ func (c *Client) doJSON(ctx context.Context, r request, out any) error {
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(out); err != nil {
 		return fmt.Errorf("%s: decode answer: %w", r.op, err)
 	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) // lets the connection be reused
 	return nil
 }
 

@@ -142,7 +142,7 @@ func TestE2EFullGame(t *testing.T) {
 	e := newE2E(t, lichesstest.WithUnknownFields())
 	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	dir := t.TempDir()
-	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "hi", Goodbye: "gg"}}, &playerPool{})
+	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: ChatMessages{Player: "hi"}, Goodbye: ChatMessages{Player: "gg", Spectator: "gg all"}}}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
 	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)
@@ -317,6 +317,52 @@ func TestE2EUnknownEvents(t *testing.T) {
 	stop()
 	if g.Status == "aborted" {
 		t.Fatal("game aborted")
+	}
+	e.noRefusedMoves()
+}
+
+// Matchmaking: when idle the bot challenges online bots, skips one that
+// declined, plays, and stops at the daily bot-game limit.
+func TestE2EMatchmaking(t *testing.T) {
+	e := newE2E(t)
+	e.srv.AddAccount("HouseBot", "tok-hb", true, 1900)
+	if err := e.srv.SetHousePlayer("HouseBot", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.AddAccount("PickyBot", "tok-pb", true, 1900)
+	if err := e.srv.SetHousePlayer("PickyBot", lichesstest.HouseOptions{DeclineReason: "tooFast"}); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{
+		Challenge: ChallengePolicy{MaxBotGamesPerDay: 1},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: 10 * time.Millisecond, CheckEvery: 20 * time.Millisecond,
+			TimeControls: []TimeControlSetting{{Base: time.Minute, Increment: time.Second}}},
+	}
+	_, stop := e.runBot(s, &playerPool{})
+	id, err := e.srv.WaitGameStarted(e.ctx, e2eBot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := e.srv.Game(id)
+	if g.White != "HouseBot" && g.Black != "HouseBot" {
+		t.Fatalf("game %s between %s and %s", id, g.White, g.Black)
+	}
+	e.resignAfter(id, "HouseBot", 6)
+	e.waitOver(id)
+	before := len(e.srv.RequestsMatching("POST /api/challenge/*"))
+	time.Sleep(300 * time.Millisecond) // many matchmaker rounds: none may challenge
+	stop()
+	if after := len(e.srv.RequestsMatching("POST /api/challenge/*")); after != before {
+		t.Errorf("%d challenges sent after the daily limit was reached", after-before)
+	}
+	picky := 0
+	for _, r := range e.srv.RequestsMatching("POST /api/challenge/*") {
+		if strings.EqualFold(r.Path, "/api/challenge/pickybot") {
+			picky++
+		}
+	}
+	if picky > 1 {
+		t.Errorf("PickyBot challenged %d times although it declined", picky)
 	}
 	e.noRefusedMoves()
 }

@@ -29,33 +29,34 @@ const (
 )
 
 type fakeGame struct {
-	id           string
-	botWhite     bool
-	opp          string // opponent id
-	oppTitle     string
-	variant      string
-	initialFEN   string
-	moves        []string
-	pos          *chess.Position
-	status       string
-	winner       string
-	silent       bool // opponent never moves
-	resignAfter  int  // opponent resigns when the game reaches this ply (0: never)
-	oppReplies   []string
-	wdraw, bdraw bool
-	wtake, btake bool
-	posts        map[int]int // ply → number of accepted move posts
-	subs         map[chan string]bool
-	drop         chan struct{} // closed to drop the game streams
-	expiration   bool
-	dropAt       map[int]bool // drop the game streams after the state of these plies
-	clockMs      int64        // both clocks (fixed)
-	clockInitial int64
-	clockInc     int64
-	chatLines    []string
-	claims       []string
-	drawAnswers  []string
-	takebackAns  []string
+	id            string
+	botWhite      bool
+	opp           string // opponent id
+	oppTitle      string
+	variant       string
+	initialFEN    string
+	moves         []string
+	pos           *chess.Position
+	status        string
+	winner        string
+	silent        bool // opponent never moves
+	resignAfter   int  // opponent resigns when the game reaches this ply (0: never)
+	oppReplies    []string
+	wdraw, bdraw  bool
+	wtake, btake  bool
+	posts         map[int]int // ply → number of accepted move posts
+	subs          map[chan string]bool
+	drop          chan struct{} // closed to drop the game streams
+	expiration    bool
+	dropAt        map[int]bool // drop the game streams after the state of these plies
+	kingTakesRook bool         // write castling as king takes rook (e1h1)
+	clockMs       int64        // both clocks (fixed)
+	clockInitial  int64
+	clockInc      int64
+	chatLines     []string
+	claims        []string
+	drawAnswers   []string
+	takebackAns   []string
 }
 
 type fakeLichess struct {
@@ -249,6 +250,10 @@ func colorName(white bool) string {
 func applyLocked(g *fakeGame, uci string) bool {
 	for _, m := range g.pos.ValidMoves() {
 		if m.String() == uci {
+			if g.kingTakesRook && (m.HasTag(chess.KingSideCastle) || m.HasTag(chess.QueenSideCastle)) {
+				rook := map[string]string{"e1g1": "e1h1", "e1c1": "e1a1", "e8g8": "e8h8", "e8c8": "e8a8"}
+				uci = rook[uci]
+			}
 			g.pos = g.pos.Update(m)
 			g.moves = append(g.moves, uci)
 			return true

@@ -37,7 +37,8 @@ type game struct {
 	full       *GameFull
 	info       GameInfo
 	white      bool
-	moves      []string
+	moves      []string // as Lichess sends them
+	canon      []string // canonical UCI, for the Player
 	b          board
 	state      GameState
 	receivedAt time.Time
@@ -49,6 +50,8 @@ type game struct {
 	postedPly   int              // ply of the last move posted; -1: none
 	failed      map[int]int      // ply → failed posts
 	decisions   map[int]Decision // by ply, for the record
+
+	badMoves int // our moves in a row with a lost evaluation (mover-owned)
 
 	evalMu   sync.Mutex
 	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
@@ -163,7 +166,11 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 			bo.reset()
 		}
 		d := bo.next()
-		g.log.Info().Err(err).Dur("retry_in", d).Msg("game stream dropped; reconnecting")
+		ev := g.log.Info()
+		if errors.Is(err, ErrStreamEnded) {
+			ev = g.log.Debug() // usually the end of the game
+		}
+		ev.Err(err).Dur("retry_in", d).Msg("game stream closed; reconnecting")
 		select {
 		case <-ctx.Done():
 			return
@@ -216,12 +223,12 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 			return
 		}
 		g.b = b
-		g.moves = nil
+		g.moves, g.canon = nil, nil
 	}
 	g.onState(ctx, f.State)
-	if first && !g.finished && !g.greeted && len(g.moves) < 2 && g.s.Chat.Greeting != "" {
+	if first && !g.finished && !g.greeted && len(g.moves) < 2 {
 		g.greeted = true
-		g.say(ctx, g.s.Chat.Greeting, RoomPlayer, RoomSpectator)
+		g.sayBoth(ctx, g.s.Chat.Greeting)
 	}
 }
 
@@ -243,22 +250,42 @@ func (g *game) onState(ctx context.Context, st GameState) {
 
 // syncMoves brings the board to the moves of a state: new moves are
 // applied; anything else (a takeback) rebuilds it from the start.
+//
+// g.moves keeps the moves as Lichess writes them (to compare states);
+// g.canon the same moves in the board's canonical UCI (castling e1g1 in
+// standard chess, king takes rook in Chess960), as the Player gets them.
 func (g *game) syncMoves(moves []string) error {
 	if len(moves) >= len(g.moves) && slices.Equal(moves[:len(g.moves)], g.moves) {
 		for _, m := range moves[len(g.moves):] {
-			if err := g.b.Play(m); err != nil {
+			c, err := g.b.Legal(m)
+			if err == nil {
+				err = g.b.Play(m)
+			}
+			if err != nil {
 				return fmt.Errorf("apply move %s: %w", m, err)
 			}
 			g.moves = append(g.moves, m)
+			g.canon = append(g.canon, c)
 		}
 		return nil
 	}
-	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, moves)
+	b, err := newBoard(g.full.Variant.Key, g.full.InitialFEN, nil)
 	if err != nil {
 		return err
 	}
+	var canon []string
+	for _, m := range moves {
+		c, err := b.Legal(m)
+		if err == nil {
+			err = b.Play(m)
+		}
+		if err != nil {
+			return fmt.Errorf("replay move %s: %w", m, err)
+		}
+		canon = append(canon, c)
+	}
 	g.l().Info().Int("from_ply", len(g.moves)).Int("to_ply", len(moves)).Msg("moves taken back")
-	g.b, g.moves = b, slices.Clone(moves)
+	g.b, g.moves, g.canon = b, slices.Clone(moves), canon
 	g.postedPly = -1
 	if g.moverCancel != nil && g.moverPly != len(moves) {
 		g.moverCancel()
@@ -280,7 +307,7 @@ func (g *game) maybeMove(ctx context.Context) {
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	g.moverCancel, g.moverPly = cancel, ply
-	job := moveJob{ply: ply, moves: slices.Clone(g.moves), state: g.state, receivedAt: g.receivedAt,
+	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
 		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
 	go func() { g.moverDone <- g.think(mctx, job) }()
 }
@@ -364,6 +391,12 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 		g.lastEval = &dd
 		g.evalMu.Unlock()
 	}
+	if g.shouldResign(d) {
+		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
+		res.decision = d
+		res.err = g.c.Resign(ctx, g.id)
+		return res
+	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
 		if fb := fallbackMove(j.legal, d.Move); fb != "" {
@@ -378,6 +411,22 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 		}
 	}
 	return res
+}
+
+// shouldResign applies the resign rule to our latest decision. It runs in
+// the mover goroutine (movers run one after another, so badMoves needs no
+// lock).
+func (g *game) shouldResign(d Decision) bool {
+	gs := g.s.Game
+	if !gs.Resign || !d.HasScore {
+		return false
+	}
+	if d.Mate < 0 || (d.Mate == 0 && d.ScoreCP <= -gs.ResignBelowCP) {
+		g.badMoves++
+	} else {
+		g.badMoves = 0
+	}
+	return g.badMoves >= gs.ResignForMoves
 }
 
 // fallbackMove returns a legal move other than not ("" if none).
@@ -532,7 +581,7 @@ func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 // first move.
 func (g *game) updateAbortTimer() {
 	n := len(g.moves)
-	waiting := g.ourTurn() == false && ((g.white && n == 1) || (!g.white && n == 0))
+	waiting := g.s.Game.AbortAfter > 0 && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
 	if waiting && g.abortTimer == nil {
 		g.abortTimer = time.NewTimer(g.s.Game.AbortAfter)
 		g.abortC = g.abortTimer.C
@@ -583,13 +632,11 @@ func (g *game) acceptDraw() bool {
 		return true
 	}
 	e := g.eval()
-	if len(g.moves) < gs.DrawMinPly || e == nil {
+	fullMove := len(g.moves)/2 + 1
+	if fullMove < gs.DrawAfterMove || e == nil || e.Mate != 0 {
 		return false
 	}
-	if e.Mate != 0 {
-		return e.Mate < 0
-	}
-	return e.ScoreCP <= gs.DrawScoreCP
+	return abs(e.ScoreCP) <= gs.DrawWithinCP
 }
 
 // eval is the last evaluation of the player (nil if none).
@@ -604,7 +651,7 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 		g.claimTimer.Stop()
 		g.claimTimer, g.claimC = nil, nil
 	}
-	if !og.Gone || og.ClaimWinInSeconds == nil {
+	if !og.Gone || og.ClaimWinInSeconds == nil || g.s.Game.OnOpponentGone == OpponentGoneWait {
 		return
 	}
 	wait := time.Duration(*og.ClaimWinInSeconds) * time.Second
@@ -617,8 +664,8 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 // retried on the next opponentGone event (Lichess sends one with
 // claimWinInSeconds 0 when the claim becomes possible).
 func (g *game) claim(ctx context.Context) {
-	if g.b.CannotWin(g.white) {
-		g.l().Info().Msg("opponent gone; claiming a draw (we cannot win on material)")
+	if g.s.Game.OnOpponentGone == OpponentGoneClaimDraw || g.b.CannotWin(g.white) {
+		g.l().Info().Msg("opponent gone; claiming a draw")
 		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
 		return
 	}
@@ -650,9 +697,7 @@ func (g *game) finish(ctx context.Context, st GameState) {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
 	}
-	if g.s.Chat.Goodbye != "" {
-		g.say(ctx, g.s.Chat.Goodbye, RoomPlayer, RoomSpectator)
-	}
+	g.sayBoth(ctx, g.s.Chat.Goodbye)
 	if g.s.PGNDir != "" {
 		path, err := g.saveRecord(st)
 		if err != nil {

@@ -57,7 +57,9 @@ func TestFullGameFromChallenge(t *testing.T) {
 	f := newFake(t)
 	dir := t.TempDir()
 	pool := &playerPool{next: func(i int, p *testPlayer) { p.score = 35 }}
-	s := Settings{PGNDir: dir, Chat: ChatSettings{Greeting: "Hi {opponent}, good luck!", Goodbye: "Thanks for the game."}}
+	s := Settings{PGNDir: dir, Chat: ChatSettings{
+		Greeting: ChatMessages{Player: "Hi {opponent}, good luck!", Spectator: "Hi all, {me} here"},
+		Goodbye:  ChatMessages{Player: "Thanks for the game."}}}
 	_, stop := runBot(t, f, s, pool)
 	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
 	f.offerChallenge(Challenge{ID: "chal1", Challenger: ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
@@ -79,12 +81,13 @@ func TestFullGameFromChallenge(t *testing.T) {
 		if g.status != "resign" || g.winner != "white" || len(g.moves) != 7 {
 			t.Errorf("game ended %s/%s after %d plies", g.status, g.winner, len(g.moves))
 		}
-		greet, bye := false, false
+		greet, spect, bye := false, false, false
 		for _, l := range g.chatLines {
 			greet = greet || l == "player:Hi opponent, good luck!" || l == "player:Hi Alice, good luck!"
+			spect = spect || l == "spectator:Hi all, Ponderosa here"
 			bye = bye || l == "player:Thanks for the game."
 		}
-		if !greet || !bye {
+		if !greet || !spect || !bye || len(g.chatLines) != 3 {
 			t.Errorf("chat lines %q: want greeting and goodbye", g.chatLines)
 		}
 	})
@@ -265,8 +268,18 @@ func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
 func TestRestartMidGame(t *testing.T) {
 	f := newFake(t)
 	f.addGame("r1", true, func(g *fakeGame) { g.resignAfter = 10 })
-	_, stop1 := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "ply 4", func() bool { return len(f.games["r1"].moves) >= 4 })
+	// The first run's player hangs from ply 4 on; the bot is stopped there.
+	hang := make(chan struct{})
+	defer close(hang)
+	pool1 := &playerPool{next: func(i int, p *testPlayer) { p.block, p.blockAt = hang, 4 }}
+	_, stop1 := runBot(t, f, Settings{}, pool1)
+	waitFor(t, "ply 4 thinking", func() bool {
+		n := 0
+		for _, p := range pool1.all() {
+			p.get(func(p *testPlayer) { n += p.thinks })
+		}
+		return n == 3
+	})
 	stop1()
 	f.with(func() {
 		if f.games["r1"].status != "started" {
@@ -286,15 +299,16 @@ func TestRestartMidGame(t *testing.T) {
 
 func TestOpponentGone(t *testing.T) {
 	for _, tc := range []struct {
-		name, fen, want string
+		name, fen, on, want string
 	}{
-		{"claim victory", "", "claim-victory"},
-		{"claim draw with a bare king", "7k/8/8/8/8/8/5q2/K7 w - - 0 1", "claim-draw"},
+		{"claim victory", "", "", "claim-victory"},
+		{"claim draw with a bare king", "7k/8/8/8/8/8/5q2/K7 w - - 0 1", "", "claim-draw"},
+		{"claim draw by choice", "", OpponentGoneClaimDraw, "claim-draw"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			f.addGame("og", true, func(g *fakeGame) { g.silent = true; g.initialFEN = tc.fen })
-			_, stop := runBot(t, f, Settings{}, &playerPool{})
+			_, stop := runBot(t, f, Settings{Game: GameSettings{OnOpponentGone: tc.on}}, &playerPool{})
 			f.waitLocked(t, "our move", func() bool { return len(f.games["og"].moves) == 1 })
 			f.with(func() {
 				f.broadcastLocked(f.games["og"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
@@ -334,17 +348,20 @@ func TestOpponentBack(t *testing.T) {
 
 func TestDrawAndTakebackOffers(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		score int
-		want  string
+		name      string
+		score     int
+		afterMove int
+		want      string
 	}{
-		{"decline when better", 80, "no"},
-		{"accept when worse", -120, "yes"},
+		{"decline when better", 80, 0, "no"},
+		{"decline when far behind", -120, 0, "no"},
+		{"accept when level", -10, 0, "yes"},
+		{"too early", 10, 30, "no"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			f.addGame("dr", true, func(g *fakeGame) { g.silent = true })
-			s := Settings{Game: GameSettings{AcceptDraws: true, DrawScoreCP: 0}}
+			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawAfterMove: tc.afterMove}}
 			_, stop := runBot(t, f, s, &playerPool{next: func(i int, p *testPlayer) { p.score = tc.score }})
 			f.waitLocked(t, "our move", func() bool { return len(f.games["dr"].moves) == 1 })
 			f.with(func() {
@@ -545,4 +562,138 @@ func TestRunRefusesNonBotAccount(t *testing.T) {
 	if err := NewBot(f.client(t), nil, Settings{}, testLogger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
 		t.Fatalf("Run without bot:play: %v", err)
 	}
+}
+
+// Lichess may write castling as king takes rook even in standard chess; the
+// Player always gets king-to-destination moves.
+func TestCastlingNotation(t *testing.T) {
+	f := newFake(t)
+	f.addGame("cs", true, func(g *fakeGame) {
+		g.initialFEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+		g.kingTakesRook = true
+		g.oppReplies = []string{"e8g8"}
+		g.resignAfter = 3
+	})
+	pool := &playerPool{next: func(i int, p *testPlayer) { p.prefer = []string{"e1h1"} }}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "cs"))
+	stop()
+	f.with(func() {
+		if m := f.games["cs"].moves; strings.Join(m, " ") != "e1h1 e8h8 "+m[2] {
+			t.Errorf("server moves %v", m)
+		}
+	})
+	noDuplicatePosts(t, f, "cs")
+	pool.all()[0].get(func(p *testPlayer) {
+		if len(p.seen) != 2 || strings.Join(p.seen[1], " ") != "e1g1 e8g8" {
+			t.Errorf("player saw %v, want [[] [e1g1 e8g8]]", p.seen)
+		}
+	})
+	if n := f.requestCount("POST /api/bot/game/cs/move/e1g1"); n != 1 {
+		t.Errorf("castling posted %d times as e1g1", n)
+	}
+}
+
+// UpdateSettings leaves running games alone; new games get the new settings.
+func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
+	f := newFake(t)
+	f.addGame("u1", true, func(g *fakeGame) { g.silent = true })
+	b, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "old name"}}, &playerPool{})
+	f.waitLocked(t, "our move", func() bool { return len(f.games["u1"].moves) == 1 })
+	b.UpdateSettings(Settings{Chat: ChatSettings{Name: "new name"}})
+	f.addGame("u2", true, func(g *fakeGame) { g.silent = true })
+	f.sendEvent(`{"type":"gameStart","game":{"gameId":"u2","fullId":"u2xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
+	f.waitLocked(t, "our move in u2", func() bool { return len(f.games["u2"].moves) == 1 })
+	f.with(func() {
+		for _, id := range []string{"u1", "u2"} {
+			f.broadcastLocked(f.games[id], `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
+		}
+	})
+	f.waitLocked(t, "answers", func() bool { return len(f.games["u1"].chatLines) == 1 && len(f.games["u2"].chatLines) == 1 })
+	stop()
+	f.with(func() {
+		if a, b := f.games["u1"].chatLines[0], f.games["u2"].chatLines[0]; a != "player:old name" || b != "player:new name" {
+			t.Errorf("!name answers: running game %q, new game %q", a, b)
+		}
+	})
+}
+
+// A token revoked while the bot runs ends Run with an error instead of
+// reconnecting forever.
+func TestRunEndsWhenTokenRevoked(t *testing.T) {
+	f := newFake(t)
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if r.URL.Path == "/api/stream/event" {
+			return http.StatusUnauthorized, nil, `{"error":"No such token"}`, true
+		}
+		return 0, nil, "", false
+	}
+	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testLogger(t))
+	err := b.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), testToken) {
+		t.Fatalf("Run with a revoked token: %v", err)
+	}
+}
+
+// At start-up, Lichess being unreachable or failing (5xx) is retried.
+func TestRunRetriesStartUp(t *testing.T) {
+	f := newFake(t)
+	var fails atomic.Int32
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		if r.URL.Path == "/api/account" && fails.Add(1) <= 2 {
+			return http.StatusServiceUnavailable, nil, `{"error":"down for maintenance"}`, true
+		}
+		return 0, nil, "", false
+	}
+	_, stop := runBot(t, f, Settings{}, &playerPool{})
+	waitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
+	stop()
+	if n := f.requestCount("GET /api/account") - f.requestCount("GET /api/account/playing"); n != 3 {
+		t.Errorf("account asked %d times, want 3", n)
+	}
+}
+
+// The resign rule: resign after ResignForMoves lost evaluations in a row.
+func TestResignRule(t *testing.T) {
+	f := newFake(t)
+	f.addGame("rs", true)
+	s := Settings{Game: GameSettings{Resign: true, ResignBelowCP: 500, ResignForMoves: 2}}
+	_, stop := runBot(t, f, s, &playerPool{next: func(i int, p *testPlayer) { p.score = -900 }})
+	f.waitLocked(t, "game over", gameOver(f, "rs"))
+	stop()
+	f.with(func() {
+		g := f.games["rs"]
+		if g.status != "resign" || g.winner != "black" || len(g.moves) != 2 || len(g.claims) != 1 {
+			t.Errorf("game %s/%s after %d plies, actions %v; want our resignation at ply 2", g.status, g.winner, len(g.moves), g.claims)
+		}
+	})
+}
+
+// After a grace period, EndGames aborts what can be aborted and resigns the
+// rest; OnOpponentGone "wait" claims nothing.
+func TestEndGamesAndWait(t *testing.T) {
+	f := newFake(t)
+	f.addGame("early", true, func(g *fakeGame) { g.silent = true })
+	f.addGame("late", true, func(g *fakeGame) { g.oppReplies = []string{"e7e5"} })
+	b, stop := runBot(t, f, Settings{Challenge: ChallengePolicy{MaxGames: 2}, Game: GameSettings{OnOpponentGone: OpponentGoneWait}}, &playerPool{})
+	f.waitLocked(t, "moves", func() bool { return len(f.games["early"].moves) == 1 && len(f.games["late"].moves) >= 3 })
+	f.with(func() {
+		f.games["late"].silent = true
+		f.broadcastLocked(f.games["early"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
+	})
+	waitFor(t, "both games running", func() bool { return len(b.Games()) == 2 })
+	time.Sleep(200 * time.Millisecond) // a claim, if any, would be sent now
+	if err := b.EndGames(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.waitLocked(t, "games over", func() bool { return gameOver(f, "early")() && gameOver(f, "late")() })
+	stop()
+	f.with(func() {
+		if g := f.games["early"]; g.status != "aborted" || len(g.claims) != 1 {
+			t.Errorf("early game: %s, actions %v; want aborted and no claim", g.status, g.claims)
+		}
+		if g := f.games["late"]; g.status != "resign" || g.winner != "black" {
+			t.Errorf("late game: %s/%s; want our resignation", g.status, g.winner)
+		}
+	})
 }

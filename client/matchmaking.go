@@ -13,7 +13,8 @@ type MatchmakingSettings struct {
 	// TimeControls to choose from (at random). Default 3+2.
 	TimeControls []TimeControlSetting
 	Rated        bool
-	Variant      string // "" = standard
+	// Variants to choose from (at random). Default standard.
+	Variants []string
 	// IdleTime: challenge after this long without a game. Default 60 s.
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
@@ -23,8 +24,10 @@ type MatchmakingSettings struct {
 	// DeclineCooldown: do not challenge a bot again this long after it
 	// declined. Default 1 h.
 	DeclineCooldown time.Duration
-	// Opponent rating range relative to ours; zero means any.
-	MaxRatingDiff int
+	// Opponent rating (in the speed of the chosen clock): an absolute
+	// range, and a largest difference to ours; zeros mean any.
+	MinRating, MaxRating int
+	MaxRatingDiff        int
 	// BlockList bots are never challenged.
 	BlockList []string
 }
@@ -35,6 +38,9 @@ type TimeControlSetting struct {
 }
 
 func (m MatchmakingSettings) withDefaults() MatchmakingSettings {
+	if len(m.Variants) == 0 {
+		m.Variants = []string{"standard"}
+	}
 	if len(m.TimeControls) == 0 {
 		m.TimeControls = []TimeControlSetting{{Base: 3 * time.Minute, Increment: 2 * time.Second}}
 	}
@@ -59,6 +65,7 @@ type matchState struct {
 	outTo    string    // whom
 	outAt    time.Time // when sent
 	declined map[string]time.Time
+	early    map[string]bool // our challenges closed before CreateChallenge returned
 }
 
 // onGameStart counts a game started from our challenge (b.mu held).
@@ -73,14 +80,23 @@ func (m *matchState) onGameStart(id string, bots *dailyCounter) {
 func (b *Bot) onOutgoingClosed(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ev.Challenge.ID != b.mm.outID {
-		return
+	ch := ev.Challenge
+	if !strings.EqualFold(ch.Challenger.ID, b.me.ID) {
+		return // a challenge to us was cancelled
 	}
-	if ev.Type == EventChallengeDeclined {
-		b.mm.declined[strings.ToLower(b.mm.outTo)] = time.Now()
-		b.log.Info().Str("opponent", b.mm.outTo).Str("reason", ev.Challenge.DeclineReasonKey).Msg("our challenge was declined")
+	if ev.Type == EventChallengeDeclined && ch.DestUser != nil {
+		b.mm.declined[strings.ToLower(ch.DestUser.ID)] = time.Now()
+		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
 	}
-	b.mm.outID, b.mm.outTo = "", ""
+	if ch.ID == b.mm.outID {
+		b.mm.outID, b.mm.outTo = "", ""
+	} else {
+		// The answer may overtake CreateChallenge's own answer.
+		if b.mm.early == nil {
+			b.mm.early = map[string]bool{}
+		}
+		b.mm.early[ch.ID] = true
+	}
 }
 
 // matchmaker challenges online bots while idle.
@@ -148,11 +164,12 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 			containsFold(mm.BlockList, u.ID) || containsFold(s.Challenge.BlockList, u.ID) {
 			continue
 		}
-		if mm.MaxRatingDiff > 0 && myRating > 0 {
-			r := u.Perfs[speed].Rating
-			if r == 0 || abs(r-myRating) > mm.MaxRatingDiff {
-				continue
-			}
+		r := u.Perfs[speed].Rating
+		if mm.MaxRatingDiff > 0 && myRating > 0 && (r == 0 || abs(r-myRating) > mm.MaxRatingDiff) {
+			continue
+		}
+		if (mm.MinRating > 0 && r < mm.MinRating) || (mm.MaxRating > 0 && r > mm.MaxRating) {
+			continue
 		}
 		cands = append(cands, u)
 	}
@@ -162,7 +179,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	opp := cands[rand.IntN(len(cands))]
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, ChallengeRequest{
 		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
-		Rated: mm.Rated, Variant: mm.Variant,
+		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
 	})
 	if err != nil {
 		b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
@@ -170,7 +187,13 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
 	b.mu.Lock()
-	b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	if b.mm.early[ch.ID] {
+		delete(b.mm.early, ch.ID)
+	} else if _, started := b.games[ch.ID]; !started {
+		b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	} else {
+		b.botGames.add(time.Now()) // accepted and started before we got here
+	}
 	b.mu.Unlock()
 }
 

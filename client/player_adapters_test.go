@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -38,8 +37,8 @@ type fakeBackend struct {
 	pos *chessboard.Position
 }
 
-func (b *fakeBackend) NewGame()                            {}
-func (b *fakeBackend) SetOption(name, value string) error  { return nil }
+func (b *fakeBackend) NewGame()                             {}
+func (b *fakeBackend) SetOption(name, value string) error   { return nil }
 func (b *fakeBackend) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
 func (b *fakeBackend) Bench(out io.Writer) error            { return errors.New("no bench") }
 func (b *fakeBackend) Options() []uci.OptionSpec {
@@ -408,55 +407,5 @@ func TestUCIPlayerBadPath(t *testing.T) {
 	_, err := NewUCIPlayer(UCIOptions{Path: filepath.Join(t.TempDir(), "no-engine")})(context.Background())
 	if err == nil {
 		t.Fatal("started a missing engine")
-	}
-}
-
-// stubPlayer returns scripted decisions.
-type stubPlayer struct {
-	Player
-	ds []Decision
-	i  int
-}
-
-func (s *stubPlayer) NewGame(ctx context.Context, g GameInfo) error { return nil }
-func (s *stubPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
-	d := s.ds[s.i]
-	s.i++
-	return d, nil
-}
-
-func TestResignRule(t *testing.T) {
-	lost := Decision{Move: "a", HasScore: true, ScoreCP: -1200}
-	fine := Decision{Move: "a", HasScore: true, ScoreCP: -100}
-	forced := Decision{Move: "a"}
-	mated := Decision{Move: "a", HasScore: true, Mate: -3}
-	tests := []struct {
-		name string
-		ds   []Decision
-		want []bool // Resign per decision
-	}{
-		{"three lost in a row", []Decision{lost, lost, lost}, []bool{false, false, true}},
-		{"a good move breaks the run", []Decision{lost, lost, fine, lost, lost}, []bool{false, false, false, false, false}},
-		{"forced moves neither count nor break", []Decision{lost, forced, lost, lost}, []bool{false, false, false, true}},
-		{"mate against counts", []Decision{mated, lost, mated}, []bool{false, false, true}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			sp := &stubPlayer{ds: tt.ds}
-			f := WithResignRule(func(context.Context) (Player, error) { return sp, nil }, 1000, 3)
-			p, _ := f(context.Background())
-			_ = p.NewGame(context.Background(), GameInfo{})
-			var got []bool
-			for range tt.ds {
-				d, _ := p.Think(context.Background(), Limits{})
-				got = append(got, d.Resign)
-			}
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("resign %v, want %v", got, tt.want)
-			}
-		})
-	}
-	if f := WithResignRule(nil, 0, 3); f != nil {
-		t.Error("a nil factory was wrapped")
 	}
 }

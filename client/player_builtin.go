@@ -66,6 +66,7 @@ type builtinPlayer struct {
 	moves    []string // the position set by Position
 	last     string   // our last move (for Ponder)
 	closed   bool
+	thinking sync.WaitGroup // Think calls in flight (Close waits for them)
 }
 
 func (p *builtinPlayer) game() (*ponder.Game, error) {
@@ -138,10 +139,19 @@ func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
 }
 
 func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
-	g, err := p.game()
-	if err != nil {
-		return Decision{}, err
+	p.mu.Lock()
+	g := p.g
+	switch {
+	case p.closed:
+		p.mu.Unlock()
+		return Decision{}, errors.New("builtin player closed")
+	case g == nil:
+		p.mu.Unlock()
+		return Decision{}, errors.New("builtin player: no game started")
 	}
+	p.thinking.Add(1) // under mu: Close sets closed under mu before it waits
+	p.mu.Unlock()
+	defer p.thinking.Done()
 	pl := ponder.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc, Depth: p.opts.MaxDepth}
 	if !lim.Deadline.IsZero() {
 		left := time.Until(lim.Deadline)
@@ -219,14 +229,25 @@ func (p *builtinPlayer) EndGame(ctx context.Context) error {
 }
 
 // Close stops any search and frees the game's tree and table. It logs the
-// game's pondering summary through the game logger.
+// game's pondering summary through the game logger. A Think abandoned by
+// the worker (past its deadline) is stopped and waited for, briefly, so
+// that the game is not closed under it.
 func (p *builtinPlayer) Close() error {
 	p.mu.Lock()
 	g := p.g
 	p.g, p.closed = nil, true
 	p.mu.Unlock()
-	if g != nil {
-		g.Close()
+	if g == nil {
+		return nil
 	}
+	g.Stop()
+	done := make(chan struct{})
+	go func() { p.thinking.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.log.Warn().Msg("builtin player: a search did not stop within 5s; closing anyway")
+	}
+	g.Close()
 	return nil
 }

@@ -24,6 +24,9 @@ type testPlayer struct {
 	mate     int
 	release  chan struct{} // for hang: closed by the test at cleanup
 	block    chan struct{} // if set, Think waits on it (respecting ctx)
+	blockAt  int           // ... but only from this ply on
+	prefer   []string      // moves played when legal
+	seen     [][]string    // the positions Think was asked about
 }
 
 func (p *testPlayer) NewGame(ctx context.Context, g GameInfo) error {
@@ -44,7 +47,11 @@ func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	p.mu.Lock()
 	p.thinks++
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
-	info, moves, score, mate := p.info, p.moves, p.score, p.mate
+	if len(p.moves) < p.blockAt {
+		block = nil
+	}
+	info, moves, score, mate, prefer := p.info, p.moves, p.score, p.mate, p.prefer
+	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
 	if err != nil {
 		return Decision{}, err
@@ -70,6 +77,11 @@ func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	legal := b.LegalMoves()
 	if len(legal) == 0 {
 		return Decision{}, errors.New("no legal move")
+	}
+	for _, m := range prefer {
+		if c, err := b.Legal(m); err == nil {
+			legal = []string{c}
+		}
 	}
 	return Decision{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
 }

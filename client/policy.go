@@ -10,6 +10,8 @@ import (
 // ChallengePolicy decides which incoming challenges the bot accepts. The
 // zero value is usable: withDefaults fills what is unset.
 type ChallengePolicy struct {
+	// DeclineAll declines every challenge (e.g. with matchmaking only).
+	DeclineAll bool
 	// Variants accepted (variant keys). Default: standard, chess960,
 	// fromPosition.
 	Variants []string
@@ -21,6 +23,11 @@ type ChallengePolicy struct {
 	// Max means no upper bound.
 	MinBase, MaxBase           time.Duration
 	MinIncrement, MaxIncrement time.Duration
+	// SpeedClocks narrows each speed (key: bullet, blitz, ...) further.
+	SpeedClocks map[string]ClockRange
+	// Days per move of correspondence games (when "correspondence" is in
+	// Speeds); zero means no bound.
+	MinDays, MaxDays int
 	// Rated and casual games accepted. Both false means both are accepted.
 	AcceptRated, AcceptCasual bool
 	// Opponents: bots and humans. Both false means both are accepted.
@@ -35,6 +42,12 @@ type ChallengePolicy struct {
 	// MaxBotGamesPerDay bounds bot-vs-bot games in any 24 hours (Lichess
 	// limits them). Default 100.
 	MaxBotGamesPerDay int
+}
+
+// ClockRange bounds a clock; zero maxima mean no upper bound.
+type ClockRange struct {
+	BaseMin, BaseMax           time.Duration
+	IncrementMin, IncrementMax time.Duration
 }
 
 func (p ChallengePolicy) withDefaults() ChallengePolicy {
@@ -78,6 +91,8 @@ func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
 	switch {
 	case st.Draining:
 		return DeclineLater
+	case p.DeclineAll:
+		return DeclineGeneric
 	case containsFold(p.BlockList, who.ID) || containsFold(p.BlockList, who.Name):
 		return DeclineGeneric
 	case len(p.AllowList) > 0 && !containsFold(p.AllowList, who.ID) && !containsFold(p.AllowList, who.Name):
@@ -109,10 +124,25 @@ func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
 		if !containsFold(p.Speeds, ch.Speed) {
 			return speedReason(p.Speeds, ch.Speed)
 		}
-	default: // correspondence or unlimited
+		if r, ok := p.SpeedClocks[ch.Speed]; ok {
+			switch {
+			case base < r.BaseMin:
+				return DeclineTooFast
+			case r.BaseMax > 0 && base > r.BaseMax:
+				return DeclineTooSlow
+			case inc < r.IncrementMin || (r.IncrementMax > 0 && inc > r.IncrementMax):
+				return DeclineTimeControl
+			}
+		}
+	case "correspondence":
 		if !containsFold(p.Speeds, "correspondence") {
 			return DeclineTimeControl
 		}
+		if d := tc.DaysPerTurn; d < p.MinDays || (p.MaxDays > 0 && d > p.MaxDays) {
+			return DeclineTimeControl
+		}
+	default: // unlimited
+		return DeclineTimeControl
 	}
 	if ch.Rated && !p.AcceptRated {
 		return DeclineCasual

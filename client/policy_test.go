@@ -59,6 +59,19 @@ func TestChallengePolicy(t *testing.T) {
 		{"daily limit only for bots", ChallengePolicy{MaxGames: 5}, base(nil), policyState{BotGamesToday: 100}, ""},
 		{"custom daily limit", ChallengePolicy{MaxBotGamesPerDay: 3}, base(bot), policyState{BotGamesToday: 3}, DeclineLater},
 		{"draining", ChallengePolicy{}, base(nil), policyState{Draining: true}, DeclineLater},
+		{"decline all", ChallengePolicy{DeclineAll: true}, base(nil), open, DeclineGeneric},
+		{"blitz range: base too short", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMin: 5 * time.Minute}}}, base(nil), open, DeclineTooFast},
+		{"blitz range: base too long", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMax: 2 * time.Minute}}}, base(nil), open, DeclineTooSlow},
+		{"blitz range: increment", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {IncrementMax: time.Second}}}, base(nil), open, DeclineTimeControl},
+		{"range of another speed", ChallengePolicy{SpeedClocks: map[string]ClockRange{"rapid": {BaseMin: time.Hour}}}, base(nil), open, ""},
+		{"correspondence accepted", ChallengePolicy{Speeds: []string{"correspondence"}, MinDays: 1, MaxDays: 3}, base(func(c *Challenge) {
+			c.Speed = "correspondence"
+			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 2}
+		}), open, ""},
+		{"correspondence too slow", ChallengePolicy{Speeds: []string{"correspondence"}, MaxDays: 3}, base(func(c *Challenge) {
+			c.Speed = "correspondence"
+			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 7}
+		}), open, DeclineTimeControl},
 	} {
 		if got := tc.p.decide(tc.ch, tc.st); got != tc.want {
 			t.Errorf("%s: decide = %q, want %q", tc.name, got, tc.want)

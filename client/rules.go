@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"github.com/notnil/chess"
+	eboard "github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // The chess rules the game worker needs live behind the board interface, in
 // this one file, so github.com/notnil/chess can later be swapped for the
-// project's own board (which also handles Chess960 castling).
+// project's own board. Standard chess and fromPosition use notnil/chess for
+// now; Chess960 uses the project's engine/board, which knows its castling.
 
 // StartFEN is the standard initial position.
 const StartFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -50,14 +52,13 @@ func newBoard(variant, initialFEN string, moves []string) (board, error) {
 		}
 		b = &notnilBoard{pos: chess.NewGame(opt).Position()}
 	case "chess960":
-		if initialFEN == StartFEN {
-			opt, _ := chess.FEN(initialFEN)
-			b = &notnilBoard{pos: chess.NewGame(opt).Position()}
-		} else {
-			// notnil/chess cannot castle in Chess960: moves are trusted
-			// until the project's board replaces it.
-			b = newUncheckedBoard(initialFEN)
+		// notnil/chess cannot castle in Chess960: the project's board can.
+		pos, err := eboard.ParseFEN(initialFEN)
+		if err != nil {
+			return nil, fmt.Errorf("initial position %q: %w", initialFEN, err)
 		}
+		pos.SetChess960(true)
+		b = &engineBoard{pos: pos}
 	default:
 		return nil, fmt.Errorf("variant %q is not supported", variant)
 	}
@@ -165,51 +166,116 @@ func (b *notnilBoard) CannotWin(white bool) bool {
 
 func (b *notnilBoard) FEN() string { return b.pos.String() }
 
-// uncheckedBoard trusts the moves it is given (syntax only); it stands in for
-// Chess960 until a board that knows Chess960 castling replaces notnil/chess.
-type uncheckedBoard struct {
-	fen   string
-	white bool
-	moves []string
+// engineBoard implements board with the project's engine/board, which
+// knows Chess960 castling (king takes rook, as Lichess writes it).
+type engineBoard struct {
+	pos *eboard.Position
 }
 
-func newUncheckedBoard(fen string) *uncheckedBoard {
-	f := strings.Fields(fen)
-	return &uncheckedBoard{fen: fen, white: len(f) < 2 || f[1] != "b"}
-}
-
-func validUCI(m string) bool {
-	if len(m) < 4 || len(m) > 5 {
-		return false
+func (b *engineBoard) Legal(move string) (string, error) {
+	m, err := b.pos.ParseUCIMove(strings.ToLower(strings.TrimSpace(move)))
+	if err != nil {
+		return "", err
 	}
-	for i := 0; i < 4; i += 2 {
-		if m[i] < 'a' || m[i] > 'h' || m[i+1] < '1' || m[i+1] > '8' {
-			return false
-		}
-	}
-	return len(m) == 4 || strings.ContainsRune("qrbn", rune(m[4]))
+	return b.pos.MoveToUCI(m), nil
 }
 
-func (b *uncheckedBoard) Legal(move string) (string, error) {
-	move = strings.ToLower(strings.TrimSpace(move))
-	if !validUCI(move) {
-		return "", fmt.Errorf("move %q: not UCI", move)
-	}
-	return move, nil
-}
-
-func (b *uncheckedBoard) Play(move string) error {
-	m, err := b.Legal(move)
+func (b *engineBoard) Play(move string) error {
+	m, err := b.pos.ParseUCIMove(strings.ToLower(strings.TrimSpace(move)))
 	if err != nil {
 		return err
 	}
-	b.moves = append(b.moves, m)
-	b.white = !b.white
+	b.pos.MakeMove(m)
 	return nil
 }
 
-func (b *uncheckedBoard) LegalMoves() []string      { return nil }
-func (b *uncheckedBoard) WhiteToMove() bool         { return b.white }
-func (b *uncheckedBoard) SAN(move string) string    { return move }
-func (b *uncheckedBoard) CannotWin(white bool) bool { return false }
-func (b *uncheckedBoard) FEN() string               { return b.fen }
+func (b *engineBoard) LegalMoves() []string {
+	var ml eboard.MoveList
+	b.pos.GenerateLegal(&ml)
+	out := make([]string, 0, ml.N)
+	for _, m := range ml.Slice() {
+		out = append(out, b.pos.MoveToUCI(m))
+	}
+	return out
+}
+
+func (b *engineBoard) WhiteToMove() bool { return b.pos.SideToMove() == eboard.White }
+
+// SAN writes standard algebraic notation: castling O-O / O-O-O, piece
+// letter, disambiguation, capture, destination, promotion, check or mate.
+func (b *engineBoard) SAN(move string) string {
+	m, err := b.pos.ParseUCIMove(strings.ToLower(strings.TrimSpace(move)))
+	if err != nil {
+		return move
+	}
+	var sb strings.Builder
+	from, to := m.From(), m.To()
+	pt := b.pos.MovedPiece(m).Type()
+	switch {
+	case m.IsCastling():
+		if to > from {
+			sb.WriteString("O-O")
+		} else {
+			sb.WriteString("O-O-O")
+		}
+	case pt == eboard.Pawn:
+		if b.pos.IsCapture(m) {
+			sb.WriteByte("abcdefgh"[from.File()])
+			sb.WriteByte('x')
+		}
+		sb.WriteString(to.String())
+		if m.IsPromotion() {
+			sb.WriteString("=" + strings.ToUpper(m.Promotion().String()))
+		}
+	default:
+		sb.WriteString(strings.ToUpper(pt.String()))
+		var ml eboard.MoveList
+		b.pos.GenerateLegal(&ml)
+		sameFile, sameRank, others := false, false, false
+		for _, o := range ml.Slice() {
+			if o == m || o.To() != to || o.IsCastling() || b.pos.MovedPiece(o).Type() != pt {
+				continue
+			}
+			others = true
+			sameFile = sameFile || o.From().File() == from.File()
+			sameRank = sameRank || o.From().Rank() == from.Rank()
+		}
+		if others {
+			switch {
+			case !sameFile:
+				sb.WriteByte("abcdefgh"[from.File()])
+			case !sameRank:
+				sb.WriteByte("12345678"[from.Rank()])
+			default:
+				sb.WriteString(from.String())
+			}
+		}
+		if b.pos.IsCapture(m) {
+			sb.WriteByte('x')
+		}
+		sb.WriteString(to.String())
+	}
+	b.pos.MakeMove(m)
+	if b.pos.InCheck() {
+		if b.pos.HasLegalMoves() {
+			sb.WriteByte('+')
+		} else {
+			sb.WriteByte('#')
+		}
+	}
+	b.pos.UnmakeMove()
+	return sb.String()
+}
+
+func (b *engineBoard) CannotWin(white bool) bool {
+	c := eboard.Black
+	if white {
+		c = eboard.White
+	}
+	if b.pos.Pieces(c, eboard.Pawn)|b.pos.Pieces(c, eboard.Rook)|b.pos.Pieces(c, eboard.Queen) != 0 {
+		return false
+	}
+	return (b.pos.Pieces(c, eboard.Knight) | b.pos.Pieces(c, eboard.Bishop)).Count() <= 1
+}
+
+func (b *engineBoard) FEN() string { return b.pos.FEN() }

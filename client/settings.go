@@ -21,35 +21,67 @@ type Settings struct {
 // GameSettings are the rules a game worker follows besides choosing moves.
 type GameSettings struct {
 	// AbortAfter: abort the game when the opponent has not made their first
-	// move this long after it became their turn. Default 30 s.
+	// move this long after it became their turn. Default 30 s; negative
+	// never aborts.
 	AbortAfter time.Duration
 	// AcceptDraws: answer draw offers by the rule below (false: decline all).
 	AcceptDraws bool
-	// A draw offer is accepted from ply DrawMinPly on when our last
-	// evaluation is at most DrawScoreCP centipawns (our point of view), or
-	// at once when we cannot win on material.
-	DrawScoreCP int
-	DrawMinPly  int
+	// A draw offer is accepted from full move DrawAfterMove on when our
+	// last evaluation is within DrawWithinCP centipawns of 0, and at once
+	// when we cannot win on material.
+	DrawAfterMove int
+	DrawWithinCP  int
+	// Resign: resign when our evaluation has been at or below
+	// -ResignBelowCP for ResignForMoves of our moves in a row (defaults
+	// 1000 and 5 when Resign is set).
+	Resign         bool
+	ResignBelowCP  int
+	ResignForMoves int
 	// AcceptTakebacks: accept takeback requests (false: decline them).
 	AcceptTakebacks bool
+	// OnOpponentGone: what to do when the opponent left and a claim is
+	// possible: OpponentGoneClaimVictory (default; a draw is claimed when
+	// we cannot win on material), OpponentGoneClaimDraw, OpponentGoneWait.
+	OnOpponentGone string
 }
+
+// Choices of GameSettings.OnOpponentGone.
+const (
+	OpponentGoneClaimVictory = "claim_victory"
+	OpponentGoneClaimDraw    = "claim_draw"
+	OpponentGoneWait         = "wait"
+)
 
 // ChatSettings: messages and commands in the game chat.
 type ChatSettings struct {
-	// Greeting and Goodbye are written in the player and spectator rooms
-	// at the start and the end of a game ("" = nothing). {opponent} and
-	// {me} are replaced by the names.
-	Greeting, Goodbye string
+	// Greeting and Goodbye are written at the start and the end of a game,
+	// per room ("" = nothing). {opponent} and {me} are replaced by the
+	// names.
+	Greeting, Goodbye ChatMessages
 	// Name answers the !name command, e.g. "ponderosa 0.1".
 	Name string
+}
+
+// ChatMessages are lines for the player and the spectator room.
+type ChatMessages struct {
+	Player, Spectator string
 }
 
 func (s Settings) withDefaults() Settings {
 	s.Challenge = s.Challenge.withDefaults()
 	s.Clock = s.Clock.withDefaults()
 	s.Matchmaking = s.Matchmaking.withDefaults()
-	if s.Game.AbortAfter <= 0 {
+	if s.Game.AbortAfter == 0 {
 		s.Game.AbortAfter = 30 * time.Second
+	}
+	if s.Game.ResignBelowCP <= 0 {
+		s.Game.ResignBelowCP = 1000
+	}
+	if s.Game.ResignForMoves <= 0 {
+		s.Game.ResignForMoves = 5
+	}
+	if s.Game.OnOpponentGone == "" {
+		s.Game.OnOpponentGone = OpponentGoneClaimVictory
 	}
 	if s.ReconnectMin <= 0 {
 		s.ReconnectMin = time.Second

@@ -172,8 +172,9 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	}
 	settings := client.Settings{
 		Challenge: client.ChallengePolicy{AcceptBots: true, MaxGames: 1},
-		Game:      client.GameSettings{AcceptDraws: true, DrawMinPly: 60, DrawScoreCP: 0},
-		Chat:      client.ChatSettings{Greeting: "Good luck, {opponent}!", Goodbye: "Good game!", Name: "ponderosa " + version},
+		Game:      client.GameSettings{AcceptDraws: true, DrawAfterMove: 30, DrawWithinCP: 0},
+		Chat: client.ChatSettings{Greeting: client.ChatMessages{Player: "Good luck, {opponent}!"},
+			Goodbye: client.ChatMessages{Player: "Good game!"}, Name: "ponderosa " + version},
 		// The server is local: no network lag to leave room for.
 		Clock: client.ClockSettings{MoveOverhead: 30 * time.Millisecond},
 	}

@@ -12,8 +12,7 @@ import (
 )
 
 // playerFactory returns the factory of the players chosen by engine.type:
-// the built-in engine or an external UCI engine, with the resign rule of
-// game.resign when it is enabled.
+// the built-in engine or an external UCI engine.
 func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory, error) {
 	var f client.PlayerFactory
 	switch e := cfg.Engine; e.Type {
@@ -40,9 +39,6 @@ func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory
 		})
 	default:
 		return nil, fmt.Errorf("engine.type %q: want %s or %s", e.Type, config.EngineBuiltin, config.EngineExternal)
-	}
-	if r := cfg.Game.Resign; r.Enabled {
-		f = client.WithResignRule(f, r.BelowCP, r.ForMoves)
 	}
 	return f, nil
 }

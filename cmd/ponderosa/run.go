@@ -117,10 +117,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
 	}
 
-	settings, notes := settingsFromConfig(cfg)
-	for _, n := range notes {
-		log.Warn().Msg(n)
-	}
+	settings := settingsFromConfig(cfg)
 	pf, err := playerFactory(cfg, log)
 	if err != nil {
 		return err
@@ -245,19 +242,14 @@ func (d *botDaemon) loop(ctx context.Context, sigs <-chan os.Signal, runDone <-c
 }
 
 // endLeftovers aborts (or, when too late to abort, resigns) the games still
-// running when the grace period is over, logging each.
+// running when the grace period is over; the client logs each.
 func (d *botDaemon) endLeftovers() {
-	for _, id := range d.bot.Games() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		l := d.log.With().Str(logging.FieldGame, id).Logger()
-		if err := d.c.Abort(ctx, id); err == nil {
-			l.Warn().Msg("grace period over: game aborted")
-		} else if err := d.c.Resign(ctx, id); err == nil {
-			l.Warn().Msg("grace period over: game resigned")
-		} else {
-			l.Error().Err(err).Msg("grace period over: could neither abort nor resign; leaving the game")
-		}
-		cancel()
+	games := d.bot.Games()
+	d.log.Warn().Strs("games", games).Msg("grace period over: aborting or resigning the games still running")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.bot.EndGames(ctx); err != nil {
+		d.log.Error().Err(err).Msg("grace period over: some games could be neither aborted nor resigned; they are left running")
 	}
 }
 
@@ -293,10 +285,7 @@ func (d *botDaemon) tryReload() error {
 	if len(restart) > 0 {
 		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))
 	}
-	settings, notes := settingsFromConfig(cfg)
-	for _, n := range notes {
-		d.log.Warn().Msg(n)
-	}
+	settings := settingsFromConfig(cfg)
 	d.players.set(pf)
 	d.bot.UpdateSettings(settings)
 	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown =

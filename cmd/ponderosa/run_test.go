@@ -37,8 +37,8 @@ func TestMain(m *testing.M) {
 // firstMove is a UCI backend playing the first legal move.
 type firstMove struct{ pos *board.Position }
 
-func (b *firstMove) NewGame()                            {}
-func (b *firstMove) SetOption(name, value string) error  { return nil }
+func (b *firstMove) NewGame()                             {}
+func (b *firstMove) SetOption(name, value string) error   { return nil }
 func (b *firstMove) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
 func (b *firstMove) Bench(out io.Writer) error            { return errors.New("no bench") }
 func (b *firstMove) Options() []uci.OptionSpec {
@@ -346,7 +346,7 @@ func TestRunDaemonGraceOver(t *testing.T) {
 	if !g.Finished || g.Status != "resign" || g.Winner == "" {
 		t.Errorf("game after the grace period: finished %v, status %q, winner %q", g.Finished, g.Status, g.Winner)
 	}
-	if !strings.Contains(r.logs.String(), "grace period over: game resigned") {
+	if logs := r.logs.String(); !strings.Contains(logs, "grace period over: aborting or resigning") || !strings.Contains(logs, "game resigned at shutdown") {
 		t.Errorf("no log of the resignation:\n%s", r.logs)
 	}
 }
@@ -398,5 +398,23 @@ func TestRunCommandErrors(t *testing.T) {
 	}
 	if code, _, _ := runWith(t, nil, "run", "stray"); code != 2 {
 		t.Errorf("stray argument: code %d", code)
+	}
+}
+
+// Under systemd: READY=1 once the event stream is open, STOPPING=1 when a
+// stop begins.
+func TestRunDaemonNotifiesSystemd(t *testing.T) {
+	conn := notifySocket(t)
+	r := newRunEnv(t, true)
+	r.start(nil)
+	if got := receive(t, conn); got != "READY=1\nSTATUS=connected as "+runBot {
+		t.Errorf("first notification %q", got)
+	}
+	r.sigs <- syscall.SIGTERM
+	if got := receive(t, conn); !strings.HasPrefix(got, "STOPPING=1\nSTATUS=stopping") {
+		t.Errorf("on SIGTERM %q", got)
+	}
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
 	}
 }

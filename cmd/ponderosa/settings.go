@@ -1,37 +1,29 @@
 package main
 
 import (
-	"fmt"
 	"slices"
-	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
 )
 
-// never stands for "no limit" where the client reads zero as "the default".
-const never = 100 * 365 * 24 * time.Hour
-
 // unlimitedBotGames stands for max_bot_games_per_day: 0 (only Lichess's
 // own limit), which the client would read as its default.
 const unlimitedBotGames = 1 << 30
 
-// noOne is an allow list entry no Lichess username can match (usernames
-// are letters, digits, '-' and '_'): with it alone the bot declines every
-// challenge (reason "generic").
-const noOne = "<nobody>"
-
-// settingsFromConfig maps the configuration onto the client's settings.
-// Where the client cannot do exactly what the file asks, the nearest
-// setting is used and a note says what differs (run logs the notes as
-// warnings).
-func settingsFromConfig(cfg *config.Config) (client.Settings, []string) {
-	var notes []string
-	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+// settingsFromConfig maps the configuration onto the client's settings:
+// the one place where config keys meet client fields.
+func settingsFromConfig(cfg *config.Config) client.Settings {
 	ch := cfg.Challenge
 	pol := client.ChallengePolicy{
+		// The client reads "both false" as "both accepted"; the config as
+		// "neither" (validation allows it only with accept: false).
+		DeclineAll:        !ch.Accept || (!ch.AcceptRated && !ch.AcceptCasual) || (!ch.AcceptBots && !ch.AcceptHumans),
 		Variants:          slices.Clone(ch.Variants),
 		Speeds:            slices.Clone(ch.Speeds),
+		SpeedClocks:       map[string]client.ClockRange{},
+		MinDays:           ch.TimeControls.Correspondence.DaysMin,
+		MaxDays:           ch.TimeControls.Correspondence.DaysMax,
 		AcceptRated:       ch.AcceptRated,
 		AcceptCasual:      ch.AcceptCasual,
 		AcceptBots:        ch.AcceptBots,
@@ -46,97 +38,51 @@ func settingsFromConfig(cfg *config.Config) (client.Settings, []string) {
 	if pol.MaxBotGamesPerDay == 0 {
 		pol.MaxBotGamesPerDay = unlimitedBotGames
 	}
-	// The client reads "both false" as "both accepted"; the config as
-	// "neither" (validation allows it only with accept: false).
-	if !ch.Accept || (!ch.AcceptRated && !ch.AcceptCasual) || (!ch.AcceptBots && !ch.AcceptHumans) {
-		pol.AllowList = []string{noOne}
-	}
-	// One clock range for all speeds: the client has no per-speed ranges,
-	// so take the smallest range holding those of the accepted speeds.
-	first := true
-	var ranges []config.ClockRange
-	for _, s := range ch.Speeds {
-		r, ok := ch.TimeControls.Clock(s)
-		if !ok {
-			continue
-		}
-		ranges = append(ranges, r)
-		if first {
-			pol.MinBase, pol.MaxBase, pol.MinIncrement, pol.MaxIncrement = r.BaseMin, r.BaseMax, r.IncrementMin, r.IncrementMax
-			first = false
-			continue
-		}
-		pol.MinBase, pol.MaxBase = min(pol.MinBase, r.BaseMin), max(pol.MaxBase, r.BaseMax)
-		pol.MinIncrement, pol.MaxIncrement = min(pol.MinIncrement, r.IncrementMin), max(pol.MaxIncrement, r.IncrementMax)
-	}
-	for _, r := range ranges {
-		if r != ranges[0] {
-			note("challenge.time_controls differ between speeds; the bot applies one range to all accepted speeds: base %v to %v, increment %v to %v",
-				pol.MinBase, pol.MaxBase, pol.MinIncrement, pol.MaxIncrement)
-			break
-		}
-	}
-	if slices.Contains(ch.Speeds, config.SpeedCorrespondence) {
-		if d := ch.TimeControls.Correspondence; d.DaysMin != 1 || d.DaysMax != 14 {
-			note("challenge.time_controls.correspondence is not applied: every correspondence challenge is accepted by days")
-		}
+	for _, s := range []string{config.SpeedUltraBullet, config.SpeedBullet, config.SpeedBlitz, config.SpeedRapid, config.SpeedClassical} {
+		r, _ := ch.TimeControls.Clock(s)
+		pol.SpeedClocks[s] = client.ClockRange{BaseMin: r.BaseMin, BaseMax: r.BaseMax, IncrementMin: r.IncrementMin, IncrementMax: r.IncrementMax}
 	}
 
 	mm := cfg.Matchmaking
 	ms := client.MatchmakingSettings{
 		Enabled:          mm.Enabled,
 		Rated:            mm.Rated,
+		Variants:         slices.Clone(mm.Variants),
 		IdleTime:         mm.IdleTime,
 		ChallengeTimeout: mm.ChallengeTimeout,
+		MinRating:        mm.OpponentRating.Min,
+		MaxRating:        mm.OpponentRating.Max,
 		BlockList:        slices.Clone(mm.BlockList),
 	}
 	for _, tc := range mm.TimeControls {
 		ms.TimeControls = append(ms.TimeControls, client.TimeControlSetting{Base: tc.Base, Increment: tc.Increment})
-	}
-	if len(mm.Variants) > 0 {
-		ms.Variant = mm.Variants[0]
-		if len(mm.Variants) > 1 && mm.Enabled {
-			note("matchmaking.variants: only the first (%s) is offered", mm.Variants[0])
-		}
-	}
-	if r := mm.OpponentRating; mm.Enabled && (r.Min > 0 || r.Max < 4000) {
-		note("matchmaking.opponent_rating is not applied: any online bot may be challenged")
 	}
 
 	g := cfg.Game
 	gs := client.GameSettings{
 		AbortAfter:      g.AbortAfter,
 		AcceptDraws:     g.Draw.Accept,
-		DrawScoreCP:     g.Draw.WithinCP,
-		DrawMinPly:      2 * max(g.Draw.AfterMove-1, 0),
+		DrawAfterMove:   g.Draw.AfterMove,
+		DrawWithinCP:    g.Draw.WithinCP,
+		Resign:          g.Resign.Enabled,
+		ResignBelowCP:   g.Resign.BelowCP,
+		ResignForMoves:  g.Resign.ForMoves,
 		AcceptTakebacks: g.AcceptTakebacks,
+		OnOpponentGone:  g.OpponentGone,
 	}
-	if gs.AbortAfter == 0 {
-		gs.AbortAfter = never
+	if gs.AbortAfter == 0 { // config: never abort; client: 0 is its default
+		gs.AbortAfter = -1
 	}
-	if g.OpponentGone != config.OpponentGoneClaimVictory {
-		note("game.opponent_gone %s is not applied: the bot claims victory (a draw when it cannot win)", g.OpponentGone)
-	}
-	// The client writes one message in both rooms: the player one, or the
-	// spectator one when only that is set.
-	pick := func(key string, m config.Messages) string {
-		msg := m.Player
-		if msg == "" {
-			msg = m.Spectator
-		}
-		if m.Spectator != "" && m.Spectator != m.Player {
-			note("game.%s: the bot writes one message in both rooms: %q", key, msg)
-		}
-		return msg
-	}
-	chat := client.ChatSettings{Greeting: pick("greeting", g.Greeting), Goodbye: pick("goodbye", g.Goodbye), Name: "ponderosa " + version}
-
 	return client.Settings{
 		Challenge:   pol,
 		Matchmaking: ms,
 		Clock:       client.ClockSettings{MoveOverhead: g.MoveOverhead},
 		Game:        gs,
-		Chat:        chat,
-		PGNDir:      g.PGNDir,
-	}, notes
+		Chat: client.ChatSettings{
+			Greeting: client.ChatMessages{Player: g.Greeting.Player, Spectator: g.Greeting.Spectator},
+			Goodbye:  client.ChatMessages{Player: g.Goodbye.Player, Spectator: g.Goodbye.Spectator},
+			Name:     "ponderosa " + version,
+		},
+		PGNDir: g.PGNDir,
+	}
 }
