@@ -151,6 +151,7 @@ func reportReactions(t *testing.T, srv *lichesstest.Server, ids []string, tap *w
 		moves[id], fens[id] = g.Moves, g.InitialFEN
 	}
 	var forced []time.Duration
+	var slow []reaction
 	for _, r := range tap.reactions() {
 		ms, ok := moves[r.game]
 		if !ok || r.plies > len(ms) {
@@ -163,9 +164,14 @@ func reportReactions(t *testing.T, srv *lichesstest.Server, ids []string, tap *w
 		}
 		if n == 1 {
 			forced = append(forced, r.delay)
+			slow = append(slow, r)
 		}
 	}
 	slices.Sort(forced)
+	slices.SortFunc(slow, func(a, b reaction) int { return int(b.delay - a.delay) })
+	for _, r := range slow[:min(len(slow), 5)] {
+		t.Logf("  slow: game %s, state with %d moves, move %s: %v", r.game, r.plies, r.move, r.delay)
+	}
 	if len(forced) == 0 {
 		t.Logf("%s: none", what)
 		return nil
