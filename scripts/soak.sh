@@ -24,7 +24,8 @@
 #
 # Usage (from the repository root; every variable optional):
 #   GAMES=200 GAMES_429=40 FORCED=1000 MEMORY_GAMES=100 CONCURRENCY=4 \
-#     HASH_MB=16 TREE_MB=16 HOUSE=greedy ONLY="soak 429 forced memory" \
+#     HASH_MB=16 TREE_MB=16 HOUSE=greedy HEAPPROFILE=1 \
+#     ONLY="forced soak 429 memory" \
 #     scripts/soak.sh
 # Full outputs go to $OUT (default /tmp/ponderosa-soak.<time>/); the daemon
 # logs' paths are in them. The machine's load average is printed with each
@@ -43,6 +44,10 @@ export PONDEROSA_SOAK_CONCURRENCY=${CONCURRENCY:-4}
 export PONDEROSA_SOAK_HASH_MB=${HASH_MB:-16}
 export PONDEROSA_SOAK_TREE_MB=${TREE_MB:-16}
 export PONDEROSA_SOAK_HOUSE=${HOUSE:-greedy}
+# HEAPPROFILE=1 writes a heap profile at each memory checkpoint into
+# $OUT/<measurement>/ (the fake server shares the process: `go tool pprof
+# -top -sample_index=inuse_space FILE` shows whose bytes they are).
+HEAPPROFILE=${HEAPPROFILE:-}
 
 bin="$OUT/ponderosa-soak.test"
 go test -c -o "$bin" ./cmd/ponderosa
@@ -52,6 +57,10 @@ status=0
 run() { # name test env=value…
 	local name=$1 test=$2
 	shift 2
+	if [ -n "$HEAPPROFILE" ]; then
+		mkdir -p "$OUT/$name"
+		set -- "$@" PONDEROSA_SOAK_HEAPPROFILE="$OUT/$name"
+	fi
 	echo "== $name: $* (started $(date -u +%H:%M:%S), load $(cut -d' ' -f1-3 /proc/loadavg))"
 	if ! env "$@" "$bin" -test.run "^${test}\$" -test.v -test.count=1 -test.timeout=3h >"$OUT/$name.txt" 2>&1; then
 		status=1

@@ -14,8 +14,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,6 +345,14 @@ func measureMem(finished, running int) memFigures {
 		goroutines: runtime.NumGoroutine(), gamesFinished: finished, gamesInProgress: running}
 	debug.FreeOSMemory()
 	m.rssFreedKB = procStatusKB("VmRSS")[0]
+	if dir := os.Getenv("PONDEROSA_SOAK_HEAPPROFILE"); dir != "" {
+		// Where the heap goes (the daemon and the fake server share the
+		// process): go tool pprof -top -sample_index=inuse_space FILE
+		if f, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%03d.pprof", finished))); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(f, 0)
+			_ = f.Close()
+		}
+	}
 	return m
 }
 
