@@ -187,6 +187,9 @@ func writeConfigTB(t testing.TB, content string) string {
 // house players (house1…houseN) of the given strategy and think time.
 func newSoakServer(t testing.TB, houses int, strat lichesstest.HouseStrategy, think time.Duration, opts ...lichesstest.Option) (*lichesstest.Server, []string) {
 	t.Helper()
+	if os.Getenv("PONDEROSA_SOAK_HEAPPROFILE") != "" {
+		runtime.MemProfileRate = 16 << 10 // finer than the default 512 KiB: small retained objects show
+	}
 	opts = append([]lichesstest.Option{lichesstest.WithKeepAlive(2 * time.Second), lichesstest.WithChallengeTTL(0)}, opts...)
 	srv := lichesstest.NewStarted(opts...)
 	t.Cleanup(srv.Close)
