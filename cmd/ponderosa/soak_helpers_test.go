@@ -168,6 +168,46 @@ func (d *soakDaemon) logCounts() (levels map[string]int, msgs map[string]int) {
 	return
 }
 
+// treePeaks returns the largest search tree of each game (bytes), from
+// the built-in player's "move stats" log lines.
+func (d *soakDaemon) treePeaks() []int {
+	f, err := os.Open(d.logPath)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	peak := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if !bytes.Contains(sc.Bytes(), []byte(`"move stats"`)) {
+			continue
+		}
+		var l struct {
+			Game      string `json:"game"`
+			TreeBytes int    `json:"tree_bytes"`
+		}
+		if json.Unmarshal(sc.Bytes(), &l) == nil {
+			peak[l.Game] = max(peak[l.Game], l.TreeBytes)
+		}
+	}
+	out := make([]int, 0, len(peak))
+	for _, v := range peak {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// treeReport is "median X MiB, max Y MiB" of the games' largest trees.
+func treeReport(peaks []int) string {
+	if len(peaks) == 0 {
+		return "no move stats logged"
+	}
+	return fmt.Sprintf("largest search tree per game: median %.3f MiB, max %.3f MiB (%d games)",
+		float64(peaks[len(peaks)/2])/(1<<20), float64(peaks[len(peaks)-1])/(1<<20), len(peaks))
+}
+
 func writeConfigTB(t testing.TB, content string) string {
 	t.Helper()
 	f, err := os.CreateTemp(t.TempDir(), "config-*.yaml")

@@ -112,6 +112,7 @@ func runSoakGames(t *testing.T, n int, with429 bool) {
 			last.gamesFinished, float64(last.rssKB)/1024, 100*(float64(last.rssKB)/float64(first.rssKB)-1))
 	}
 	reportReactions(t, srv, ids, tap, "single-legal-move reactions met in these games")
+	t.Logf("%s", treeReport(d.treePeaks()))
 	levels, msgs := d.logCounts()
 	t.Logf("daemon log lines by level: %v", levels)
 	for m, c := range msgs {
@@ -446,6 +447,7 @@ func TestSoakMemory(t *testing.T) {
 	f.report(t)
 	f.check(t, n)
 
+	t.Logf("%s", treeReport(d.treePeaks()))
 	hwm := procStatusKB("VmHWM")[0]
 	peakMu.Lock()
 	defer peakMu.Unlock()
