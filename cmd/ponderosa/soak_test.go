@@ -457,7 +457,9 @@ func TestSoakMemory(t *testing.T) {
 	if len(mems) >= 2 {
 		a, b := mems[0], mems[len(mems)-1]
 		ratio := float64(b.rssKB)/float64(a.rssKB) - 1
-		t.Logf("SUMMARY memory: peak RSS %.1f MiB vs bound %.1f MiB; RSS at rest after %d games %.1f MiB, after %d games %.1f MiB (%+.1f%%, within 10%%: %v); forfeits %d; load %s",
-			float64(hwm)/1024, bound, a.gamesFinished, float64(a.rssKB)/1024, b.gamesFinished, float64(b.rssKB)/1024, 100*ratio, ratio <= 0.10 && ratio >= -0.10, len(f.botFlagged), loadAvg())
+		freed := float64(b.rssFreedKB)/float64(a.rssFreedKB) - 1
+		t.Logf("SUMMARY memory: peak RSS %.1f MiB vs bound %.1f MiB; RSS at rest after GC: %d games %.1f MiB, %d games %.1f MiB (%+.1f%%, within 10%%: %v); after FreeOSMemory: %.1f MiB, %.1f MiB (%+.1f%%); forfeits %d; load %s",
+			float64(hwm)/1024, bound, a.gamesFinished, float64(a.rssKB)/1024, b.gamesFinished, float64(b.rssKB)/1024, 100*ratio, ratio <= 0.10 && ratio >= -0.10,
+			float64(a.rssFreedKB)/1024, float64(b.rssFreedKB)/1024, 100*freed, len(f.botFlagged), loadAvg())
 	}
 }
