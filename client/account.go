@@ -63,7 +63,7 @@ func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
 	a, resp, err := c.account(ctx)
 	if err != nil {
 		if StatusCode(err) == http.StatusUnauthorized {
-			return a, nil, fmt.Errorf("check token: Lichess refused the token (HTTP 401): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", c.BaseURL())
+			return a, nil, fmt.Errorf("check token: Lichess refused the token (%w): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", err, c.BaseURL())
 		}
 		return a, nil, fmt.Errorf("check token: %w", err)
 	}

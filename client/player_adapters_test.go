@@ -6,8 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/uci"
@@ -137,7 +141,8 @@ func limitsIn(d time.Duration, white bool) Limits {
 
 func TestBuiltinPlayerGame(t *testing.T) {
 	ctx := context.Background()
-	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: testLogger(t)})
+	var logs syncBuf
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: zerolog.New(&logs)})
 	p, err := f(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +185,30 @@ func TestBuiltinPlayerGame(t *testing.T) {
 	if _, err := p.Think(ctx, limitsIn(time.Second, true)); err == nil {
 		t.Error("Think after Close succeeded")
 	}
+	// One stats line per move of ours, on the game's logger.
+	if n := strings.Count(logs.String(), `"game":"g1","opponent":"x","ply":`); n < len(replies) {
+		t.Errorf("%d game log lines, want at least %d:\n%s", n, len(replies), logs.String())
+	}
+	if n := strings.Count(logs.String(), `"message":"move stats"`); n != len(replies) {
+		t.Errorf("%d move stats lines, want %d:\n%s", n, len(replies), logs.String())
+	}
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func firstLegal(t *testing.T, moves []string) string {

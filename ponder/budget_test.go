@@ -15,7 +15,7 @@ func TestPlanMove(t *testing.T) {
 	wBase, wHard := search.Budget(search.Clock{Remaining: 60 * time.Second, Increment: time.Second}, 100*ms)
 	bBase, bHard := search.Budget(search.Clock{Remaining: 30 * time.Second, Increment: time.Second}, 100*ms)
 	sBase, sHard := search.Budget(search.Clock{Remaining: time.Second}, 100*ms)
-	if wBase < 2500*ms || wBase >= wHard || sBase >= sHard {
+	if wBase < 2*time.Second || wBase >= wHard || sBase >= sHard {
 		t.Fatalf("unexpected base allocation: %v/%v, %v/%v", wBase, wHard, sBase, sHard)
 	}
 	tests := []struct {

@@ -1,4 +1,50 @@
 // Package ponder keeps one persistent search tree per game: it thinks on the
 // opponent's time, re-roots the tree when a move is played, frees branches
 // that can no longer happen, and decides the time budget of each move.
+//
+// A Game owns its own engine (search.Engine, with a transposition table
+// that lives across the moves of the game) and a tree of the positions
+// searched near the root. Each tree node holds the move that leads to it,
+// the position's key, its score (for the side to move there, TT
+// convention) and bound, the depth it was searched to, the nodes spent on
+// it (root moves), its best reply and a visit count (how well-searched it
+// is). The tree is filled from the search: every finished iteration writes
+// its PV as a path of nodes, every finished search writes its root-move
+// statistics as children with their PVs below. Nodes live in one slice and
+// are linked by index; released nodes go to a free list and are reused.
+//
+// Front ends (the Lichess game worker, the UCI front end) drive a Game:
+//
+//	g := ponder.NewGame(ponder.Options{HashMB: 64, Ponder: true, Logger: log})
+//	defer g.Close()
+//	g.SetPosition(startFEN, chess960, moves) // or g.Play(move)
+//	d, err := g.Think(ctx, ponder.Limits{WTime: …, BTime: …}, info)
+//	// play d.UCI, then g.Play(d.UCI)
+//	g.StartPonder(ctx) // returns at once; thinks until the next Think
+//
+// SetPosition walks the tree down when the new position extends the game;
+// the re-rooting (which frees everything but the played subtree) happens at
+// the next Think or PonderHit, so a speculative "position … moves <pred>"
+// for UCI "go ponder" keeps the pondered subtree if the move is played and
+// loses nothing if it is not. Positions made unreachable by an irreversible
+// move are aged out of the TT (search.TT.AgeOut) before the next search.
+// The tree is capped (Options.TreeMB); when full, the least promising
+// branches (large score gap to their best sibling, few nodes and visits,
+// far from the root) are freed first; the root, the current position, the
+// running search's node and the chain of best replies are never freed.
+//
+// Pondering: with Strategy PonderPredicted the expected reply (the second
+// move of our PV, else the TT move) is played on a copy and that position
+// is searched in ponder mode. When the opponent's move arrives: on a hit
+// the running search is converted (never restarted) — or stopped at once
+// when it is already as deep as this move's budget would reach (estimated
+// from the recent depth/time history); on a miss it is stopped and a new
+// search starts, helped by the TT. PonderOpponent searches the position
+// with the opponent to move instead, which fills the tree and TT for every
+// reply; the new search (or the tree, when deep enough) answers.
+//
+// The time budget of a move (PlanMove) starts from engine/search's clock
+// allocation and counts the time already pondered on the position p:
+// Target = Base + p/2, time left on our clock = max(Target − p, MinThink),
+// hard limit never above the clock's.
 package ponder

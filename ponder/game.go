@@ -105,21 +105,20 @@ func (s Source) String() string {
 
 // Decision is the answer of Think.
 type Decision struct {
-	Move       board.Move
-	UCI        string
-	Ponder     board.Move // expected reply (NoMove if unknown)
-	PonderUCI  string
-	Score      int // centipawns from the side to move's view (or mate score)
-	Mate       int
-	Depth      int
-	Nodes      uint64 // nodes of the search that produced the move
-	Time       time.Duration
-	PV         []string
-	Source     Source
-	Budget     Budget
-	RootMoves  []search.RootMove
-	NoMove     bool // the position has no legal move (game over)
-	chosenBest bool
+	Move      board.Move
+	UCI       string
+	Ponder    board.Move // expected reply (NoMove if unknown)
+	PonderUCI string
+	Score     int // centipawns from the side to move's view (or mate score)
+	Mate      int
+	Depth     int
+	Nodes     uint64 // nodes of the search that produced the move
+	Time      time.Duration
+	PV        []string
+	Source    Source
+	Budget    Budget
+	RootMoves []search.RootMove
+	NoMove    bool // the position has no legal move (game over)
 }
 
 // ErrClosed is returned by every call after Close.
@@ -561,6 +560,9 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 func (g *Game) onInfo(r *run, inf search.Info) {
 	g.mu.Lock()
 	if g.closed {
+		// A stop given before this search entered Engine.Search was
+		// cleared by it: repeat it, or Close would wait forever.
+		g.eng.Stop()
 		g.mu.Unlock()
 		return
 	}
@@ -1104,12 +1106,12 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 // Called with g.mu held.
 func (g *Game) fromResult(res search.Result, src Source, b Budget) Decision {
 	d := Decision{Move: res.BestMove, Ponder: res.PonderMove, Score: res.Score, Mate: res.Mate, Depth: res.Depth,
-		Nodes: res.Nodes, Source: src, Budget: b, RootMoves: res.RootMoves, chosenBest: true}
+		Nodes: res.Nodes, Source: src, Budget: b, RootMoves: res.RootMoves}
 	for _, m := range res.PV {
 		d.PV = append(d.PV, g.pos.MoveToUCI(m))
 	}
 	if pick, ok := g.vary(res); ok && pick.Move != res.BestMove {
-		d.Move, d.Score, d.Mate, d.chosenBest = pick.Move, pick.Score, search.MateMoves(pick.Score), false
+		d.Move, d.Score, d.Mate = pick.Move, pick.Score, search.MateMoves(pick.Score)
 		d.Ponder = board.NoMove
 		if len(pick.PV) > 1 {
 			d.Ponder = pick.PV[1]

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math/rand"
 	"strings"
 	"sync"
 	"testing"
@@ -600,5 +601,117 @@ func TestPonderHitBelowNeededDepthSearchesOn(t *testing.T) {
 	}
 	if ms := g.Stats().PerMove[1]; !ms.PonderHit || ms.DepthAtMove < 3 {
 		t.Errorf("stats %+v", ms)
+	}
+}
+
+// An irreversible move (pawn move, capture, lost castling right) ages the
+// TT before the next search; a reversible one does not.
+func TestIrreversibleMoveAgesTT(t *testing.T) {
+	g := newTestGame(t, Options{})
+	think(t, g, Limits{Depth: 2})
+	tests := []struct {
+		move  string
+		irrev bool
+	}{
+		{"g8f6", false}, // knight move
+		{"e2e4", true},  // pawn move
+		{"f6e4", true},  // capture
+		{"f1e2", false},
+		{"h8g8", true}, // rook move: loses a castling right
+		{"e1f1", true}, // king move: loses the other ones
+		{"g8h8", false},
+	}
+	moves := []string{"g1f3"}
+	if err := g.SetPosition("startpos", false, moves); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		moves = append(moves, tc.move)
+		if err := g.SetPosition("startpos", false, moves); err != nil {
+			t.Fatalf("%s: %v", tc.move, err)
+		}
+		gen := g.Engine().TT().Generation()
+		think(t, g, Limits{Depth: 1})
+		// Each search advances the generation by one; AgeOut by 3 more.
+		want := (gen + 1) & 63
+		if tc.irrev {
+			want = (gen + 4) & 63
+		}
+		if got := g.Engine().TT().Generation(); got != want {
+			t.Errorf("after %s: generation %d -> %d, want %d", tc.move, gen, got, want)
+		}
+		st := g.Stats()
+		if ms := st.PerMove[len(st.PerMove)-1]; ms.Irreversible != tc.irrev {
+			t.Errorf("after %s: irreversible %v", tc.move, ms.Irreversible)
+		}
+	}
+}
+
+// A random walk through the API (both strategies, hits and misses, stops
+// from another goroutine, start-overs) must neither hang nor break the
+// tree's bookkeeping.
+func TestRandomAPISequence(t *testing.T) {
+	for _, strat := range []Strategy{PonderPredicted, PonderOpponent} {
+		g := newTestGame(t, Options{Ponder: true, Strategy: strat, TreeNodes: 80, PonderNodes: 5000, Seed: 3})
+		rng := rand.New(rand.NewSource(int64(strat) + 11))
+		moves := []string{}
+		for step := 0; step < 40; step++ {
+			if err := g.SetPosition("startpos", false, moves); err != nil {
+				t.Fatal(err)
+			}
+			lim := Limits{Nodes: uint64(500 + rng.Intn(3000))}
+			if rng.Intn(4) == 0 {
+				lim = Limits{WTime: 200 * time.Millisecond, BTime: 200 * time.Millisecond}
+			}
+			if rng.Intn(5) == 0 {
+				go g.Stop()
+			}
+			d, err := g.Think(context.Background(), lim, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.NoMove {
+				moves = nil
+				continue
+			}
+			moves = append(moves, d.UCI)
+			if err := g.SetPosition("startpos", false, moves); err != nil {
+				t.Fatal(err)
+			}
+			g.StartPonder(context.Background())
+			switch rng.Intn(5) {
+			case 0:
+				_ = g.StopPonder()
+			case 1:
+				moves = nil // start over while pondering
+				continue
+			}
+			// the opponent: the predicted move or a random legal one
+			reply := d.PonderUCI
+			if reply == "" || rng.Intn(2) == 0 {
+				g.mu.Lock()
+				var ml board.MoveList
+				g.pos.GenerateLegal(&ml)
+				if ml.N > 0 {
+					reply = g.pos.MoveToUCI(ml.Moves[rng.Intn(ml.N)])
+				}
+				g.mu.Unlock()
+			}
+			if reply == "" {
+				moves = nil
+				continue
+			}
+			moves = append(moves, reply)
+		}
+		g.mu.Lock()
+		tr := g.tree
+		if tr.live+tr.nFree != len(tr.pool) || tr.highWater > 80 || tr.subtreeSize(tr.root) != tr.live {
+			t.Errorf("%v: live %d free %d pool %d high %d reachable %d", strat, tr.live, tr.nFree, len(tr.pool),
+				tr.highWater, tr.subtreeSize(tr.root))
+		}
+		g.mu.Unlock()
+		st := g.Stats()
+		t.Logf("%v: %d moves, %d predicted, %d hits, %d at once, %d trimmed", strat, st.Moves, st.Predicted,
+			st.PonderHits, st.AtOnce, st.TrimmedNodes)
 	}
 }

@@ -10,8 +10,10 @@
 #           partner, never a rating)
 # GAMES defaults to 200, TC to 10+0.1, CONCURRENCY to 2 (use 1 when either side
 # ponders). CHESS3=/path/to/chess3 for the chess3 opponent. PONDEROSA_OPTS adds
-# engine options to ponderosa, e.g. "option.Ponder=true". Results go to
-# bench-out/ (ignored by git).
+# fastchess engine arguments to ponderosa, separated by ';' because option
+# names may hold spaces, e.g. "option.Move Overhead=50;option.BackgroundPonder=true";
+# BASE_OPTS does the same for the "self" opponent. Results go to bench-out/
+# (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 opp=${1:?opponent: glaurung|gnuchess|fairymax|chess3|ethereal|self|sfNNNN}
@@ -22,14 +24,16 @@ conc=${4:-2}
 : "${OPENINGS:?set OPENINGS to an .epd opening file}"
 mkdir -p bench-out
 go build -o bench-out/ponderosa ./cmd/ponderosa
-ours=(-engine cmd="$PWD/bench-out/ponderosa" args=uci name=ponderosa ${PONDEROSA_OPTS:-})
+IFS=';' read -ra ours_extra <<<"${PONDEROSA_OPTS:-}"
+IFS=';' read -ra base_extra <<<"${BASE_OPTS:-}"
+ours=(-engine cmd="$PWD/bench-out/ponderosa" args=uci name=ponderosa "${ours_extra[@]}")
 case "$opp" in
   glaurung) theirs=(-engine cmd=/usr/games/glaurung name=glaurung option.OwnBook=false "option.Threads=1" option.Ponder=false) ;;
   gnuchess) theirs=(-engine cmd=/usr/games/gnuchess args=--uci name=gnuchess option.OwnBook=false) ;;
   fairymax) theirs=(-engine cmd=/usr/games/fairymax name=fairymax proto=xboard) ;;
   ethereal) theirs=(-engine cmd=/usr/games/ethereal-chess name=ethereal) ;;
   chess3)   theirs=(-engine cmd="${CHESS3:?set CHESS3 to the chess3 binary}" name=chess3) ;;
-  self)     theirs=(-engine cmd="$PWD/bench-out/ponderosa" args=uci name=ponderosa-base ${BASE_OPTS:-}) ;;
+  self)     theirs=(-engine cmd="$PWD/bench-out/ponderosa" args=uci name=ponderosa-base "${base_extra[@]}") ;;
   sf*)      theirs=(-engine cmd=/usr/games/stockfish name="stockfish-${opp#sf}" option.UCI_LimitStrength=true "option.UCI_Elo=${opp#sf}") ;;
   *) echo "unknown opponent $opp" >&2; exit 2 ;;
 esac

@@ -17,8 +17,9 @@
 // Every search is read up to its own "bestmove" and each "go" follows an
 // "isready" barrier, so no output is ever attributed to the wrong search.
 //
-// The front end (Server) makes a Backend (ponderosa's own search, plugged in
-// through a small adapter) a UCI engine for GUIs and match runners:
+// The front end (Server) makes a Backend (ponderosa's own engine through
+// EngineBackend, which drives a persistent per-game ponder.Game) a UCI
+// engine for GUIs and match runners:
 // ParseCommand turns lines into typed commands, and Server.Run drives the
 // Backend with "go" in its own goroutine so that "stop", "ponderhit" and
 // "isready" are handled during a search.

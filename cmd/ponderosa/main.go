@@ -27,6 +27,8 @@ var commands = []struct{ name, summary string }{
 	{"check-config", "check a configuration file and summarize it"},
 	{"upgrade", "turn the Lichess account into a Bot account (irreversible)"},
 	{"version", "print the version"},
+	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
+	{"bench", "run the engine benchmark: bench [depth]"},
 }
 
 func main() {
@@ -51,6 +53,10 @@ func run(e env, args []string) int {
 		return upgradeCmd(e, rest)
 	case "version":
 		return versionCmd(e, rest)
+	case "uci":
+		return uciCmd(e, rest, os.Stdin)
+	case "bench":
+		return benchCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
 		return 0

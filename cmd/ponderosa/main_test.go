@@ -24,8 +24,14 @@ func TestUsage(t *testing.T) {
 	if code, _, stderr := runWith(t, nil, "frobnicate"); code != 2 || !strings.Contains(stderr, `unknown command "frobnicate"`) {
 		t.Errorf("unknown command: code %d, stderr %q", code, stderr)
 	}
-	if code, stdout, _ := runWith(t, nil, "help"); code != 0 || !strings.Contains(stdout, "version") {
-		t.Errorf("help: code %d, stdout %q", code, stdout)
+	code, stdout, _ := runWith(t, nil, "help")
+	if code != 0 {
+		t.Errorf("help: code %d", code)
+	}
+	for _, c := range []string{"run", "demo", "check-config", "upgrade", "version"} {
+		if !strings.Contains(stdout, "\n  "+c+" ") {
+			t.Errorf("help lacks %q:\n%s", c, stdout)
+		}
 	}
 }
 

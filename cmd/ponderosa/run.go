@@ -107,14 +107,20 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if err != nil {
 		return err
 	}
+	// A refused token, a missing scope or a non-bot account stop here with
+	// a clear error; when Lichess cannot be reached the bot retries.
 	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
 	acct, _, err := c.CheckToken(startCtx)
 	cancelStart()
-	if err != nil {
+	switch code := client.StatusCode(err); {
+	case err == nil:
+		if !acct.IsBot() {
+			return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+		}
+	case errors.Is(err, client.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
 		return err
-	}
-	if !acct.IsBot() {
-		return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+	default:
+		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")
 	}
 
 	settings := settingsFromConfig(cfg)
@@ -130,23 +136,40 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	runDone := make(chan error, 1)
 	go func() { runDone <- bot.Run(runCtx) }()
 
-	select {
-	case <-mon.Streaming():
-	case err := <-runDone:
-		if err == nil {
-			err = errors.New("bot stopped before connecting")
+	// Until the event stream is open there is no game to finish: a stop
+	// ends at once.
+	for connected := false; !connected; {
+		select {
+		case <-mon.Streaming():
+			connected = true
+		case err := <-runDone:
+			if err == nil {
+				err = errors.New("bot stopped before connecting")
+			}
+			return err
+		case sig := <-o.signals:
+			if sig == syscall.SIGHUP {
+				log.Info().Msg("reload asked before connecting: ignored (the configuration was just read)")
+				continue
+			}
+			log.Info().Str("signal", sig.String()).Msg("stopping before connecting")
+			cancelRun()
+			<-runDone // its error is the failed connection we are giving up on
+			return nil
+		case <-ctx.Done():
+			cancelRun()
+			<-runDone
+			return nil
 		}
-		return err
-	case <-ctx.Done():
-		cancelRun()
-		<-runDone
-		return nil
 	}
-	status := "connected as " + acct.Username
+	status := "connected"
+	if acct.Username != "" {
+		status += " as " + acct.Username
+	}
 	if err := sdReady(status); err != nil {
 		log.Warn().Err(err).Msg("sd_notify READY")
 	}
-	log.Info().Str("account", acct.Username).Msg("ready: event stream open")
+	log.Info().Msg("ready: event stream open")
 	if o.onReady != nil {
 		o.onReady(bot)
 	}
@@ -155,7 +178,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, c: c, players: players, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, players: players, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -165,7 +188,6 @@ type botDaemon struct {
 	path     string
 	log      zerolog.Logger
 	bot      *client.Bot
-	c        *client.Client
 	players  *swappableFactory
 	onReload func(error)
 }

@@ -418,3 +418,43 @@ func TestRunDaemonNotifiesSystemd(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Lichess unreachable at start (a 502 from a proxy): the daemon does not
+// give up; it is ready once Lichess answers.
+func TestRunDaemonLichessDownAtStart(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.srv.InjectError("GET /api/account", 2, 502)
+	r.start(nil)
+	if !strings.Contains(r.logs.String(), "cannot check the token now") {
+		t.Errorf("no warning about the failed check:\n%s", r.logs)
+	}
+	r.cancel()
+	if err := r.wait(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A stop while Lichess is still unreachable ends at once.
+func TestRunDaemonStopBeforeConnecting(t *testing.T) {
+	r := newRunEnv(t, true)
+	r.srv.InjectError("GET /api/account", 1000, 503)
+	done := make(chan error, 1)
+	go func() {
+		done <- runDaemon(context.Background(), daemonOpts{configPath: r.cfgPath, logOut: r.logs, signals: r.sigs,
+			getenv: func(k string) string { return map[string]string{"LICHESS_BOT_TOKEN": runBotToken}[k] }})
+	}()
+	r.waitLog("cannot check the token now")
+	r.sigs <- syscall.SIGHUP
+	r.sigs <- syscall.SIGTERM
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-r.ctx.Done():
+		t.Fatalf("no stop before connecting:\n%s", r.logs)
+	}
+	if !strings.Contains(r.logs.String(), "stopping before connecting") {
+		t.Errorf("logs:\n%s", r.logs)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
@@ -23,22 +24,29 @@ func loadSet(path string, quietMargin int) (*tune.Set, int, error) {
 	return sets[0], n, nil
 }
 
-// loadSplit reads path and builds a training set and, when holdout > 0, a
-// validation set from the last holdout fraction of the lines (the file is
-// written game by game, so the tail holds other games than the head).
-func loadSplit(path string, quietMargin int, holdout float64) ([2]*tune.Set, int, error) {
+// loadSplit reads the comma-separated files in paths and builds a training
+// set and, when holdout > 0, a validation set from the last holdout
+// fraction of each file's lines (files are written game by game, so the
+// tail holds other games than the head).
+func loadSplit(paths string, quietMargin int, holdout float64) ([2]*tune.Set, int, error) {
 	var sets [2]*tune.Set
-	f, err := os.Open(path)
-	if err != nil {
-		return sets, 0, fmt.Errorf("open data: %w", err)
+	var parts [2][]tune.Sample
+	total := 0
+	for _, path := range strings.Split(paths, ",") {
+		f, err := os.Open(path)
+		if err != nil {
+			return sets, 0, fmt.Errorf("open data: %w", err)
+		}
+		samples, err := tune.ReadSamples(f)
+		f.Close()
+		if err != nil {
+			return sets, 0, fmt.Errorf("data %s: %w", path, err)
+		}
+		total += len(samples)
+		cut := len(samples) - int(holdout*float64(len(samples)))
+		parts[0] = append(parts[0], samples[:cut]...)
+		parts[1] = append(parts[1], samples[cut:]...)
 	}
-	defer f.Close()
-	samples, err := tune.ReadSamples(f)
-	if err != nil {
-		return sets, 0, fmt.Errorf("data %s: %w", path, err)
-	}
-	cut := len(samples) - int(holdout*float64(len(samples)))
-	parts := [2][]tune.Sample{samples[:cut], samples[cut:]}
 	for i, name := range []string{"training", "validation"} {
 		if i == 1 && holdout <= 0 {
 			break
@@ -47,16 +55,16 @@ func loadSplit(path string, quietMargin int, holdout float64) ([2]*tune.Set, int
 		fmt.Fprintf(os.Stderr, "%s: %d lines, %d positions used (skipped: %d unparsable, %d in check, %d not quiet, %d material draws)\n",
 			name, len(parts[i]), set.Len(), set.Skipped.Parse, set.Skipped.Check, set.Skipped.NotQuiet, set.Skipped.Drawn)
 		if set.Len() == 0 {
-			return sets, 0, fmt.Errorf("data %s: no usable %s positions", path, name)
+			return sets, 0, fmt.Errorf("data %s: no usable %s positions", paths, name)
 		}
 		sets[i] = set
 	}
-	return sets, len(samples), nil
+	return sets, total, nil
 }
 
 func runFit(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
-	data := fs.String("data", "", "\"FEN;result\" file (required)")
+	data := fs.String("data", "", "\"FEN;result\" files, comma-separated (required)")
 	out := fs.String("out", "", "where to write weights.go (empty: print the losses only)")
 	iters := fs.Int("iters", 2000, "Adam iterations (full batch); with -holdout the best iteration on held-out data is kept")
 	lr := fs.Float64("lr", 1, "Adam step size in centipawns")
@@ -66,6 +74,8 @@ func runFit(ctx context.Context, args []string) error {
 	from := fs.String("from", "builtin", "starting weights: builtin (weights.go) or start (hand-set StartingWeights)")
 	quiet := fs.Int("quiet-margin", 30, "drop positions whose capture search differs from the static eval by more (cp); -1 keeps all")
 	holdout := fs.Float64("holdout", 0.1, "fraction of the data (its last lines) kept out of the fit to measure over-fitting")
+	every := fs.Int("every", 20, "measure the held-out loss (and keep the best parameters) every this many iterations")
+	freeze := fs.String("freeze", "", "comma-separated parameter groups to keep fixed (e.g. PST,Material)")
 	note := fs.String("note", "", "extra line for the header of weights.go (e.g. how the data was made)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,6 +91,19 @@ func runFit(ctx context.Context, args []string) error {
 		w0 = eval.StartingWeights()
 	default:
 		return fmt.Errorf("fit: -from %q: want builtin or start", *from)
+	}
+	var frozen []bool
+	if *freeze != "" {
+		frozen = make([]bool, eval.NumParams)
+		for _, name := range strings.Split(*freeze, ",") {
+			start, n, ok := eval.GroupRange(name)
+			if !ok {
+				return fmt.Errorf("fit: -freeze: no parameter group %q", name)
+			}
+			for i := start; i < start+n; i++ {
+				frozen[i] = true
+			}
+		}
 	}
 	sets, lines, err := loadSplit(*data, *quiet, *holdout)
 	if err != nil {
@@ -100,7 +123,7 @@ func runFit(ctx context.Context, args []string) error {
 	begin := time.Now()
 	best, bestVal, bestIter := *p, valBefore, 0
 	after := set.Fit(ctx, p, *k, tune.Options{
-		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: 100,
+		Iterations: *iters, LR: *lr, Threads: *threads, L2: *l2, ReportEvery: *every, Frozen: frozen,
 		Progress: func(it int, loss float64) {
 			vl := math.NaN()
 			if val != nil {
@@ -133,10 +156,10 @@ func runFit(ctx context.Context, args []string) error {
 		return nil
 	}
 	header := []string{
-		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2),
+		fmt.Sprintf("Fitted %s by `tune fit` (Texel method, full-batch Adam, %d iterations, lr %g, l2 %g, frozen groups %q).", time.Now().UTC().Format("2006-01-02"), *iters, *lr, *l2, *freeze),
 		fmt.Sprintf("Data: %s, %d lines, %d quiet positions used; K = %.4f.", *data, lines, set.Len(), *k),
 		fmt.Sprintf("Mean squared error: %.6f with the starting weights (%s), %.6f after.", before, *from, rounded),
-		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every 100 iterations: %d).", *holdout*100, valBefore, valAfter, bestIter),
+		fmt.Sprintf("Held-out last %.0f%% of the data: %.6f before, %.6f after (best of every %d iterations: %d).", *holdout*100, valBefore, valAfter, *every, bestIter),
 	}
 	if *note != "" {
 		header = append(header, *note)
@@ -166,17 +189,30 @@ func runLoss(args []string) error {
 	k := fs.Float64("k", 0, "sigmoid scale (0: fit it)")
 	quiet := fs.Int("quiet-margin", 30, "as for fit")
 	threads := fs.Int("threads", 2, "goroutines")
+	weights := fs.String("weights", "", "weights.go file to measure (default: the built-in weights)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *data == "" {
 		return fmt.Errorf("loss: -data is required")
 	}
+	w := eval.DefaultWeights()
+	if *weights != "" {
+		f, err := os.Open(*weights)
+		if err != nil {
+			return fmt.Errorf("loss: %w", err)
+		}
+		wp, err := eval.ReadGo(f)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("loss: %s: %w", *weights, err)
+		}
+		w = *wp
+	}
 	set, _, err := loadSet(*data, *quiet)
 	if err != nil {
 		return err
 	}
-	w := eval.DefaultWeights()
 	p := tune.FromWeights(&w)
 	if *k == 0 {
 		*k = set.FitK(p, *threads)

@@ -6,6 +6,8 @@
 //	tune loss  -data data.txt                   # loss of the built-in weights
 //	tune init  -out engine/eval/weights.go      # write the hand-set starting weights
 //	tune match -pairs 100                       # built-in vs hand-set weights, bootstrap player
+//	tune match -a binA -b binB -nodes 5000      # two builds (two weights.go) with the real search
+//	tune serve -nodes 5000                      # FEN in, "move score" out (used by match -a/-b)
 package main
 
 import (
@@ -32,7 +34,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: tune gen|fit|loss|init|match [flags] (see -h of each)")
+		return fmt.Errorf("usage: tune gen|fit|loss|init|match|serve [flags] (see -h of each)")
 	}
 	switch args[0] {
 	case "gen":
@@ -45,6 +47,8 @@ func run(ctx context.Context, args []string) error {
 		return runInit(args[1:])
 	case "match":
 		return runMatch(ctx, args[1:])
+	case "serve":
+		return runServe(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown subcommand %q: want gen, fit, loss, init or match", args[0])
+	return fmt.Errorf("unknown subcommand %q: want gen, fit, loss, init, match or serve", args[0])
 }

@@ -25,6 +25,9 @@ func runMatch(ctx context.Context, args []string) error {
 	randomPlies := fs.Int("random-plies", 8, "random opening plies")
 	seed := fs.Uint64("seed", 5, "random seed for the openings")
 	against := fs.String("against", "", "weights.go file to play against (default: the hand-set starting weights)")
+	binA := fs.String("a", "", "with -b: play two `tune` binaries (each with its own built-in weights) with the real search instead")
+	binB := fs.String("b", "", "second binary for -a")
+	nodes := fs.Uint64("nodes", 5000, "with -a/-b: search nodes per move")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,13 +50,34 @@ func runMatch(ctx context.Context, args []string) error {
 	var mu sync.Mutex
 	var score float64
 	var w, d, l, next int
+	if (*binA == "") != (*binB == "") {
+		return fmt.Errorf("match: give both -a and -b, or neither")
+	}
+	if *binA != "" {
+		other = *binB
+	}
 	var wg sync.WaitGroup
 	errc := make(chan error, *workers)
 	for wk := 0; wk < *workers; wk++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pa, pb := tune.NewBootstrapWith(*depth, &a), tune.NewBootstrapWith(*depth, &b)
+			var pa, pb tune.Player = tune.NewBootstrapWith(*depth, &a), tune.NewBootstrapWith(*depth, &b)
+			if *binA != "" {
+				ppa, err := startProc(*binA, *nodes)
+				if err != nil {
+					errc <- err
+					return
+				}
+				defer ppa.Close()
+				ppb, err := startProc(*binB, *nodes)
+				if err != nil {
+					errc <- err
+					return
+				}
+				defer ppb.Close()
+				pa, pb = ppa, ppb
+			}
 			for {
 				mu.Lock()
 				i := next
@@ -69,6 +93,11 @@ func runMatch(ctx context.Context, args []string) error {
 					white, black := tune.Player(pa), tune.Player(pb)
 					if colour == 1 {
 						white, black = pb, pa
+					}
+					for _, pl := range []tune.Player{pa, pb} {
+						if ng, ok := pl.(interface{ NewGame() }); ok {
+							ng.NewGame()
+						}
 					}
 					g, err := tune.PlayGame(ctx, start, white, black, rng, opts)
 					if err != nil {
@@ -108,6 +137,12 @@ func runMatch(ctx context.Context, args []string) error {
 	if frac > 0 && frac < 1 {
 		elo = -400 * math.Log10(1/frac-1)
 	}
-	fmt.Fprintf(os.Stdout, "builtin vs %s, depth %d: +%d =%d -%d, score %.3f, Elo %+.0f\n", other, *depth, w, d, l, frac, elo)
+	how := fmt.Sprintf("bootstrap depth %d", *depth)
+	me := "builtin"
+	if *binA != "" {
+		how = fmt.Sprintf("search %d nodes", *nodes)
+		me = *binA
+	}
+	fmt.Fprintf(os.Stdout, "%s vs %s, %s: +%d =%d -%d, score %.3f, Elo %+.0f\n", me, other, how, w, d, l, frac, elo)
 	return nil
 }

@@ -37,16 +37,18 @@ type Evaluator struct {
 	pawns []pawnEntry
 	tr    *Trace
 
-	v       view
-	acc     [2]Score
-	pawnAtt [2]board.Bitboard
-	att     [2]board.Bitboard // squares attacked by colour
-	att2    [2]board.Bitboard // squares attacked at least twice
-	attBy   [2][7]board.Bitboard
-	zone    [2]board.Bitboard // king zone of colour c
-	kAttCnt [2]int            // pieces of c attacking the enemy king zone
-	kAttN   [2][4]int         // attacks of c's N, B, R, Q on the enemy king zone
-	passed  [2]board.Bitboard
+	v        view
+	acc      [2]Score
+	pawnAtt  [2]board.Bitboard
+	att      [2]board.Bitboard // squares attacked by colour
+	att2     [2]board.Bitboard // squares attacked at least twice
+	attBy    [2][7]board.Bitboard
+	zone     [2]board.Bitboard // king zone of colour c
+	kAttCnt  [2]int            // pieces of c attacking the enemy king zone
+	kAttN    [2][4]int         // attacks of c's N, B, R, Q on the enemy king zone
+	kd       [2][NumKD]int     // king-danger features of c attacking the enemy king
+	noShield [2]int            // files next to c's king without a shield pawn
+	passed   [2]board.Bitboard
 }
 
 // NewEvaluator returns an evaluator with the built-in (tuned) weights.
@@ -149,6 +151,8 @@ func (e *Evaluator) evaluate() int {
 		e.threats(c)
 		e.passedExtras(c)
 	}
+	e.kingDanger(board.White)
+	e.kingDanger(board.Black)
 	e.add(v.stm, IdxTempo, 1)
 
 	d := e.acc[board.White] - e.acc[board.Black]
@@ -258,16 +262,25 @@ func (e *Evaluator) kingSafety(c board.Color) {
 		n = 7
 	}
 	e.add(c, IdxKAttCnt+n, 1)
+	kd := &e.kd[c]
+	*kd = [NumKD]int{KDBias: 1, KDAttN: e.kAttN[c][0], KDAttB: e.kAttN[c][1], KDAttR: e.kAttN[c][2],
+		KDAttQ: e.kAttN[c][3], KDAttackers: e.kAttCnt[c]}
+	if v.pcs[c][board.Queen] == 0 {
+		kd[KDNoQueen] = 1
+	}
 	if e.kAttCnt[c] >= 2 {
+		m := min(e.kAttCnt[c], 5)
 		for i := 0; i < 4; i++ {
 			if e.kAttN[c][i] != 0 {
 				e.add(c, IdxKAttack+i, e.kAttN[c][i])
+				e.add(c, IdxKAttX+i, e.kAttN[c][i]*m)
 			}
 		}
 	}
 	// Enemy king-zone squares we attack that nothing but the king defends.
 	if x := e.zone[them] & e.att[c] &^ (e.att2[them] | (e.att[them] &^ e.attBy[them][board.King])); x != 0 {
 		e.add(c, IdxKWeak, popcnt(x))
+		kd[KDWeak] = popcnt(x)
 	}
 	// Safe checks against the enemy king.
 	ks := v.ksq[them]
@@ -276,15 +289,19 @@ func (e *Evaluator) kingSafety(c board.Color) {
 	bChk := board.BishopAttacks(ks, v.all) & safe
 	if x := board.KnightAttacks(ks) & safe & e.attBy[c][board.Knight]; x != 0 {
 		e.add(c, IdxSafeChk+0, popcnt(x))
+		kd[KDChkN] = popcnt(x)
 	}
 	if x := bChk & e.attBy[c][board.Bishop]; x != 0 {
 		e.add(c, IdxSafeChk+1, popcnt(x))
+		kd[KDChkB] = popcnt(x)
 	}
 	if x := rChk & e.attBy[c][board.Rook]; x != 0 {
 		e.add(c, IdxSafeChk+2, popcnt(x))
+		kd[KDChkR] = popcnt(x)
 	}
 	if x := (rChk | bChk) & e.attBy[c][board.Queen]; x != 0 {
 		e.add(c, IdxSafeChk+3, popcnt(x))
+		kd[KDChkQ] = popcnt(x)
 	}
 
 	// Own king shelter.
@@ -297,13 +314,36 @@ func (e *Evaluator) kingSafety(c board.Color) {
 	}
 	ownP, oppP := v.pcs[c][board.Pawn], v.pcs[them][board.Pawn]
 	ahead := aheadRanks[c][k.Rank()] | board.RankMask(k.Rank())
+	missing := 0
 	for f := kf - 1; f <= kf+1; f++ {
 		fm := board.FileMask(f)
 		if (ownP|oppP)&fm == 0 {
 			e.add(c, IdxKOpen, 1)
 		}
-		e.add(c, IdxShield+nearestRelRank(c, ownP&fm&ahead), 1)
+		sh := nearestRelRank(c, ownP&fm&ahead)
+		if sh == 0 {
+			missing++
+		}
+		e.add(c, IdxShield+sh, 1)
 		e.add(c, IdxStorm+nearestRelRank(c, oppP&fm&ahead), 1)
+	}
+	e.noShield[c] = missing
+}
+
+// kingDanger adds the non-linear king attack term of c against the enemy
+// king from the features kingSafety collected.
+func (e *Evaluator) kingDanger(c board.Color) {
+	kd := &e.kd[c]
+	kd[KDShelter] = e.noShield[c.Other()]
+	d := 0
+	for j, f := range kd {
+		d += f * e.w[IdxKDanger+j].MG()
+	}
+	if e.tr != nil {
+		e.tr.KD[c] = *kd
+	}
+	if d > 0 {
+		e.acc[c] += S(d*d/KingDangerMG, d/KingDangerEG)
 	}
 }
 

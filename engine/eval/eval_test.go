@@ -244,7 +244,7 @@ func TestTraceIsLinear(t *testing.T) {
 		if white != got {
 			t.Fatalf("%s: Trace returned %d, Evaluate %d", fen, white, got)
 		}
-		if lin := tr.Linear(&w); math.Abs(lin-float64(white)) > 1 {
+		if lin := tr.Linear(&w); math.Abs(lin-float64(white)) > 2 { // integer rounding of the king-danger term
 			t.Fatalf("%s: Σ coef·weight = %.2f, eval %d", fen, lin, white)
 		}
 	}
@@ -255,6 +255,8 @@ func TestTraceSeesEveryGroup(t *testing.T) {
 	e := NewEvaluator()
 	var tr Trace
 	used := make([]bool, NumParams)
+	w := DefaultWeights()
+	dangerous := 0
 	for _, fen := range randomPositions(t, 3000) {
 		e.Trace(mustFEN(t, fen), &tr)
 		for i, c := range tr.Coef {
@@ -262,6 +264,19 @@ func TestTraceSeesEveryGroup(t *testing.T) {
 				used[i] = true
 			}
 		}
+		for c := board.White; c <= board.Black; c++ {
+			if tr.KingDanger(c, &w) > 0 {
+				dangerous++
+			}
+			for j, f := range tr.KD[c] {
+				if f != 0 {
+					used[IdxKDanger+j] = true
+				}
+			}
+		}
+	}
+	if dangerous == 0 {
+		t.Error("king danger never positive")
 	}
 	for _, g := range groups {
 		any := false

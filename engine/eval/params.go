@@ -40,7 +40,8 @@ const (
 	IdxPhalanx  = IdxSupport + 8  // 8: pawn with a pawn beside it, by rank
 	IdxKAttack  = IdxPhalanx + 8  // 4: × attacks on the enemy king zone by N, B, R, Q
 	IdxKAttCnt  = IdxKAttack + 4  // 8: by number of pieces attacking the king zone (0..7+)
-	IdxSafeChk  = IdxKAttCnt + 8  // 4: safe checking squares for N, B, R, Q
+	IdxKAttX    = IdxKAttCnt + 8  // 4: × attacks on the king zone by N, B, R, Q times the number of attackers (2..5)
+	IdxSafeChk  = IdxKAttX + 4    // 4: safe checking squares for N, B, R, Q
 	IdxShield   = IdxSafeChk + 4  // 8: per king-side file: relative rank of own nearest pawn (0 none)
 	IdxStorm    = IdxShield + 8   // 8: per king-side file: relative rank of the nearest enemy pawn (0 none)
 	IdxKOpen    = IdxStorm + 8    // 1: open file (no pawns) next to or on the king's file
@@ -58,7 +59,11 @@ const (
 	IdxThrRook  = IdxThrMinor + 5 // 5: enemy P..Q attacked by a rook
 	IdxHanging  = IdxThrRook + 5  // 1: enemy piece attacked and undefended
 	IdxTempo    = IdxHanging + 1  // 1
-	NumParams   = IdxTempo + 1
+	// King danger units (middlegame half used; the endgame half stays 0):
+	// danger = Σ unit·feature, scored as S(danger²/256, danger/16) when
+	// positive. See KD* for the features.
+	IdxKDanger = IdxTempo + 1
+	NumParams  = IdxKDanger + NumKD
 )
 
 // Weights holds every tunable weight as a packed (mg, eg) pair.
@@ -91,6 +96,7 @@ var groups = [...]paramGroup{
 	{"Phalanx", IdxPhalanx, 8},
 	{"KingAttack", IdxKAttack, 4},
 	{"KingAttackers", IdxKAttCnt, 8},
+	{"KingAttackByAttackers", IdxKAttX, 4},
 	{"SafeCheck", IdxSafeChk, 4},
 	{"KingShield", IdxShield, 8},
 	{"KingStorm", IdxStorm, 8},
@@ -109,6 +115,7 @@ var groups = [...]paramGroup{
 	{"ThreatByRook", IdxThrRook, 5},
 	{"Hanging", IdxHanging, 1},
 	{"Tempo", IdxTempo, 1},
+	{"KingDanger", IdxKDanger, NumKD},
 }
 
 // ParamName returns a readable name for parameter i, e.g. "MobilityRook[3]".
@@ -122,4 +129,40 @@ func ParamName(i int) string {
 		}
 	}
 	return fmt.Sprintf("param[%d]", i)
+}
+
+// King-danger features, the inputs of the non-linear king attack term, for
+// an attacking side against the enemy king.
+const (
+	KDBias      = iota // always 1
+	KDAttN             // attacks on the king zone by knights
+	KDAttB             // … by bishops
+	KDAttR             // … by rooks
+	KDAttQ             // … by queens
+	KDAttackers        // pieces attacking the zone
+	KDChkN             // safe knight checks
+	KDChkB             // safe bishop checks
+	KDChkR             // safe rook checks
+	KDChkQ             // safe queen checks
+	KDWeak             // zone squares attacked and defended by the king alone
+	KDNoQueen          // 1 when the attacker has no queen
+	KDShelter          // files next to the king without a shield pawn
+	NumKD
+)
+
+// KingDangerMG and KingDangerEG turn a danger total into a score.
+const (
+	KingDangerMG = 256 // mg = danger² / KingDangerMG
+	KingDangerEG = 16  // eg = danger / KingDangerEG
+)
+
+// GroupRange returns the first index and size of the parameter group with
+// the given name (as in ParamName and weights.go), e.g. "PST".
+func GroupRange(name string) (start, n int, ok bool) {
+	for _, g := range groups {
+		if g.name == name {
+			return g.start, g.n, true
+		}
+	}
+	return 0, 0, false
 }

@@ -94,6 +94,9 @@ func StartingWeights() Weights {
 	for i, a := range [8]int{0, 0, 5, 15, 30, 45, 60, 70} {
 		set(IdxKAttCnt+i, a, 0)
 	}
+	for i, a := range [4]int{2, 2, 2, 3} {
+		set(IdxKAttX+i, a, 0)
+	}
 	for i, a := range [4]int{40, 25, 40, 30} {
 		set(IdxSafeChk+i, a, 5)
 	}
@@ -122,5 +125,10 @@ func StartingWeights() Weights {
 	}
 	set(IdxHanging, 15, 10)
 	set(IdxTempo, 15, 5)
+	kd := [NumKD]int{KDBias: -60, KDAttN: 8, KDAttB: 6, KDAttR: 8, KDAttQ: 12, KDAttackers: 10,
+		KDChkN: 25, KDChkB: 15, KDChkR: 25, KDChkQ: 20, KDWeak: 5, KDNoQueen: -40, KDShelter: 8}
+	for j, u := range kd {
+		set(IdxKDanger+j, u, 0)
+	}
 	return w
 }

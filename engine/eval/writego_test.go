@@ -2,6 +2,7 @@ package eval
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 )
@@ -25,5 +26,22 @@ func TestWriteReadGoRoundTrip(t *testing.T) {
 	}
 	if _, err := ReadGo(strings.NewReader("var defaultWeights = Weights{S(1, 2),}")); err == nil {
 		t.Fatal("short weights file accepted")
+	}
+}
+
+// TestWeightsFileComplete checks weights.go has exactly one entry per
+// parameter (a layout change without regenerating it would shift values).
+func TestWeightsFileComplete(t *testing.T) {
+	f, err := os.Open("weights.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w, err := ReadGo(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *w != DefaultWeights() {
+		t.Fatal("weights.go parsed differently from defaultWeights")
 	}
 }

@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,6 +37,12 @@ func TestSearchMoves(t *testing.T) {
 		if !contains(restrict, m) {
 			t.Fatalf("reported PV starts with %v", m)
 		}
+	}
+	// Only illegal search moves: the restriction is ignored.
+	bogus := board.NewMove(board.E2, board.E5)
+	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil)
+	if !isLegal(p, res.BestMove) || len(res.RootMoves) != 20 {
+		t.Fatalf("illegal-only searchmoves: best %v, %d root moves", res.BestMove, len(res.RootMoves))
 	}
 	// A single legal search move is still searched and returned.
 	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: restrict[1:]}, nil)
@@ -89,7 +94,15 @@ func TestResultAndRootStats(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	e := New(Options{})
 	var infos []Info
-	res := e.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { infos = append(infos, i) })
+	res := e.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) {
+		// Aspiration fail-high/low reports (only after a second, so only
+		// on a slow machine) are not iterations.
+		if i.Bound == BoundExact {
+			infos = append(infos, i)
+		} else if len(i.PV) == 0 || i.Depth < 1 {
+			t.Errorf("bound report %+v", i)
+		}
+	})
 	var ml board.MoveList
 	p.GenerateLegal(&ml)
 	if len(res.RootMoves) != ml.N {
@@ -119,7 +132,7 @@ func TestResultAndRootStats(t *testing.T) {
 		}
 		q.MakeMove(m)
 	}
-	// One report per depth, depths increasing, nodes increasing.
+	// One exact report per depth, depths increasing, nodes increasing.
 	if len(infos) != 8 {
 		t.Fatalf("%d infos", len(infos))
 	}
@@ -127,9 +140,19 @@ func TestResultAndRootStats(t *testing.T) {
 		if inf.Depth != i+1 || inf.MultiPV != 1 || len(inf.PV) == 0 || inf.SelDepth < inf.Depth/2 {
 			t.Fatalf("info %d: %+v", i, inf)
 		}
+		if inf.Hashfull < 0 || inf.Hashfull > 1000 {
+			t.Fatalf("info %d: hashfull %d", i, inf.Hashfull)
+		}
 		if i > 0 && inf.Nodes < infos[i-1].Nodes {
 			t.Fatalf("nodes went down: %+v", inf)
 		}
+	}
+	// With a small table the fill shows up in the last report.
+	small := New(Options{HashMB: 1})
+	var last Info
+	small.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { last = i })
+	if last.Hashfull <= 0 {
+		t.Fatalf("hashfull %d after a depth-8 search in 1 MB", last.Hashfull)
 	}
 	// The TT knows the root position afterwards, with the best move.
 	if ent, ok := e.Probe(p.Key()); !ok || ent.Move != res.BestMove {
@@ -196,16 +219,26 @@ func TestPonderFinishedSearchWaits(t *testing.T) {
 	// bestmove before ponderhit/stop) and returns on Stop.
 	p := board.NewPosition()
 	e := New(Options{})
-	var wg sync.WaitGroup
 	var res Result
-	wg.Add(1)
+	reached := make(chan struct{})
+	returned := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, nil)
+		defer close(returned)
+		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, func(i Info) {
+			if i.Depth == 2 {
+				close(reached)
+			}
+		})
 	}()
-	time.Sleep(20 * time.Millisecond)
+	<-reached // the search is complete; now it must wait
+	time.Sleep(10 * time.Millisecond)
+	select {
+	case <-returned:
+		t.Fatal("finished ponder search returned without Stop or PonderHit")
+	default:
+	}
 	e.Stop()
-	wg.Wait()
+	<-returned
 	if res.Depth != 2 || !isLegal(p, res.BestMove) {
 		t.Fatalf("result %+v", res)
 	}
@@ -297,5 +330,45 @@ func TestSelfPlayPVsLegal(t *testing.T) {
 			}
 		}
 		t.Logf("ended at %s", p.FEN())
+	}
+}
+
+func TestBestThreadVote(t *testing.T) {
+	p := board.NewPosition()
+	e := New(Options{Threads: 3})
+	ctl := newControl(e, p, Limits{}, time.Now())
+	for _, th := range e.threads {
+		th.prepare(p, ctl)
+	}
+	m1, m2 := e.threads[0].rootMoves[0].move, e.threads[0].rootMoves[1].move
+	set := func(i int, m board.Move, score, depth int) {
+		th := e.threads[i]
+		th.completedDepth = depth
+		for j := range th.rootMoves {
+			if th.rootMoves[j].move == m {
+				th.rootMoves[0], th.rootMoves[j] = th.rootMoves[j], th.rootMoves[0]
+			}
+		}
+		th.rootMoves[0].score = score
+	}
+	// Two deeper helpers agree on m2 against the main thread's m1.
+	set(0, m1, 20, 10)
+	set(1, m2, 25, 12)
+	set(2, m2, 22, 12)
+	if got := e.bestThread(); got.rootMoves[0].move != m2 {
+		t.Fatalf("vote picked %v, want %v", got.rootMoves[0].move, m2)
+	}
+	// A helper that found a mate wins regardless of votes.
+	set(0, m1, 20, 10)
+	set(1, m1, 21, 10)
+	set(2, m2, MateScore-5, 9)
+	if got := e.bestThread(); got != e.threads[2] {
+		t.Fatal("mating thread not chosen")
+	}
+	// A helper that has not finished depth 1 never votes.
+	set(1, m2, 500, 0)
+	set(2, m2, 500, 0)
+	if got := e.bestThread(); got != e.threads[0] {
+		t.Fatal("unfinished helpers outvoted the main thread")
 	}
 }

@@ -41,7 +41,7 @@ func TestFeatureEffects(t *testing.T) {
 		name string
 		f    features
 	}{
-		{"all on", allFeatures},
+		{"all on", features{}},
 		{"no RFP", features{noRFP: true}},
 		{"no razoring", features{noRazor: true}},
 		{"no null move", features{noNull: true}},

@@ -20,20 +20,20 @@ const (
 const maxBad = board.MaxMoves
 
 // picker hands out the moves of one node in a good order without sorting
-// them all: TT move, captures that do not lose material (MVV-LVA order),
+// them all: TT move, captures that do not lose material (by victim value
+// and capture history),
 // killers, counter move, quiet moves by history, losing captures. It lives
 // in the thread's per-ply stack, so it never allocates.
 type picker struct {
-	stage                      int
-	ttMove, k1, k2, counter    board.Move
-	caps, quiets               board.MoveList
-	capScores, quietScores     [board.MaxMoves]int32
-	idx                        int
-	bad                        [maxBad]board.Move
-	nBad, badIdx               int
-	capturesOnly, seeFilterBad bool
-	skipQuiets                 bool
-	qChecks                    bool // quiescence: also quiet checking moves
+	stage                   int
+	ttMove, k1, k2, counter board.Move
+	caps, quiets            board.MoveList
+	capScores, quietScores  [board.MaxMoves]int32
+	idx                     int
+	bad                     [maxBad]board.Move
+	nBad, badIdx            int
+	capturesOnly            bool
+	qChecks                 bool // quiescence: also quiet checking moves
 }
 
 // mvvlva scores a noisy move: most valuable victim first, then least
@@ -56,7 +56,6 @@ func (pk *picker) init(ttMove, k1, k2, counter board.Move) {
 	pk.ttMove, pk.k1, pk.k2, pk.counter = ttMove, k1, k2, counter
 	pk.nBad, pk.badIdx, pk.idx = 0, 0, 0
 	pk.capturesOnly = false
-	pk.skipQuiets = false
 	pk.qChecks = false
 }
 
@@ -129,25 +128,16 @@ func (pk *picker) next(t *thread, ply int) board.Move {
 			pk.stage = stageKiller1
 		case stageKiller1:
 			pk.stage = stageKiller2
-			if pk.skipQuiets {
-				continue
-			}
 			if m := pk.k1; m != pk.ttMove && m != board.NoMove && p.IsLegal(m) && !p.IsNoisy(m) {
 				return m
 			}
 		case stageKiller2:
 			pk.stage = stageCounter
-			if pk.skipQuiets {
-				continue
-			}
 			if m := pk.k2; m != pk.ttMove && m != pk.k1 && m != board.NoMove && p.IsLegal(m) && !p.IsNoisy(m) {
 				return m
 			}
 		case stageCounter:
 			pk.stage = stageGenQuiets
-			if pk.skipQuiets {
-				continue
-			}
 			if m := pk.counter; m != pk.ttMove && m != pk.k1 && m != pk.k2 && m != board.NoMove &&
 				p.IsLegal(m) && !p.IsNoisy(m) {
 				return m
@@ -155,14 +145,10 @@ func (pk *picker) next(t *thread, ply int) board.Move {
 		case stageGenQuiets:
 			pk.stage = stageQuiets
 			pk.idx = 0
-			if pk.skipQuiets {
-				pk.quiets.N = 0
-				continue
-			}
 			p.GenerateQuiets(&pk.quiets)
 			t.scoreQuiets(&pk.quiets, &pk.quietScores, ply)
 		case stageQuiets:
-			for !pk.skipQuiets && pk.idx < pk.quiets.N {
+			for pk.idx < pk.quiets.N {
 				m := pickBest(&pk.quiets, &pk.quietScores, pk.idx)
 				pk.idx++
 				if m == pk.ttMove || m == pk.k1 || m == pk.k2 || m == pk.counter {

@@ -39,7 +39,8 @@ type Limits struct {
 	WInc, BInc   time.Duration
 	MovesToGo    int
 
-	// SearchMoves restricts the root to these moves (illegal ones ignored).
+	// SearchMoves restricts the root to these moves (illegal ones ignored;
+	// if none is legal, all moves are searched).
 	SearchMoves []board.Move
 	// MultiPV is the number of best root moves to find, each with its own
 	// principal variation (<1 means 1).
@@ -122,7 +123,7 @@ func New(opts Options) *Engine {
 	if opts.MoveOverhead < 0 {
 		opts.MoveOverhead = 0
 	}
-	e := &Engine{opts: opts, tt: NewTT(opts.HashMB), feat: allFeatures}
+	e := &Engine{opts: opts, tt: NewTT(opts.HashMB)}
 	e.setThreads(opts.Threads)
 	return e
 }
@@ -271,7 +272,45 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, re
 	e.stop.Store(true)
 	wg.Wait()
 
-	return main.result(start)
+	return e.bestThread().result(start)
+}
+
+// bestThread picks the thread whose best move the threads vote for, each
+// vote weighted by how deep that thread got and how good its score is
+// (lazy SMP); with one thread, or in MultiPV mode, it is the main thread.
+func (e *Engine) bestThread() *thread {
+	main := e.threads[0]
+	if len(e.threads) == 1 || main.ctl.multiPV > 1 {
+		return main
+	}
+	minScore := Infinity
+	for _, t := range e.threads {
+		if t.completedDepth > 0 {
+			minScore = min(minScore, t.rootMoves[0].score)
+		}
+	}
+	votes := map[board.Move]int{}
+	for _, t := range e.threads {
+		if t.completedDepth > 0 {
+			votes[t.rootMoves[0].move] += (t.rootMoves[0].score - minScore + 14) * t.completedDepth
+		}
+	}
+	best := main
+	for _, t := range e.threads[1:] {
+		if t.completedDepth == 0 {
+			continue
+		}
+		bs, ts := best.rootMoves[0].score, t.rootMoves[0].score
+		switch {
+		case bs >= MateInMaxPly || ts >= MateInMaxPly:
+			if ts > bs { // the shortest mate wins
+				best = t
+			}
+		case ts > -MateInMaxPly && votes[t.rootMoves[0].move] > votes[best.rootMoves[0].move]:
+			best = t
+		}
+	}
+	return best
 }
 
 // waitIfInfinite blocks while the search must not return on its own:
@@ -361,9 +400,8 @@ func MateMoves(score int) int {
 }
 
 // features switch individual search techniques, so tests and measurements
-// can see what each is worth. Production engines use allFeatures.
+// can see what each is worth. The zero value (everything on) is what
+// engines use.
 type features struct {
 	noRFP, noRazor, noNull, noIIR, noSingular, noLMP, noFutility, noSEEPrune, noLMR, noCheckExt, noDelta, noAspiration, noQChecks bool
 }
-
-var allFeatures = features{}

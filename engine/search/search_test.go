@@ -42,7 +42,7 @@ func TestMates(t *testing.T) {
 		// Not included: 8/8/8/8/1p1N4/1Bk1K3/3N4/b7 w (mate in 3 by zugzwang),
 		// which this search does not find within depth 15.
 		e.NewGame()
-		e.feat = allFeatures
+		e.feat = features{}
 		if strings.HasPrefix(c.fen, "1R1nr3/") {
 			// White mates by a queen sacrifice while a rook down; Black's
 			// null move hides the threat until depth ~20 (a known limit of

@@ -171,8 +171,14 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
 	t.rootMoves = t.rootMoves[:0]
+	restrict := false
+	for _, m := range ctl.searchMoves {
+		if ml.Contains(m) {
+			restrict = true // only when at least one search move is legal
+		}
+	}
 	for _, m := range ml.Slice() {
-		if len(ctl.searchMoves) > 0 && !contains(ctl.searchMoves, m) {
+		if restrict && !contains(ctl.searchMoves, m) {
 			continue
 		}
 		pv := make([]board.Move, 0, MaxPly)
@@ -631,7 +637,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			return eval
 		}
 		// Razoring: hopeless positions drop into quiescence.
-		if !t.e.feat.noRazor && depth <= 3 && alpha < MateInMaxPly && alpha > -MateInMaxPly && eval+250+200*depth <= alpha {
+		if !t.e.feat.noRazor && depth <= 3 && alpha < MateInMaxPly && alpha > -MateInMaxPly && eval+razorMargin(depth) <= alpha {
 			v := t.qsearch(alpha, alpha+1, ply, 0)
 			if v <= alpha {
 				return v
@@ -747,7 +753,8 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				if !t.e.feat.noSEEPrune && lmrDepth <= 8 && !p.SEEGE(m, -30*lmrDepth*lmrDepth) {
 					continue
 				}
-			} else if !t.e.feat.noSEEPrune && depth <= 8 && !p.SEEGE(m, -90*depth) {
+			} else if !t.e.feat.noSEEPrune && depth <= 8 && pk.stage != stageGoodCaptures && !p.SEEGE(m, -90*depth) {
+				// (captures from the good-capture stage already have SEE >= 0)
 				continue
 			}
 		}
@@ -783,8 +790,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				r--
 			}
 			if quiet {
-				h := t.history[us][m.From()][m.To()]
-				r -= int(h / 6000)
+				r -= int(t.quietStatAfter(f, m, ply, us) / 10000)
 			} else {
 				r--
 			}
@@ -813,10 +819,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			if v > alpha {
 				bestMove = m
 				if pvNode {
-					child := t.frame(ply + 1)
-					f.pv[0] = m
-					copy(f.pv[1:], child.pv[:child.pvLen])
-					f.pvLen = child.pvLen + 1
+					t.updatePV(ply, m)
 				}
 				if v >= beta {
 					break
@@ -887,6 +890,14 @@ func (t *thread) updateRoot(i int, m board.Move, v, alpha, beta, moveCount, dept
 		rm.repScore = v
 		rm.repBound = BoundUpper
 	}
+}
+
+// updatePV makes m followed by the child's PV the PV of ply.
+func (t *thread) updatePV(ply int, m board.Move) {
+	f, child := t.frame(ply), t.frame(ply+1)
+	f.pv[0] = m
+	copy(f.pv[1:], child.pv[:child.pvLen])
+	f.pvLen = child.pvLen + 1
 }
 
 func rfpMargin(depth int, improving bool) int {
@@ -1007,10 +1018,7 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 			if v > alpha {
 				bestMove = m
 				if pvNode {
-					child := t.frame(ply + 1)
-					f.pv[0] = m
-					copy(f.pv[1:], child.pv[:child.pvLen])
-					f.pvLen = child.pvLen + 1
+					t.updatePV(ply, m)
 				}
 				if v >= beta {
 					break
@@ -1030,4 +1038,15 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 	}
 	t.e.tt.Store(key, bestMove, ScoreToTT(bestScore, ply), staticEval, 0, bound)
 	return bestScore
+}
+
+func razorMargin(depth int) int {
+	return 400 + 250*depth*depth
+}
+
+// quietStatAfter is the history score (butterfly plus two continuation
+// histories) of the quiet move m just played from frame f at ply.
+func (t *thread) quietStatAfter(f *frame, m board.Move, ply int, us board.Color) int32 {
+	pc, to := f.piece, m.To()
+	return t.history[us][m.From()][to] + int32(t.frame(ply - 1).cont[pc][to]) + int32(t.frame(ply - 2).cont[pc][to])
 }

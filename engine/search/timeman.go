@@ -16,63 +16,53 @@ type timeBudget struct {
 }
 
 const (
-	defaultMovesToGo = 30 // assumed moves left in sudden death
+	defaultMovesToGo = 35 // assumed moves left in sudden death
 	maxMovesToGo     = 50
 	hardFactor       = 5 // hard limit = soft * hardFactor, capped by the clock
 	minThink         = time.Millisecond
 )
 
 // allocate derives soft and hard limits for one move from the clock. It is
-// a pure function of its inputs. The hard limit never exceeds the remaining
-// time minus the overhead (when that is positive) and always leaves a
-// reserve on the clock unless this is the last move before the time control.
+// a pure function of its inputs.
+//
+// A reserve of min(remaining/4, overhead + 2·increment) is never planned
+// for: without it the increment part of the target, stretched by an
+// unstable best move, outspends the increment move after move, the clock
+// sinks to a few tenths of a second and any stall of the machine flags.
+// In sudden death one move may take at most 5/movestogo of what is left
+// (a seventh with the default 35), so the clock settles near
+// 7·(increment − lag) + reserve instead of near zero.
 func allocate(c Clock, overhead time.Duration) timeBudget {
 	if overhead < 0 {
 		overhead = 0
 	}
-	avail := c.Remaining - overhead
-	if avail < c.Remaining/10 {
-		// The overhead eats (nearly) all the time: use a sliver and hope.
-		avail = c.Remaining / 10
-	}
-	if avail < minThink {
-		avail = minThink
-	}
+	inc := max(c.Increment, 0)
+	reserve := min(c.Remaining/4, overhead+2*inc)
+	avail := c.Remaining - overhead - reserve
+	// When overhead and reserve eat (nearly) all the time, use a sliver.
+	avail = max(avail, c.Remaining/10, minThink)
 	mtg := c.MovesToGo
 	if mtg <= 0 {
 		mtg = defaultMovesToGo
 	}
-	if mtg > maxMovesToGo {
-		mtg = maxMovesToGo
-	}
-	inc := c.Increment
-	if inc < 0 {
-		inc = 0
-	}
+	mtg = min(mtg, maxMovesToGo)
 	soft := avail/time.Duration(mtg) + inc*3/4
-	// Most of the clock we may ever spend on one move.
-	// Most of the clock we may ever spend on one move: a sixth of what is
-	// left per remaining move count, up to 80% (90% right before the time
-	// control, when the clock is refilled).
-	maxUse := avail * 4 / 5
+	// Most of the clock we may ever spend on one move: up to 90% right
+	// before the time control (the clock is refilled), two thirds with
+	// two or three moves to go, 5/movestogo when many moves remain.
+	var maxUse time.Duration
 	switch {
 	case mtg == 1:
 		maxUse = avail * 9 / 10
 	case mtg <= 3:
 		maxUse = avail * 2 / 3
 	case mtg > 7:
-		maxUse = avail * 6 / time.Duration(mtg)
+		maxUse = avail * 5 / time.Duration(mtg)
+	default:
+		maxUse = avail * 4 / 5
 	}
-	hard := soft * hardFactor
-	if hard > maxUse {
-		hard = maxUse
-	}
-	if hard < minThink {
-		hard = minThink
-	}
-	if soft > hard {
-		soft = hard
-	}
+	hard := max(min(soft*hardFactor, maxUse), minThink)
+	soft = min(soft, hard)
 	return timeBudget{soft: soft, hard: hard}
 }
 

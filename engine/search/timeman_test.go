@@ -122,3 +122,77 @@ func TestBudgetMatchesAllocate(t *testing.T) {
 		t.Fatalf("Budget = %v, %v; allocate = %+v", soft, hard, b)
 	}
 }
+
+func TestControlPonderClock(t *testing.T) {
+	e := New(Options{})
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	hit := start.Add(10 * time.Second)
+	now := start.Add(13 * time.Second)
+	for _, fromStart := range []bool{false, true} {
+		c := &control{e: e, start: start, timed: true, budget: timeBudget{soft: time.Second, hard: 5 * time.Second},
+			lim: Limits{Ponder: true, PonderTimeFromStart: fromStart}}
+		e.ponderHit.Store(0)
+		if got := c.elapsed(now); got != 13*time.Second {
+			t.Errorf("before ponderhit: elapsed %v, want 13s", got)
+		}
+		e.pondering.Store(true)
+		if c.timeUp() || c.softUp(1) {
+			t.Error("time ran out while pondering")
+		}
+		e.ponderHit.Store(hit.UnixNano())
+		e.pondering.Store(false)
+		want := 3 * time.Second // measured from the ponderhit
+		if fromStart {
+			want = 13 * time.Second
+		}
+		if got := c.elapsed(now); got != want {
+			t.Errorf("fromStart=%v: elapsed %v, want %v", fromStart, got, want)
+		}
+	}
+	// A search that started long ago is over its hard limit once not pondering.
+	c := &control{e: e, start: time.Now().Add(-time.Hour), timed: true, budget: timeBudget{soft: time.Second, hard: time.Second}}
+	e.ponderHit.Store(0)
+	if !c.timeUp() || !c.softUp(1) {
+		t.Error("an hour-old search is not over its limits")
+	}
+	c.timed = false
+	if c.timeUp() {
+		t.Error("untimed search reports time up")
+	}
+}
+
+// A simulated sudden-death game in which every move spends the most the
+// time manager allows (the soft target stretched to the largest scale,
+// capped by the hard limit) plus some lag: the clock must settle well
+// above zero, so a stall of the machine late in the game does not flag.
+// The rule before the reserve let 10+0.1 sink to about 0.15 s.
+func TestAllocateClockSettles(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		base, inc, overhead, lag, floor time.Duration
+		moves                           int
+	}{
+		{10 * time.Second, 100 * ms, 100 * ms, 20 * ms, 500 * ms, 150},
+		{8 * time.Second, 80 * ms, 100 * ms, 20 * ms, 400 * ms, 150},
+		{60 * time.Second, 0, 100 * ms, 20 * ms, 100 * ms, 60},
+		{180 * time.Second, 2 * time.Second, 100 * ms, 50 * ms, 5 * time.Second, 150},
+	} {
+		clock := tc.base
+		lowest := clock
+		for move := 1; move <= tc.moves; move++ {
+			b := allocate(Clock{Remaining: clock, Increment: tc.inc}, tc.overhead)
+			used := b.scaledSoft(3) + tc.lag
+			if used >= clock {
+				t.Fatalf("%v+%v: move %d spends %v with %v on the clock", tc.base, tc.inc, move, used, clock)
+			}
+			clock += tc.inc - used
+			if move > 20 {
+				lowest = min(lowest, clock)
+			}
+		}
+		if lowest <= tc.floor {
+			t.Errorf("%v+%v: clock fell to %v after move 20, want at least %v", tc.base, tc.inc, lowest, tc.floor)
+		}
+		t.Logf("%v+%v: lowest clock after move 20: %v", tc.base, tc.inc, lowest)
+	}
+}

@@ -85,6 +85,7 @@ type Set struct {
 	start   []int32 // position i uses entries[start[i]:start[i+1]]
 	mgMul   []float32
 	egMul   []float32
+	kd      []int16 // per position, 2·eval.NumKD king-danger features (White attacking, then Black)
 	result  []float32
 	Skipped struct{ Parse, Check, NotQuiet, Drawn int }
 }
@@ -132,6 +133,11 @@ func Build(samples []Sample, quietMargin int) *Set {
 		set.mgMul = append(set.mgMul, float32(tr.Phase)/eval.MaxPhase)
 		set.egMul = append(set.egMul, float32(eval.MaxPhase-tr.Phase)*float32(tr.Scale)/(eval.MaxPhase*eval.ScaleNormal))
 		set.result = append(set.result, float32(smp.Result))
+		for c := 0; c < 2; c++ {
+			for _, f := range tr.KD[c] {
+				set.kd = append(set.kd, int16(f))
+			}
+		}
 	}
 	return set
 }

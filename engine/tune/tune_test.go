@@ -104,7 +104,7 @@ func TestSetMatchesEvaluator(t *testing.T) {
 		if tr.Drawn {
 			continue
 		}
-		if got := set.evalOf(j, p); math.Abs(got-float64(white)) > 1 {
+		if got, _ := set.evalOf(j, p); math.Abs(got-float64(white)) > 2 {
 			t.Fatalf("%s: set eval %.2f, evaluator %d", fen, got, white)
 		}
 		j++
@@ -129,10 +129,12 @@ func TestGradientMatchesFiniteDifference(t *testing.T) {
 	w := eval.DefaultWeights()
 	truth := w
 	truth[eval.IdxMaterial+1] = eval.S(420, 380)
+	truth[eval.IdxKDanger+eval.KDAttQ] = eval.S(30, 0)
 	set := Build(labelled(t, randomFENs(t, 300, 3), &truth, 1), -1)
 	p := FromWeights(&w)
 	g := set.gradient(p, 1, 2, 0, nil)
-	for _, i := range []int{eval.IdxMaterial + 1, eval.IdxMaterial + 3, eval.IdxMobB + 6, eval.IdxPST + 32 + 13, eval.IdxTempo} {
+	for _, i := range []int{eval.IdxMaterial + 1, eval.IdxMaterial + 3, eval.IdxMobB + 6, eval.IdxPST + 32 + 13, eval.IdxTempo,
+		eval.IdxKDanger + eval.KDBias, eval.IdxKDanger + eval.KDAttQ, eval.IdxKDanger + eval.KDChkQ, eval.IdxKDanger + eval.KDShelter} {
 		for j := 0; j < 2; j++ {
 			const h = 0.5
 			q := *p

@@ -29,15 +29,32 @@ func (p *Params) Weights() eval.Weights {
 	return w
 }
 
-// evalOf returns the linear evaluation (White's view) of position i.
-func (s *Set) evalOf(i int, p *Params) float64 {
+// evalOf returns the evaluation (White's view) of position i, and the
+// king-danger totals of White and Black.
+func (s *Set) evalOf(i int, p *Params) (float64, [2]float64) {
 	var mg, eg float64
 	for _, e := range s.entries[s.start[i]:s.start[i+1]] {
 		c := float64(e.coef)
 		mg += c * p[e.idx][0]
 		eg += c * p[e.idx][1]
 	}
-	return mg*float64(s.mgMul[i]) + eg*float64(s.egMul[i])
+	var dz [2]float64
+	kd := s.kd[i*2*eval.NumKD : (i+1)*2*eval.NumKD]
+	for c := 0; c < 2; c++ {
+		d := 0.0
+		for j, f := range kd[c*eval.NumKD : (c+1)*eval.NumKD] {
+			if f != 0 {
+				d += float64(f) * p[eval.IdxKDanger+j][0]
+			}
+		}
+		dz[c] = d
+		if d > 0 {
+			sign := 1 - 2*float64(c)
+			mg += sign * d * d / eval.KingDangerMG
+			eg += sign * d / eval.KingDangerEG
+		}
+	}
+	return mg*float64(s.mgMul[i]) + eg*float64(s.egMul[i]), dz
 }
 
 // sigmoid maps a centipawn score to an expected result with scale k.
@@ -50,7 +67,8 @@ func (s *Set) Loss(p *Params, k float64, threads int) float64 {
 	s.parallel(threads, func(t, lo, hi int) {
 		var sum float64
 		for i := lo; i < hi; i++ {
-			d := float64(s.result[i]) - sigmoid(k, s.evalOf(i, p))
+			v, _ := s.evalOf(i, p)
+			d := float64(s.result[i]) - sigmoid(k, v)
 			sum += d * d
 		}
 		sums[t] = sum
@@ -108,7 +126,8 @@ func (s *Set) gradient(p *Params, k float64, threads int, l2 float64, anchor *Pa
 	s.parallel(threads, func(t, lo, hi int) {
 		g := &parts[t]
 		for i := lo; i < hi; i++ {
-			sg := sigmoid(k, s.evalOf(i, p))
+			v, dz := s.evalOf(i, p)
+			sg := sigmoid(k, v)
 			// d/d eval of (r - sg)^2 = -2 (r - sg) sg (1 - sg) k ln10 / 400
 			d := -2 * (float64(s.result[i]) - sg) * sg * (1 - sg) * k * math.Ln10 / 400 / n
 			dm, de := d*float64(s.mgMul[i]), d*float64(s.egMul[i])
@@ -116,6 +135,20 @@ func (s *Set) gradient(p *Params, k float64, threads int, l2 float64, anchor *Pa
 				c := float64(e.coef)
 				g[e.idx][0] += c * dm
 				g[e.idx][1] += c * de
+			}
+			// Chain rule through the king-danger term S(d²/KDM, d/KDE).
+			kd := s.kd[i*2*eval.NumKD : (i+1)*2*eval.NumKD]
+			for c := 0; c < 2; c++ {
+				if dz[c] <= 0 {
+					continue
+				}
+				sign := 1 - 2*float64(c)
+				dd := sign * (dm*2*dz[c]/eval.KingDangerMG + de/eval.KingDangerEG)
+				for j, f := range kd[c*eval.NumKD : (c+1)*eval.NumKD] {
+					if f != 0 {
+						g[eval.IdxKDanger+j][0] += float64(f) * dd
+					}
+				}
 			}
 		}
 	})

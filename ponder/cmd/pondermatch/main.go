@@ -102,7 +102,7 @@ func main() {
 	for i := 0; i < *games; i++ {
 		op := ops[i%len(ops)]
 		for _, aWhite := range []bool{true, false} {
-			res, sa, sb, err := playGame(op, oa, ob, aWhite, base, inc, *maxPlies)
+			res, reason, sa, sb, err := playGame(op, oa, ob, aWhite, base, inc, *maxPlies)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "game:", err)
 				os.Exit(1)
@@ -117,8 +117,8 @@ func main() {
 			}
 			statsA, statsB = append(statsA, sa), append(statsB, sb)
 			if *verbose {
-				fmt.Printf("game %d (A %s): %+d  A hits %d/%d  B hits %d/%d\n", len(statsA),
-					map[bool]string{true: "white", false: "black"}[aWhite], res,
+				fmt.Printf("game %d (A %s): %+d (%s)  A hits %d/%d  B hits %d/%d\n", len(statsA),
+					map[bool]string{true: "white", false: "black"}[aWhite], res, reason,
 					sa.PonderHits, sa.Predicted, sb.PonderHits, sb.Predicted)
 			}
 		}
@@ -183,7 +183,7 @@ func loadOpenings(path string) ([]opening, error) {
 }
 
 // playGame returns +1 when A wins, 0 for a draw, -1 when A loses.
-func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Duration, maxPlies int) (int, ponder.GameStats, ponder.GameStats, error) {
+func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Duration, maxPlies int) (int, string, ponder.GameStats, ponder.GameStats, error) {
 	a, b := ponder.NewGame(oa), ponder.NewGame(ob)
 	defer a.Close()
 	defer b.Close()
@@ -193,13 +193,13 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 	}
 	pos, err := board.ParseFEN(op.fen)
 	if err != nil {
-		return 0, ponder.GameStats{}, ponder.GameStats{}, err
+		return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 	}
 	moves := []string{}
 	for _, s := range op.moves {
 		m, err := pos.ParseUCIMove(s)
 		if err != nil {
-			return 0, ponder.GameStats{}, ponder.GameStats{}, err
+			return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 		}
 		pos.MakeMove(m)
 		moves = append(moves, s)
@@ -207,11 +207,14 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 	clock := [2]time.Duration{base, base}
 	ctx := context.Background()
 	result := 0 // from white's view
+	reason := ""
 	for ply := 0; ; ply++ {
 		var ml board.MoveList
 		pos.GenerateLegal(&ml)
 		if ml.N == 0 {
+			reason = "stalemate"
 			if pos.InCheck() {
+				reason = "checkmate"
 				result = -1
 				if pos.SideToMove() == board.Black {
 					result = 1
@@ -219,7 +222,17 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 			}
 			break
 		}
-		if pos.HalfmoveClock() >= 100 || pos.RepetitionCount() >= 2 || pos.IsInsufficientMaterial() || ply >= maxPlies {
+		switch {
+		case pos.HalfmoveClock() >= 100:
+			reason = "fifty moves"
+		case pos.RepetitionCount() >= 2:
+			reason = "repetition"
+		case pos.IsInsufficientMaterial():
+			reason = "insufficient material"
+		case ply >= maxPlies:
+			reason = "max plies"
+		}
+		if reason != "" {
 			break
 		}
 		stm := pos.SideToMove()
@@ -228,17 +241,18 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 			g = black
 		}
 		if err := g.SetPosition(op.fen, false, moves); err != nil {
-			return 0, ponder.GameStats{}, ponder.GameStats{}, err
+			return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 		}
 		lim := ponder.Limits{WTime: clock[board.White], BTime: clock[board.Black], WInc: inc, BInc: inc}
 		start := time.Now()
 		dec, err := g.Think(ctx, lim, nil)
 		used := time.Since(start)
 		if err != nil {
-			return 0, ponder.GameStats{}, ponder.GameStats{}, err
+			return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 		}
 		clock[stm] -= used
 		if clock[stm] < 0 {
+			reason = "time forfeit"
 			result = 1
 			if stm == board.White {
 				result = -1
@@ -248,12 +262,12 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 		clock[stm] += inc
 		m, err := pos.ParseUCIMove(dec.UCI)
 		if err != nil {
-			return 0, ponder.GameStats{}, ponder.GameStats{}, fmt.Errorf("engine move %q: %w", dec.UCI, err)
+			return 0, "", ponder.GameStats{}, ponder.GameStats{}, fmt.Errorf("engine move %q: %w", dec.UCI, err)
 		}
 		pos.MakeMove(m)
 		moves = append(moves, dec.UCI)
 		if err := g.SetPosition(op.fen, false, moves); err != nil {
-			return 0, ponder.GameStats{}, ponder.GameStats{}, err
+			return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 		}
 		g.StartPonder(ctx)
 	}
@@ -262,7 +276,7 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 	if !aWhite {
 		result = -result
 	}
-	return result, a.Stats(), b.Stats(), nil
+	return result, reason, a.Stats(), b.Stats(), nil
 }
 
 func summary(name string, st []ponder.GameStats) {

@@ -1,0 +1,29 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ponderosa-chess/ponderosa/uci"
+)
+
+// engineAuthor is the "id author" of the UCI engine.
+const engineAuthor = "the ponderosa authors"
+
+// uciCmd speaks UCI on in and e.stdout with the built-in engine until
+// "quit" or the end of in.
+func uciCmd(e env, args []string, in io.Reader) int {
+	if len(args) > 0 {
+		fmt.Fprintln(e.stderr, "usage: ponderosa uci")
+		return 2
+	}
+	b := uci.NewEngineBackend()
+	defer b.Close()
+	srv := uci.NewServer("ponderosa "+version, engineAuthor, b)
+	if err := srv.Run(context.Background(), in, e.stdout); err != nil {
+		fmt.Fprintln(e.stderr, "ponderosa uci:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,500 @@
+package uci
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+)
+
+// Names of the options of EngineBackend, as announced in reply to "uci".
+const (
+	OptHash         = "Hash"
+	OptThreads      = "Threads"
+	OptPonder       = "Ponder"
+	OptMultiPV      = "MultiPV"
+	OptChess960     = "UCI_Chess960"
+	OptMoveOverhead = "Move Overhead"
+	OptClearHash    = "Clear Hash"
+	// OptBackgroundPonder (non-standard, off by default) makes the engine
+	// think on the opponent's time by itself after each "bestmove", for
+	// match runners that never send "go ponder" (fastchess). The next
+	// "position" that extends the game converts a correct guess.
+	OptBackgroundPonder = "BackgroundPonder"
+)
+
+// Defaults and ranges of the EngineBackend options.
+const (
+	DefaultHashMB = 64
+	MaxHashMB     = 8192
+	MaxThreads    = 256
+	MaxMultiPV    = 256
+	// DefaultMoveOverhead is what the clock allocation keeps back per move
+	// for lag between the GUI's clock and ours. 30 ms lost games on time on
+	// a heavily loaded 2-core machine when the clock rule let the clock sink
+	// to a few tenths of a second; the rule now keeps a reserve, and 100 ms
+	// covers ordinary process stalls.
+	DefaultMoveOverhead = 100 * time.Millisecond
+	MaxMoveOverhead     = 10 * time.Second
+	// MaxPerftDepth bounds "go perft": deeper counts take hours and block
+	// the command loop.
+	MaxPerftDepth = 12
+)
+
+// engineOptions returns the options EngineBackend announces (a fresh slice).
+func engineOptions() []OptionSpec {
+	return []OptionSpec{
+		{Name: OptHash, Type: OptionSpin, Default: strconv.Itoa(DefaultHashMB), Min: 1, Max: MaxHashMB},
+		{Name: OptThreads, Type: OptionSpin, Default: "1", Min: 1, Max: MaxThreads},
+		{Name: OptPonder, Type: OptionCheck, Default: "false"},
+		{Name: OptMultiPV, Type: OptionSpin, Default: "1", Min: 1, Max: MaxMultiPV},
+		{Name: OptChess960, Type: OptionCheck, Default: "false"},
+		{Name: OptMoveOverhead, Type: OptionSpin, Default: strconv.Itoa(int(DefaultMoveOverhead.Milliseconds())),
+			Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
+		{Name: OptClearHash, Type: OptionButton},
+		{Name: OptBackgroundPonder, Type: OptionCheck, Default: "false"},
+	}
+}
+
+// EngineBackend is a Backend over ponderosa's own engine, driven through
+// one persistent per-game tree (ponder.Game): "go ponder", "ponderhit" and
+// "stop" run on the same tree, and a "position … moves …" that extends the
+// previous one walks the tree down instead of starting over (the re-rooting
+// is deferred to the next "go", so a ponder hit keeps its subtree). Create
+// it with NewEngineBackend; the zero value is not usable.
+//
+// Castling is written king-to-target ("e1g1") unless UCI_Chess960 is on or
+// the position was set from a FEN whose castling rights only make sense in
+// Chess960 (king or rook off its standard square); then it is written
+// king-takes-rook ("e1h1"). Input accepts both forms.
+type EngineBackend struct {
+	// BenchDepth is the depth of "bench" (search.BenchDepth when < 1).
+	BenchDepth int
+
+	mu       sync.Mutex // guards the fields below
+	game     *ponder.Game
+	gopts    ponder.Options
+	fen      string          // start FEN of the last good "position"
+	moves    []string        // its moves
+	pos      *board.Position // the position they lead to
+	fen960   bool            // fen has Chess960-only castling rights
+	ponder   bool            // the Ponder option (informative: "go ponder" always works)
+	chess960 bool            // the UCI_Chess960 option
+	multiPV  int
+	// advanced: the game was moved past pos by our own bestmove to ponder
+	// in the background (BackgroundPonder); the next go resets it to pos.
+	advanced bool
+}
+
+// NewEngineBackend returns a backend with the default options (Hash 64 MB,
+// one thread, Move Overhead 100 ms) at the starting position.
+func NewEngineBackend() *EngineBackend {
+	b := &EngineBackend{
+		gopts:   ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead},
+		fen:     board.StartFEN,
+		pos:     board.NewPosition(),
+		multiPV: 1,
+	}
+	b.game = ponder.NewGame(b.gopts)
+	return b
+}
+
+// Engine returns the search engine behind b (it changes when Move Overhead
+// is set).
+func (b *EngineBackend) Engine() *search.Engine {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.game.Engine()
+}
+
+// Game returns the per-game tree behind b (it changes when Move Overhead is
+// set).
+func (b *EngineBackend) Game() *ponder.Game {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.game
+}
+
+// Options implements Backend.
+func (b *EngineBackend) Options() []OptionSpec {
+	return engineOptions()
+}
+
+// NewGame implements Backend: it clears the hash table, the tree and the
+// move ordering statistics and goes back to the starting position.
+func (b *EngineBackend) NewGame() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.game.NewGame(); err != nil {
+		// Busy or closed: never expected (the Server sends no ucinewgame
+		// during a search); a fresh game is the same thing.
+		b.resetGame()
+	}
+	b.fen, b.moves, b.pos, b.fen960 = board.StartFEN, nil, board.NewPosition(), false
+	b.advanced = false
+}
+
+// Close stops any search (a background ponder search goes on after Go
+// returned) and frees the game. b must not be used afterwards.
+func (b *EngineBackend) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	closeGame(b.game)
+}
+
+// closeGame closes g after stopping its background ponder search:
+// ponder.Game.Close alone can wait forever for a ponder search started just
+// before (its stop is cleared when the search begins, and a closed game no
+// longer repeats it), while StopPonder repeats it.
+func closeGame(g *ponder.Game) {
+	_ = g.StopPonder()
+	g.Close()
+}
+
+// resetGame replaces the game by a new one with b.gopts, at the current
+// position. Called with b.mu held.
+func (b *EngineBackend) resetGame() {
+	closeGame(b.game)
+	b.game = ponder.NewGame(b.gopts)
+	// The position was accepted before, so it is accepted again.
+	_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
+	b.advanced = false
+}
+
+// SetOption implements Backend.
+func (b *EngineBackend) SetOption(name, value string) error {
+	spec, ok := FindOption(engineOptions(), name)
+	if !ok {
+		return fmt.Errorf("%w %q", ErrUnknownOption, name)
+	}
+	v, err := spec.Validate(value)
+	if err != nil {
+		return err
+	}
+	n, _ := strconv.Atoi(v) // spin values are validated integers
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	// A background ponder search holds the engine: stop it first.
+	if err := b.game.StopPonder(); err != nil {
+		return err
+	}
+	switch spec.Name {
+	case OptHash:
+		b.gopts.HashMB = n
+		b.game.Engine().SetHashMB(n)
+	case OptThreads:
+		b.gopts.Threads = n
+		b.game.Engine().SetThreads(n)
+	case OptMoveOverhead:
+		b.gopts.MoveOverhead = time.Duration(n) * time.Millisecond
+		b.resetGame()
+	case OptPonder:
+		b.ponder = v == "true"
+	case OptMultiPV:
+		b.multiPV = n
+	case OptChess960:
+		b.chess960 = v == "true"
+		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
+	case OptClearHash:
+		b.game.Engine().NewGame()
+	case OptBackgroundPonder:
+		if on := v == "true"; on != b.gopts.Ponder {
+			b.gopts.Ponder = on
+			b.resetGame()
+		}
+	}
+	return nil
+}
+
+// SetPosition implements Backend. On error the previous position stays.
+func (b *EngineBackend) SetPosition(fen string, moves []string) error {
+	pos, err := board.ParseFEN(fen)
+	if err != nil {
+		return fmt.Errorf("set position: %w", err)
+	}
+	fen960 := pos.Chess960()
+	for i, s := range moves {
+		m, err := pos.ParseUCIMove(s)
+		if err != nil {
+			return fmt.Errorf("set position: move %d: %w", i+1, err)
+		}
+		pos.MakeMove(m)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err := b.game.SetPosition(fen, b.chess960 || fen960, moves); err != nil {
+		return err
+	}
+	b.fen, b.moves, b.pos, b.fen960 = fen, append([]string(nil), moves...), pos, fen960
+	b.advanced = false
+	return nil
+}
+
+// snapshot returns the game, a copy of the current position with the
+// castling output form set, and the MultiPV option.
+func (b *EngineBackend) snapshot(forGo bool) (*ponder.Game, *board.Position, int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if forGo && b.advanced {
+		// Go again without a new position: back to it (it was accepted
+		// before, and it is a prefix of the game, so the tree stays).
+		_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
+		b.advanced = false
+	}
+	pos := b.pos.Clone()
+	pos.SetChess960(b.chess960 || b.fen960)
+	return b.game, pos, b.multiPV
+}
+
+// Position returns a copy of the current position (for tests and tools).
+func (b *EngineBackend) Position() *board.Position {
+	_, pos, _ := b.snapshot(false)
+	return pos
+}
+
+// gameLimits converts UCI limits to the game's limits in pos. elapsed is
+// the time since the "go" was received, taken off the clock and the move
+// time (not for a ponder search, whose clock starts at "ponderhit").
+// Search moves that are not legal in pos are dropped; if none is left the
+// restriction is dropped too (the GUI gets a move rather than none).
+func gameLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duration) ponder.Limits {
+	gl := ponder.Limits{
+		Depth:     l.Depth,
+		MoveTime:  l.MoveTime,
+		Infinite:  l.Infinite,
+		Mate:      l.Mate,
+		WTime:     l.WTime,
+		BTime:     l.BTime,
+		WInc:      l.WInc,
+		BInc:      l.BInc,
+		MovesToGo: l.MovesToGo,
+		MultiPV:   multiPV,
+		Ponder:    l.Ponder,
+	}
+	if l.Nodes > 0 {
+		gl.Nodes = uint64(l.Nodes)
+	}
+	if !l.Ponder && elapsed > 0 {
+		sub := func(d time.Duration) time.Duration {
+			if d == 0 {
+				return 0 // absent stays absent
+			}
+			return max(d-elapsed, time.Millisecond)
+		}
+		gl.MoveTime = sub(gl.MoveTime)
+		if pos.SideToMove() == board.White {
+			gl.WTime = sub(gl.WTime)
+		} else {
+			gl.BTime = sub(gl.BTime)
+		}
+	}
+	for _, s := range l.SearchMoves {
+		if m, err := pos.ParseUCIMove(s); err == nil {
+			gl.SearchMoves = append(gl.SearchMoves, pos.MoveToUCI(m))
+		}
+	}
+	return gl
+}
+
+// Go implements Backend.
+func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (best, ponderMove string) {
+	game, pos, multiPV := b.snapshot(true)
+	var elapsed time.Duration
+	if !p.Received.IsZero() {
+		elapsed = time.Since(p.Received)
+	}
+	lim := gameLimits(pos, p.Limits, multiPV, elapsed)
+	chess960 := pos.Chess960()
+
+	// started is closed at the first report: only then does the game have
+	// the ponder search that a PonderHit converts (one before it would be
+	// ignored).
+	started := make(chan struct{})
+	var startOnce sync.Once
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	if p.Limits.Ponder && p.PonderHit != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-p.PonderHit:
+			case <-done:
+				return
+			}
+			select {
+			case <-started:
+				game.PonderHit()
+			case <-done:
+			}
+		}()
+	}
+	var lastPV string // first move of the last line 1 reported
+	report := func(si search.Info) {
+		startOnce.Do(func() { close(started) })
+		if si.MultiPV <= 1 && len(si.PV) > 0 {
+			lastPV = si.PV[0].UCI(chess960)
+		}
+		if info != nil {
+			info(convertInfo(si, chess960))
+		}
+	}
+	d, err := game.Think(ctx, lim, report)
+	close(done)
+	wg.Wait()
+
+	if d.NoMove {
+		return "", ""
+	}
+	if err == nil && d.UCI == "" && d.Move != board.NoMove && pos.IsLegal(d.Move) {
+		// A stopped "go ponder" decision carries the move only.
+		d.UCI = d.Move.UCI(chess960)
+		d.PonderUCI = ""
+		if d.Ponder != board.NoMove {
+			pos.MakeMove(d.Move)
+			if pos.IsLegal(d.Ponder) {
+				d.PonderUCI = d.Ponder.UCI(chess960)
+			}
+			pos.UnmakeMove()
+		}
+	}
+	if err != nil || d.UCI == "" {
+		// Never expected: the position and the limits were checked. Any
+		// legal move beats none.
+		if info != nil && err != nil {
+			info(Info{Text: "error: " + err.Error()})
+		}
+		var ml board.MoveList
+		pos.GenerateLegal(&ml)
+		if ml.N == 0 {
+			return "", ""
+		}
+		return ml.Moves[0].UCI(chess960), ""
+	}
+	if info != nil && d.UCI != lastPV && d.Depth > 0 {
+		// The move came from an unfinished iteration, the tree or a
+		// variety pick: say so in a last info line, so that the GUI's last
+		// PV starts with the bestmove.
+		info(decisionInfo(d))
+	}
+	if !p.Limits.Ponder && !p.Limits.Infinite {
+		b.ponderAfter(game, d.UCI)
+	}
+	return d.UCI, d.PonderUCI
+}
+
+// ponderAfter plays our move in the game and starts a background ponder
+// search when BackgroundPonder is on (the game's Ponder option). The search
+// runs until the next position that does not extend the game, go, setoption
+// or ucinewgame.
+func (b *EngineBackend) ponderAfter(game *ponder.Game, best string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.gopts.Ponder || game != b.game {
+		return
+	}
+	if err := game.Play(best); err != nil {
+		return
+	}
+	b.advanced = true
+	game.StartPonder(context.Background())
+}
+
+// decisionInfo is the info line of a decision.
+func decisionInfo(d ponder.Decision) Info {
+	in := Info{Depth: d.Depth, MultiPV: 1, Nodes: int64(d.Nodes), Time: d.Time}
+	if d.Mate != 0 {
+		in.Score = Mate(d.Mate)
+	} else {
+		in.Score = CP(d.Score)
+	}
+	if len(d.PV) > 0 && d.PV[0] == d.UCI {
+		in.PV = d.PV
+	} else {
+		in.PV = []string{d.UCI}
+		if d.PonderUCI != "" {
+			in.PV = append(in.PV, d.PonderUCI)
+		}
+	}
+	return in
+}
+
+// convertInfo turns a search report into a UCI info line.
+func convertInfo(si search.Info, chess960 bool) Info {
+	in := Info{
+		Depth:    si.Depth,
+		SelDepth: si.SelDepth,
+		MultiPV:  si.MultiPV,
+		Nodes:    int64(si.Nodes),
+		NPS:      int64(si.NPS),
+		Time:     si.Time,
+		HashFull: si.Hashfull,
+	}
+	if si.Mate != 0 {
+		in.Score = Mate(si.Mate)
+	} else {
+		in.Score = CP(si.Score)
+	}
+	switch si.Bound {
+	case search.BoundLower:
+		in.Score.Bound = BoundLower
+	case search.BoundUpper:
+		in.Score.Bound = BoundUpper
+	}
+	if len(si.PV) > 0 {
+		in.PV = make([]string, len(si.PV))
+		for i, m := range si.PV {
+			in.PV[i] = m.UCI(chess960)
+		}
+	}
+	return in
+}
+
+// Perft implements Backend: one "move: count" line per legal move, a blank
+// line and "Nodes searched: N".
+func (b *EngineBackend) Perft(depth int, out io.Writer) error {
+	if depth > MaxPerftDepth {
+		return fmt.Errorf("depth %d is more than %d", depth, MaxPerftDepth)
+	}
+	_, pos, _ := b.snapshot(false)
+	var total uint64
+	var sb strings.Builder
+	if depth < 1 {
+		total = 1
+	} else {
+		for _, d := range board.Divide(pos, depth) {
+			fmt.Fprintf(&sb, "%s: %d\n", d.UCI, d.Nodes)
+			total += d.Nodes
+		}
+	}
+	fmt.Fprintf(&sb, "\nNodes searched: %d\n", total)
+	_, err := io.WriteString(out, sb.String())
+	return err
+}
+
+// Bench implements Backend: search.Bench at BenchDepth, which prints a line
+// per position and the total nodes and nodes per second. The total node
+// count is the engine's signature.
+func (b *EngineBackend) Bench(out io.Writer) error {
+	_, err := search.Bench(out, b.BenchDepth)
+	return err
+}
+
+// Display implements Displayer: the board and its FEN.
+func (b *EngineBackend) Display(out io.Writer) error {
+	_, pos, _ := b.snapshot(false)
+	_, err := fmt.Fprintf(out, "%s\nKey: %016x\n", pos, pos.Key())
+	return err
+}
+
+var (
+	_ Backend   = (*EngineBackend)(nil)
+	_ Displayer = (*EngineBackend)(nil)
+)
