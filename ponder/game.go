@@ -521,12 +521,13 @@ func (g *Game) Searches() int {
 func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
-	// Runs are stopped with Engine.Stop (r.cancel), set r.stopAsked first.
-	// A Stop issued before the goroutine enters Engine.Search is cleared
-	// by it, so onInfo re-issues it. The caller's context is watched here,
-	// not by the engine: the engine's watcher goroutine may outlive its
-	// Search and stop the next one when the context is cancelled late.
-	r.cancel = g.eng.Stop
+	// Runs are stopped by cancelling their own context (r.cancel; set
+	// r.stopAsked first). Unlike Engine.Stop, whose flag the next Search
+	// clears when it starts, a cancellation persists, so a stop given
+	// before the goroutine enters Engine.Search is not lost. The caller's
+	// context is watched here so that r.stopAsked is set when it ends.
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	r.cancel = cancelRun
 	stopAfter := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		if g.run == r {
@@ -541,7 +542,8 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	pos := r.pos.Clone()
 	go func() {
 		defer stopAfter()
-		res := g.eng.Search(context.Background(), pos, slim, func(inf search.Info) { g.onInfo(r, inf) })
+		defer cancelRun()
+		res := g.eng.Search(runCtx, pos, slim, func(inf search.Info) { g.onInfo(r, inf) })
 		g.mu.Lock()
 		r.res = res
 		if r.timer != nil {

@@ -715,3 +715,35 @@ func TestRandomAPISequence(t *testing.T) {
 			st.PonderHits, st.AtOnce, st.TrimmedNodes)
 	}
 }
+
+// A stop given the instant pondering starts, before the search goroutine
+// has entered Engine.Search, must not be lost: StopPonder and Close would
+// then wait for an endless ponder search. The 30 s guard only turns such a
+// hang into a failure instead of a test-binary timeout.
+func TestStopRightAfterStartPonder(t *testing.T) {
+	g := newTestGame(t, Options{HashMB: 2, Ponder: true})
+	d := think(t, g, Limits{Depth: 2})
+	play(t, g, d.UCI)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 50; i++ {
+			g.StartPonder(context.Background())
+			if err := g.StopPonder(); err != nil {
+				t.Errorf("stop ponder %d: %v", i, err)
+				return
+			}
+			if g.Pondering() {
+				t.Errorf("still pondering after StopPonder (%d)", i)
+				return
+			}
+		}
+		g.StartPonder(context.Background())
+		g.Close()
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("StopPonder or Close right after StartPonder hung")
+	}
+}

@@ -38,9 +38,11 @@ case "$opp" in
   *) echo "unknown opponent $opp" >&2; exit 2 ;;
 esac
 stamp=$(date +%Y%m%d-%H%M%S)
+OPENINGS=$(realpath "$OPENINGS")
+cd bench-out # fastchess writes its config.json into the working directory
 exec "$FASTCHESS" "${ours[@]}" "${theirs[@]}" \
   -each tc="$tc" option.Hash=64 option.Threads=1 \
   -openings file="$OPENINGS" format=epd order=random \
   -rounds $((games / 2)) -games 2 -repeat -concurrency "$conc" \
-  -recover -pgnout file="bench-out/$opp-$stamp.pgn" \
-  -log file="bench-out/$opp-$stamp.log" level=warn
+  -recover -pgnout file="$opp-$stamp.pgn" \
+  -log file="$opp-$stamp.log" level=warn
