@@ -343,12 +343,8 @@ func (g *game) moverResult(ctx context.Context, r moveResult) {
 func (g *game) think(ctx context.Context, j moveJob) moveResult {
 	res := moveResult{ply: j.ply}
 	log := g.log.With().Int("ply", j.ply).Logger()
-	b, err := newBoard(g.info.Variant, g.info.InitialFEN, j.moves)
-	if err != nil {
-		res.err = err
-		return res
-	}
 	var d Decision
+	var err error
 	switch {
 	case len(j.legal) == 1:
 		d = Decision{Move: j.legal[0]}
@@ -369,7 +365,7 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 				return res
 			}
 			var canon string
-			if canon, err = b.Legal(d.Move); err == nil {
+			if canon, err = g.canonicalMove(j, d.Move); err == nil {
 				d.Move = canon
 			} else {
 				err = fmt.Errorf("player proposed an illegal move: %w", err)
@@ -411,6 +407,22 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 		}
 	}
 	return res
+}
+
+// canonicalMove returns the canonical UCI form of move if it is legal in
+// the job's position. A move found in the job's legal moves is taken as it
+// is; only other spellings (castling as king-takes-rook, a board that cannot
+// list moves) replay the game, which costs milliseconds late in a game and
+// must not delay every move.
+func (g *game) canonicalMove(j moveJob, move string) (string, error) {
+	if m := strings.ToLower(strings.TrimSpace(move)); slices.Contains(j.legal, m) {
+		return m, nil
+	}
+	b, err := newBoard(g.info.Variant, g.info.InitialFEN, j.moves)
+	if err != nil {
+		return "", fmt.Errorf("replay the game: %w", err)
+	}
+	return b.Legal(move)
 }
 
 // shouldResign applies the resign rule to our latest decision. It runs in
