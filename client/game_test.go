@@ -254,6 +254,11 @@ func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
 	s := Settings{Challenge: ChallengePolicy{MaxGames: 2}}
 	b, stop := runBot(t, f, s, &playerPool{})
 	f.waitLocked(t, "free game over", gameOver(f, "free"))
+	// On a loaded machine the free game can end before the limited game's
+	// first move request has been answered; the checks below need it.
+	waitFor(t, "limited game's move refused", func() bool {
+		return f.requestCount("POST /api/bot/game/limited/move/") >= 1 && b.c.Cooldown("move/limited") > 0
+	})
 	if d := b.c.Cooldown("move/limited"); d < 59*time.Minute {
 		t.Errorf("limited game's cool-down %v", d)
 	}
