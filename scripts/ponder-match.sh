@@ -7,13 +7,13 @@
 #     after its move exactly as the Lichess game worker does (StartPonder,
 #     then SetPosition + Think on the opponent's move). Prints W/D/L, Elo and
 #     the pondering statistics (hit rate, top-3 rate, time saved, tree kept).
-#   MODE=fastchess: /work/tools/fastchess/fastchess with two `ponderosa uci`
+#   MODE=fastchess: $FASTCHESS (path to a fastchess binary) with two `ponderosa uci`
 #     engines. fastchess sends no "go ponder", so the ponder-on engine must
 #     ponder by itself between moves: ON_OPTS must name the UCI option that
 #     makes the front end call Game.StartPonder after "bestmove" (for
 #     example ON_OPTS="option.BackgroundPonder=true" once uci has it).
 #
-# Environment: GAMES (300), TC (10+0.1 seconds+increment), OPENINGS (EPD),
+# Environment: GAMES (300), TC (10+0.1 seconds+increment), OPENINGS (EPD, required), FASTCHESS,
 # STRATEGY (predicted|opponent, inproc only), HASH (16), BIN, ON_OPTS, OUT.
 # Use concurrency 1: the pondering engine uses the second core while the
 # other thinks.
@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 MODE=${MODE:-inproc}
 GAMES=${GAMES:-300}
 TC=${TC:-10+0.1}
-OPENINGS=${OPENINGS:-/work/shared/data/openings/UHO_4060_v4.epd}
+OPENINGS=${OPENINGS:?set OPENINGS to an .epd opening file (e.g. UHO_4060_v4.epd from the shared data)}
 STRATEGY=${STRATEGY:-predicted}
 HASH=${HASH:-16}
 OUT=${OUT:-/tmp/ponder-match}
@@ -41,7 +41,7 @@ fastchess)
 	[ -x "$BIN" ] || go build -o "$BIN" ./cmd/ponderosa
 	: "${ON_OPTS:?set ON_OPTS to the UCI option that makes the engine ponder between moves}"
 	# TC for fastchess is seconds+increment too.
-	/work/tools/fastchess/fastchess \
+	"${FASTCHESS:?set FASTCHESS to the fastchess binary}" \
 		-engine cmd="$BIN" args="uci" name=ponder-on $ON_OPTS \
 		-engine cmd="$BIN" args="uci" name=ponder-off \
 		-each tc="$TC" option.Hash="$HASH" option.Threads=1 \
