@@ -494,6 +494,21 @@ func (s *Server) challengeFor(w http.ResponseWriter, r *http.Request, a *account
 	return c
 }
 
+// openChallengeTo is the challenge of the request's path that a may still
+// accept or decline: addressed to a and not yet answered. Otherwise it
+// writes 404 and returns nil. Called with s.mu held.
+func (s *Server) openChallengeTo(w http.ResponseWriter, r *http.Request, a *account) *challenge {
+	c := s.challengeFor(w, r, a)
+	if c == nil {
+		return nil
+	}
+	if c.dest != a || c.status != "created" {
+		writeError(w, http.StatusNotFound, "No such challenge")
+		return nil
+	}
+	return c
+}
+
 // POST /api/challenge/{id}/accept
 func (s *Server) handleAcceptChallenge(w http.ResponseWriter, r *http.Request) {
 	a := s.auth(w, r, ScopeChallengeWrite, ScopeBotPlay, ScopeBoardPlay)
@@ -502,12 +517,8 @@ func (s *Server) handleAcceptChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.challengeFor(w, r, a)
+	c := s.openChallengeTo(w, r, a)
 	if c == nil {
-		return
-	}
-	if c.dest != a || c.status != "created" {
-		writeError(w, http.StatusNotFound, "No such challenge")
 		return
 	}
 	if _, err := s.acceptLocked(c); err != nil {
@@ -533,12 +544,8 @@ func (s *Server) handleDeclineChallenge(w http.ResponseWriter, r *http.Request) 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.challengeFor(w, r, a)
+	c := s.openChallengeTo(w, r, a)
 	if c == nil {
-		return
-	}
-	if c.dest != a || c.status != "created" {
-		writeError(w, http.StatusNotFound, "No such challenge")
 		return
 	}
 	s.declineLocked(c, reason)
