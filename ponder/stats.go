@@ -92,6 +92,17 @@ func (gs *GameStats) add(ms MoveStats) {
 	gs.PerMove = append(gs.PerMove, ms)
 }
 
+// LastMove returns the statistics of the most recent decision, and false
+// before the first one.
+func (g *Game) LastMove() (MoveStats, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.stats.PerMove); n > 0 {
+		return g.stats.PerMove[n-1], true
+	}
+	return MoveStats{}, false
+}
+
 // Stats returns a copy of the game's statistics so far.
 func (g *Game) Stats() GameStats {
 	g.mu.Lock()

@@ -12,8 +12,9 @@
 # ponders). CHESS3=/path/to/chess3 for the chess3 opponent. PONDEROSA_OPTS adds
 # fastchess engine arguments to ponderosa, separated by ';' because option
 # names may hold spaces, e.g. "option.Move Overhead=50;option.BackgroundPonder=true";
-# BASE_OPTS does the same for the "self" opponent. Results go to bench-out/
-# (ignored by git).
+# BASE_OPTS does the same for the "self" opponent. ENGINE_LOG=1 writes the
+# engines' output into the log too, for scripts/tree-stats.py LOG ponderosa.
+# Results go to bench-out/ (ignored by git).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 opp=${1:?opponent: glaurung|gnuchess|fairymax|chess3|ethereal|self|sfNNNN}
@@ -45,4 +46,4 @@ exec "$FASTCHESS" "${ours[@]}" "${theirs[@]}" \
   -openings file="$OPENINGS" format=epd order=random \
   -rounds $((games / 2)) -games 2 -repeat -concurrency "$conc" \
   -recover -pgnout file="$opp-$stamp.pgn" \
-  -log file="$opp-$stamp.log" level=warn
+  -log file="$opp-$stamp.log" level=warn engine="$([ -n "${ENGINE_LOG:-}" ] && echo true || echo false)"

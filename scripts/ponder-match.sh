@@ -14,7 +14,9 @@
 #     example ON_OPTS="option.BackgroundPonder=true" once uci has it).
 #
 # Environment: GAMES (300), TC (10+0.1 seconds+increment), OPENINGS (EPD, required), FASTCHESS,
-# STRATEGY (predicted|opponent, inproc only), HASH (16), BIN, ON_OPTS, OUT.
+# STRATEGY (predicted|opponent, inproc only), HASH (64), BIN, ON_OPTS, OUT.
+# fastchess mode logs the engines' output to $OUT/engines.log; sum up the
+# pondering side's tree numbers with: scripts/tree-stats.py $OUT/engines.log ponder-on
 # Use concurrency 1: the pondering engine uses the second core while the
 # other thinks.
 set -euo pipefail
@@ -25,7 +27,7 @@ GAMES=${GAMES:-300}
 TC=${TC:-10+0.1}
 OPENINGS=${OPENINGS:?set OPENINGS to an .epd opening file (e.g. UHO_4060_v4.epd from the shared data)}
 STRATEGY=${STRATEGY:-predicted}
-HASH=${HASH:-16}
+HASH=${HASH:-64}
 OUT=${OUT:-/tmp/ponder-match}
 mkdir -p "$OUT"
 
@@ -47,7 +49,8 @@ fastchess)
 		-each tc="$TC" option.Hash="$HASH" option.Threads=1 \
 		-openings file="$OPENINGS" format=epd order=random \
 		-rounds $((GAMES / 2)) -repeat -concurrency 1 -recover \
-		-pgnout file="$OUT/games.pgn" | tee "$OUT/fastchess.txt"
+		-pgnout file="$OUT/games.pgn" \
+		-log file="$OUT/engines.log" level=warn engine=true | tee "$OUT/fastchess.txt"
 	;;
 *)
 	echo "MODE must be inproc or fastchess" >&2

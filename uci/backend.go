@@ -384,6 +384,11 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 		// PV starts with the bestmove.
 		info(decisionInfo(d))
 	}
+	if info != nil && !p.Limits.Ponder && !p.Limits.Infinite {
+		if ms, ok := game.LastMove(); ok && ms.Move == d.UCI {
+			info(Info{Text: treeStatsText(ms)})
+		}
+	}
 	if !p.Limits.Ponder && !p.Limits.Infinite {
 		b.ponderAfter(game, d.UCI)
 	}
@@ -405,6 +410,19 @@ func (b *EngineBackend) ponderAfter(game *ponder.Game, best string) {
 	}
 	b.advanced = true
 	game.StartPonder(context.Background())
+}
+
+// treeStatsText is the "info string" text that reports how the per-game tree
+// served a decision, one key=value per field, so that match logs can be
+// summed up (scripts/tree-stats.py): where the move came from, the share of
+// the tree that the new root kept, whether the opponent's move was the
+// predicted reply or among the top 3, the depth on hand when the position
+// became ours, and the time used against the budget.
+func treeStatsText(ms ponder.MoveStats) string {
+	return fmt.Sprintf("treestats ply=%d source=%s kept=%.3f kept_nodes=%d tree_before=%d predicted=%t hit=%t top3=%t depth_at_move=%d depth=%d pondered_ms=%d used_ms=%d budget_ms=%d saved_ms=%d tree_nodes=%d",
+		ms.Ply, ms.Source, ms.KeptFraction, ms.KeptNodes, ms.TreeNodesBefore, ms.Predicted, ms.PonderHit, ms.PonderTop3,
+		ms.DepthAtMove, ms.Depth, ms.Pondered.Milliseconds(), ms.TimeUsed.Milliseconds(), ms.Budget.Base.Milliseconds(),
+		ms.TimeSaved.Milliseconds(), ms.TreeNodes)
 }
 
 // decisionInfo is the info line of a decision.

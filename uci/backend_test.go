@@ -728,7 +728,20 @@ func TestEngineBackgroundPonder(t *testing.T) {
 	}
 	moves := []string{"e2e4", best, pm}
 	c.send("position startpos moves "+strings.Join(moves, " "), "go wtime 3000 btime 3000 winc 30 binc 30")
-	best2, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
+	lines := c.untilPrefix("bestmove")
+	best2, _ := bestmove(t, lastLine(lines))
+	// The decision's tree numbers come as one info string before bestmove.
+	var stats string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "info string treestats ") {
+			stats = l
+		}
+	}
+	for _, want := range []string{" predicted=true ", " hit=true ", " top3=true ", " ply=3 "} {
+		if !strings.Contains(stats, want) {
+			t.Errorf("treestats line %q lacks %q", stats, want)
+		}
+	}
 	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best2})
 	st := b.Game().Stats()
 	if st.Moves != 2 || st.Predicted != 1 || st.PonderHits != 1 {
