@@ -35,6 +35,11 @@ const (
 // cool-down to end (or their context to end); non-essential ones (chat,
 // creating or cancelling challenges, the online-bot list, account look-ups)
 // fail at once with an error matching ErrCoolingDown.
+//
+// The API asks for one request at a time. The non-essential requests are
+// sent one at a time; essential ones are not held back by them, and the
+// moves of different games may overlap, since making one game's move wait
+// for another's would spend clock time.
 type Client struct {
 	base         *url.URL
 	http         *http.Client // authenticated (oauth2 transport)
@@ -46,6 +51,11 @@ type Client struct {
 	cooldowns    *cooldowns
 	baseHTTP     *http.Client
 	streamBuffer int
+	// background is a one-slot gate for non-essential requests (chat,
+	// challenges sent, the online-bot list, account look-ups): the API asks
+	// for one request at a time, and these can wait. Moves, claims, answers
+	// and streams never queue behind them, so the games' clocks do not pay.
+	background chan struct{}
 }
 
 // Option changes a Client made by New.
@@ -101,6 +111,7 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 		reqTimeout:  DefaultRequestTimeout,
 		cooldowns:   newCooldowns(DefaultRateLimitCooldown),
 		baseHTTP:    &http.Client{},
+		background:  make(chan struct{}, 1),
 	}
 	for _, o := range opts {
 		o(c)
@@ -240,6 +251,14 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 
 // doJSON sends r and decodes the JSON answer into out (if non-nil).
 func (c *Client) doJSON(ctx context.Context, r request, out any) error {
+	if !r.essential && !r.stream {
+		select {
+		case c.background <- struct{}{}:
+			defer func() { <-c.background }()
+		case <-ctx.Done():
+			return fmt.Errorf("%s: wait for the previous request: %w", r.op, ctx.Err())
+		}
+	}
 	resp, cancel, err := c.do(ctx, r)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -215,5 +216,70 @@ func TestRateLimitMovePerGame(t *testing.T) {
 	}
 	if g := f.game("slow"); len(g.moves) < 1 || g.moves[0] != "e2e4" || g.posts[0] != 1 {
 		t.Fatalf("slow game moves %v posts %v", g.moves, g.posts)
+	}
+}
+
+// Non-essential requests go one at a time; a move is not held behind them.
+func TestBackgroundRequestsOneAtATime(t *testing.T) {
+	var mu sync.Mutex
+	inFlight, maxInFlight := 0, 0
+	arrived := make(chan string, 4)
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/chat") {
+			mu.Lock()
+			inFlight++
+			maxInFlight = max(maxInFlight, inFlight)
+			mu.Unlock()
+			arrived <- r.FormValue("text")
+			<-release
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	var releaseOnce sync.Once
+	open := func() { releaseOnce.Do(func() { close(release) }) }
+	defer open() // before srv.Close, which waits for the held handlers
+	c, err := New(srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	errs := make(chan error, 2)
+	go func() { errs <- c.Chat(ctx, "g1", "player", "first") }()
+	if got := <-arrived; got != "first" {
+		t.Fatalf("first chat arrived as %q", got)
+	}
+	go func() { errs <- c.Chat(ctx, "g2", "player", "second") }()
+	// A move goes through while the first chat is still open.
+	if err := c.Move(ctx, "g1", "e2e4", false); err != nil {
+		t.Fatalf("move while a chat is open: %v", err)
+	}
+	// A cancelled context gives up waiting for the gate with an error.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := c.Chat(cctx, "g3", "player", "never"); err == nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("chat with a cancelled context while another is open: %v", err)
+	}
+	select {
+	case got := <-arrived:
+		t.Fatalf("chat %q was sent while the first was still open", got)
+	case <-time.After(200 * time.Millisecond):
+	}
+	open()
+	if got := <-arrived; got != "second" {
+		t.Fatalf("second chat arrived as %q", got)
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Errorf("chat: %v", err)
+		}
+	}
+	if maxInFlight != 1 {
+		t.Errorf("%d chats open at once, want 1", maxInFlight)
 	}
 }
