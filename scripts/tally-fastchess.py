@@ -2,7 +2,9 @@
 # Tallies fastchess output files ("Finished game N (A vs B): result {reason}" lines)
 # from ponderosa's side: W/D/L, score, Elo with a 95% interval, and how games ended.
 # Usage: scripts/tally-fastchess.py bench-out/glaurung-*.out [...]  (several runs add up)
-import re,sys,math
+#        NAME=ponder-on scripts/tally-fastchess.py /tmp/ponder-match/fastchess.txt  (another engine's side)
+import re,sys,math,os
+name=os.environ.get("NAME","ponderosa")
 w=l=d=0; reasons={}
 for f in sys.argv[1:]:
     for line in open(f):
@@ -11,7 +13,7 @@ for f in sys.argv[1:]:
         a,b,res,why=m.groups()
         reasons[why.split(' (')[0]]=reasons.get(why.split(' (')[0],0)+1
         if res=="1/2-1/2": d+=1
-        elif (res=="1-0")==(a=="ponderosa"): w+=1
+        elif (res=="1-0")==(a==name): w+=1
         else: l+=1
 n=w+l+d; s=(w+d/2)/n
 # elo and 95% error via trinomial variance
