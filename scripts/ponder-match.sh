@@ -30,6 +30,8 @@ STRATEGY=${STRATEGY:-predicted}
 HASH=${HASH:-64}
 OUT=${OUT:-/tmp/ponder-match}
 mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+OPENINGS=$(realpath "$OPENINGS")
 
 case "$MODE" in
 inproc)
@@ -41,8 +43,11 @@ inproc)
 fastchess)
 	BIN=${BIN:-$OUT/ponderosa}
 	[ -x "$BIN" ] || go build -o "$BIN" ./cmd/ponderosa
+	BIN=$(realpath "$BIN")
 	: "${ON_OPTS:?set ON_OPTS to the UCI option that makes the engine ponder between moves}"
-	# TC for fastchess is seconds+increment too.
+	# TC for fastchess is seconds+increment too. fastchess writes its
+	# config.json into the working directory: run it in $OUT.
+	cd "$OUT"
 	"${FASTCHESS:?set FASTCHESS to the fastchess binary}" \
 		-engine cmd="$BIN" args="uci" name=ponder-on $ON_OPTS \
 		-engine cmd="$BIN" args="uci" name=ponder-off \
