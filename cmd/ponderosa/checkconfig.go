@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/ponderosa-chess/ponderosa/config"
@@ -12,18 +11,11 @@ import (
 // exits 0, or prints every problem (file, line, key, what to change) and
 // exits 1. It also looks for the token as the bot would, never printing it.
 func checkConfigCmd(e env, args []string) int {
-	fs := flag.NewFlagSet("check-config", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet(e, "check-config",
+		"usage: ponderosa check-config [-config FILE]",
+	)
 	path := fs.String("config", defaultConfigPath, "the configuration file to check")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: ponderosa check-config [-config FILE]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
+	if !parseArgs(fs, args) {
 		return 2
 	}
 

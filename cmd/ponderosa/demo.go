@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -42,26 +41,19 @@ const (
 // demoCmd is `ponderosa demo`: two bots play each other through a local
 // Lichess-compatible server, over real HTTP, with the real client.
 func demoCmd(e env, args []string) int {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet(e, "demo",
+		"usage: ponderosa demo [-tc 1+0] [-moves-limit N] [-depth N] [-v]",
+		"\nStarts a local Lichess-compatible server with two bot accounts and runs two",
+		"bots with the built-in engine; one challenges the other and the game is",
+		"printed move by move. No network or token needed.",
+	)
 	tc := fs.String("tc", "1+0", "time control, minutes+seconds (at least bullet: base + 40×increment ≥ 30s)")
 	moves := fs.Int("moves-limit", 80, "adjudicate the game after this many moves (0: play to the end)")
 	depth := fs.Int("depth", 0, "cap every search at this depth (0: no cap; e.g. 4 for a quick weak game)")
 	hash := fs.Int("hash", 16, "transposition table per bot, MiB")
 	ponder := fs.Bool("ponder", true, "think on the opponent's time")
 	verbose := fs.Bool("v", false, "show the bots' logs")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: ponderosa demo [-tc 1+0] [-moves-limit N] [-depth N] [-v]")
-		fmt.Fprintln(e.stderr, "\nStarts a local Lichess-compatible server with two bot accounts and runs two")
-		fmt.Fprintln(e.stderr, "bots with the built-in engine; one challenges the other and the game is")
-		fmt.Fprintln(e.stderr, "printed move by move. No network or token needed.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
+	if !parseArgs(fs, args) {
 		return 2
 	}
 	t, err := config.ParseTimeControl(*tc)

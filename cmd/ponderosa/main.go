@@ -2,6 +2,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -73,4 +74,31 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'ponderosa <command> -h' for the flags of a command.")
+}
+
+// newFlagSet is a subcommand's flag set: errors go to e.stderr, and its
+// usage prints usage (a usage line, then any explanation), then the flags.
+func newFlagSet(e env, name string, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(e.stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseArgs parses a subcommand's arguments. It is false (exit status 2)
+// on a bad flag or a stray argument, after the usage has been printed.
+func parseArgs(fs *flag.FlagSet, args []string) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fs.Usage()
+		return false
+	}
+	return true
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -23,22 +22,15 @@ import (
 
 // runCmd is `ponderosa run`: the bot daemon.
 func runCmd(e env, args []string) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet(e, "run",
+		"usage: ponderosa run [-config FILE]",
+		"\nPlays on Lichess until SIGTERM or Ctrl-C (then running games may finish",
+		"for shutdown.grace_period; a second signal stops at once). SIGHUP reloads",
+		"the configuration for new games. The token comes from $LICHESS_BOT_TOKEN,",
+		"the systemd credential \"token\" or lichess.token_file.",
+	)
 	path := fs.String("config", defaultConfigPath, "the configuration file")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: ponderosa run [-config FILE]")
-		fmt.Fprintln(e.stderr, "\nPlays on Lichess until SIGTERM or Ctrl-C (then running games may finish")
-		fmt.Fprintln(e.stderr, "for shutdown.grace_period; a second signal stops at once). SIGHUP reloads")
-		fmt.Fprintln(e.stderr, "the configuration for new games. The token comes from $LICHESS_BOT_TOKEN,")
-		fmt.Fprintln(e.stderr, "the systemd credential \"token\" or lichess.token_file.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
+	if !parseArgs(fs, args) {
 		return 2
 	}
 	sigs := make(chan os.Signal, 4)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"time"
 
@@ -16,21 +15,14 @@ import (
 // of the token into a Bot account. Lichess cannot undo it, so it refuses to
 // act without -confirm.
 func upgradeCmd(e env, args []string) int {
-	fs := flag.NewFlagSet("upgrade", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlagSet(e, "upgrade",
+		"usage: ponderosa upgrade -confirm [-config FILE]",
+		"\nTurns the Lichess account of the token into a Bot account. This cannot be",
+		"undone, and the account must not have played any game.",
+	)
 	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
 	confirm := fs.Bool("confirm", false, "really upgrade: this is irreversible")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: ponderosa upgrade -confirm [-config FILE]")
-		fmt.Fprintln(e.stderr, "\nTurns the Lichess account of the token into a Bot account. This cannot be")
-		fmt.Fprintln(e.stderr, "undone, and the account must not have played any game.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fs.Usage()
+	if !parseArgs(fs, args) {
 		return 2
 	}
 	cfg, err := config.Load(*path)
