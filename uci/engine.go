@@ -59,8 +59,8 @@ func (t Timeouts) withDefaults() Timeouts {
 	return t
 }
 
-// Config describes an external engine to run.
-type Config struct {
+// ExternalConfig describes an external engine to run.
+type ExternalConfig struct {
 	Path    string
 	Args    []string
 	Dir     string            // working directory; "" is the daemon's
@@ -70,12 +70,12 @@ type Config struct {
 	Timeouts
 }
 
-// Engine drives one external UCI engine process. Its methods are safe for
-// concurrent use, but the engine runs one search at a time: while a search
-// is running (until its bestmove was read), NewGame, Go and GoPonder fail
-// with ErrBusy.
-type Engine struct {
-	cfg  Config
+// ExternalEngine drives one external UCI engine process (the driver). Its
+// methods are safe for concurrent use, but the engine runs one search at a
+// time: while a search is running (until its bestmove was read), NewGame,
+// Go and GoPonder fail with ErrBusy.
+type ExternalEngine struct {
+	cfg  ExternalConfig
 	life context.Context
 	log  zerolog.Logger
 
@@ -83,7 +83,7 @@ type Engine struct {
 
 	mu      sync.Mutex // guards the fields below
 	proc    *process
-	search  *Search
+	search  *ExternalSearch
 	closed  bool
 	name    string
 	author  string
@@ -99,14 +99,14 @@ type Engine struct {
 // Like exec.CommandContext, ctx bounds the life of the engine process: when
 // it is done the engine is sent "quit", killed if need be, and reaped. The
 // handshake is bounded by the default timeouts.
-func Start(ctx context.Context, path string, args []string, opts map[string]string, logger zerolog.Logger) (*Engine, error) {
-	return StartConfig(ctx, Config{Path: path, Args: args, Options: opts, Logger: logger})
+func Start(ctx context.Context, path string, args []string, opts map[string]string, logger zerolog.Logger) (*ExternalEngine, error) {
+	return StartConfig(ctx, ExternalConfig{Path: path, Args: args, Options: opts, Logger: logger})
 }
 
 // StartConfig is Start with every setting.
-func StartConfig(ctx context.Context, cfg Config) (*Engine, error) {
+func StartConfig(ctx context.Context, cfg ExternalConfig) (*ExternalEngine, error) {
 	cfg.Timeouts = cfg.Timeouts.withDefaults()
-	e := &Engine{cfg: cfg, life: ctx, log: cfg.Logger}
+	e := &ExternalEngine{cfg: cfg, life: ctx, log: cfg.Logger}
 	st, err := e.launch(ctx, false)
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ type launched struct {
 
 // launch starts a process, runs the handshake and sets the options. On
 // error the process is shut down and reaped.
-func (e *Engine) launch(ctx context.Context, newGame bool) (launched, error) {
+func (e *ExternalEngine) launch(ctx context.Context, newGame bool) (launched, error) {
 	if err := e.life.Err(); err != nil {
 		return launched{}, fmt.Errorf("start engine %s: %w: %w", e.cfg.Path, ErrClosed, err)
 	}
@@ -195,7 +195,7 @@ type optionCommand struct {
 // optionCommands validates the configured options, then those set later
 // with SetOption, against the advertised specs, each group in a stable
 // (sorted by name) order.
-func (e *Engine) optionCommands(specs []OptionSpec) []optionCommand {
+func (e *ExternalEngine) optionCommands(specs []OptionSpec) []optionCommand {
 	e.mu.Lock()
 	later := maps.Clone(e.setOpts)
 	e.mu.Unlock()
@@ -233,7 +233,7 @@ func optionLine(specs []OptionSpec, name, value string) (string, error) {
 // Ponder before a game) and waits for the engine to be ready. The name is
 // checked against the advertised options. Options other than buttons are
 // remembered and set again after a Restart.
-func (e *Engine) SetOption(ctx context.Context, name, value string) error {
+func (e *ExternalEngine) SetOption(ctx context.Context, name, value string) error {
 	e.opMu.Lock()
 	defer e.opMu.Unlock()
 	p, err := e.current()
@@ -264,7 +264,7 @@ func (e *Engine) SetOption(ctx context.Context, name, value string) error {
 	return nil
 }
 
-func (e *Engine) install(st launched) {
+func (e *ExternalEngine) install(st launched) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.proc = st.p
@@ -275,7 +275,7 @@ func (e *Engine) install(st launched) {
 // readUntil hands lines to fn until fn returns true. It fails when the
 // engine dies, when timeout passes (the engine is then killed) or when ctx is
 // done.
-func (e *Engine) readUntil(ctx context.Context, p *process, timeout time.Duration, what string, fn func(string) bool) error {
+func (e *ExternalEngine) readUntil(ctx context.Context, p *process, timeout time.Duration, what string, fn func(string) bool) error {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	for {
@@ -299,7 +299,7 @@ func (e *Engine) readUntil(ctx context.Context, p *process, timeout time.Duratio
 // sync sends "isready" and reads up to the matching "readyok", discarding
 // everything before it. The engine answers in order, so whatever an earlier
 // search printed late (after its bestmove) is behind us afterwards.
-func (e *Engine) sync(ctx context.Context, p *process) error {
+func (e *ExternalEngine) sync(ctx context.Context, p *process) error {
 	if err := p.write("isready"); err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (e *Engine) sync(ctx context.Context, p *process) error {
 }
 
 // current returns the live process, or why there is none.
-func (e *Engine) current() (*process, error) {
+func (e *ExternalEngine) current() (*process, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -340,28 +340,28 @@ func (e *Engine) current() (*process, error) {
 }
 
 // Name is the engine's "id name".
-func (e *Engine) Name() string {
+func (e *ExternalEngine) Name() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.name
 }
 
 // Author is the engine's "id author".
-func (e *Engine) Author() string {
+func (e *ExternalEngine) Author() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.author
 }
 
 // Options returns the options the engine advertised.
-func (e *Engine) Options() []OptionSpec {
+func (e *ExternalEngine) Options() []OptionSpec {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]OptionSpec(nil), e.options...)
 }
 
 // Alive reports whether the engine process is running.
-func (e *Engine) Alive() bool {
+func (e *ExternalEngine) Alive() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return !e.closed && e.proc != nil && e.proc.alive()
@@ -369,7 +369,7 @@ func (e *Engine) Alive() bool {
 
 // NewGame tells the engine a new game starts ("ucinewgame", then waits for
 // "readyok") and resets the position to the start position.
-func (e *Engine) NewGame(ctx context.Context) error {
+func (e *ExternalEngine) NewGame(ctx context.Context) error {
 	e.opMu.Lock()
 	defer e.opMu.Unlock()
 	p, err := e.current()
@@ -392,7 +392,7 @@ func (e *Engine) NewGame(ctx context.Context) error {
 // for the start position) and the moves played from it, in UCI notation.
 // It is sent to the engine with each search (so a restarted engine gets it
 // too).
-func (e *Engine) Position(fen string, moves []string) error {
+func (e *ExternalEngine) Position(fen string, moves []string) error {
 	fen = strings.TrimSpace(fen)
 	if fen == "startpos" {
 		fen = ""
@@ -433,18 +433,18 @@ func positionCommand(fen string, moves []string) string {
 
 // Go searches the current position and returns the engine's move. The search
 // ends at the engine's own limits, at l.Deadline (the driver sends "stop"),
-// or when ctx is done (then the error wraps ctx.Err() and the Result holds
-// whatever the engine answered to "stop"). An engine that does not answer
+// or when ctx is done (then the error wraps ctx.Err() and the ExternalResult
+// holds whatever the engine answered to "stop"). An engine that does not answer
 // "stop" within the grace period is killed: the error wraps
 // ErrEngineUnresponsive and ErrEngineDied, and the caller plays a fallback
 // and calls Restart.
-func (e *Engine) Go(ctx context.Context, l Limits) (Result, error) {
+func (e *ExternalEngine) Go(ctx context.Context, l GoLimits) (ExternalResult, error) {
 	if l.Ponder {
-		return Result{}, errors.New("go: Limits.Ponder set; use GoPonder")
+		return ExternalResult{}, errors.New("go: GoLimits.Ponder set; use GoPonder")
 	}
 	s, err := e.begin(ctx, l, false)
 	if err != nil {
-		return Result{}, err
+		return ExternalResult{}, err
 	}
 	return s.Wait(ctx)
 }
@@ -454,11 +454,11 @@ func (e *Engine) Go(ctx context.Context, l Limits) (Result, error) {
 // the engine expects the opponent to play. It returns at once. The search
 // lives until PonderHit+Wait, Stop, or until ctx is done. l.Deadline counts
 // from the ponderhit.
-func (e *Engine) GoPonder(ctx context.Context, l Limits) (*Search, error) {
+func (e *ExternalEngine) GoPonder(ctx context.Context, l GoLimits) (*ExternalSearch, error) {
 	return e.begin(ctx, l, true)
 }
 
-func (e *Engine) begin(ctx context.Context, l Limits, ponder bool) (*Search, error) {
+func (e *ExternalEngine) begin(ctx context.Context, l GoLimits, ponder bool) (*ExternalSearch, error) {
 	what := "go"
 	if ponder {
 		what = "go ponder"
@@ -479,7 +479,7 @@ func (e *Engine) begin(ctx context.Context, l Limits, ponder bool) (*Search, err
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	l.Ponder = ponder
-	s := &Search{
+	s := &ExternalSearch{
 		e:       e,
 		p:       p,
 		limits:  l,
@@ -495,7 +495,7 @@ func (e *Engine) begin(ctx context.Context, l Limits, ponder bool) (*Search, err
 	e.mu.Unlock()
 	if err := p.write(l.Command()); err != nil {
 		err = fmt.Errorf("%s: %w", what, err)
-		s.finish(Result{}, err) // frees the engine and releases Close
+		s.finish(ExternalResult{}, err) // frees the engine and releases Close
 		return nil, err
 	}
 	go s.run(ctx)
@@ -506,7 +506,7 @@ func (e *Engine) begin(ctx context.Context, l Limits, ponder bool) (*Search, err
 // search, killing the old process if need be, always reaping it), redoes the
 // handshake and options, and sends "ucinewgame". The position set by
 // Position is kept, so a game can go on.
-func (e *Engine) Restart(ctx context.Context) error {
+func (e *ExternalEngine) Restart(ctx context.Context) error {
 	e.opMu.Lock()
 	defer e.opMu.Unlock()
 	e.mu.Lock()
@@ -541,7 +541,7 @@ func (e *Engine) Restart(ctx context.Context) error {
 // Close ends the engine: a running search is abandoned, "quit" is sent, the
 // process is killed if it does not exit within the quit timeout, and it is
 // always reaped before Close returns. Close is idempotent.
-func (e *Engine) Close() error {
+func (e *ExternalEngine) Close() error {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
@@ -559,8 +559,8 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// Result is the outcome of a search.
-type Result struct {
+// ExternalResult is the outcome of a search of an external engine.
+type ExternalResult struct {
 	BestMove   string
 	PonderMove string // from "bestmove ... ponder", else the second PV move; may be ""
 	Score      Score  // the last score of the main line (multipv 1)
@@ -577,7 +577,7 @@ type Result struct {
 
 // merge folds one info line into r. Lines for secondary PVs (multipv > 1)
 // are ignored.
-func (r *Result) merge(in Info) {
+func (r *ExternalResult) merge(in Info) {
 	if in.MultiPV > 1 {
 		return
 	}
@@ -605,7 +605,7 @@ func (r *Result) merge(in Info) {
 }
 
 // setBest reads a "bestmove <move> [ponder <move>]" line.
-func (r *Result) setBest(line string) error {
+func (r *ExternalResult) setBest(line string) error {
 	f := strings.Fields(line)
 	if len(f) < 2 {
 		return fmt.Errorf("%w: %q has no move", ErrProtocol, line)
@@ -625,13 +625,14 @@ func (r *Result) setBest(line string) error {
 	return nil
 }
 
-// Search is a running search started by GoPonder (or inside Go). Every
-// search is read up to its own "bestmove" by the driver, whatever the
-// caller does, so a bestmove is never attributed to a later search.
-type Search struct {
-	e       *Engine
+// ExternalSearch is a running search of an external engine, started by
+// GoPonder (or inside Go). Every search is read up to its own "bestmove" by
+// the driver, whatever the caller does, so a bestmove is never attributed
+// to a later search.
+type ExternalSearch struct {
+	e       *ExternalEngine
 	p       *process
-	limits  Limits
+	limits  GoLimits
 	ponder  bool
 	grace   time.Duration
 	log     zerolog.Logger
@@ -639,18 +640,18 @@ type Search struct {
 	stopReq chan struct{}
 
 	mu       sync.Mutex
-	progress Result
+	progress ExternalResult
 
 	done chan struct{}
-	res  Result // valid after done
-	err  error  // valid after done
+	res  ExternalResult // valid after done
+	err  error          // valid after done
 }
 
 // Done is closed when the search has ended (bestmove read, or engine dead).
-func (s *Search) Done() <-chan struct{} { return s.done }
+func (s *ExternalSearch) Done() <-chan struct{} { return s.done }
 
 // Progress returns what the info lines said so far.
-func (s *Search) Progress() Result {
+func (s *ExternalSearch) Progress() ExternalResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.progress
@@ -660,9 +661,9 @@ func (s *Search) Progress() Result {
 
 // PonderHit tells the engine that the opponent played the expected move: the
 // ponder search becomes a normal search under its limits (and
-// Limits.Deadline starts counting). Then call Wait. On a search that has
+// GoLimits.Deadline starts counting). Then call Wait. On a search that has
 // already ended PonderHit does nothing.
-func (s *Search) PonderHit() error {
+func (s *ExternalSearch) PonderHit() error {
 	if !s.ponder {
 		return errors.New("ponderhit: not a ponder search")
 	}
@@ -674,7 +675,7 @@ func (s *Search) PonderHit() error {
 	return nil
 }
 
-func (s *Search) requestStop() {
+func (s *ExternalSearch) requestStop() {
 	select {
 	case s.stopReq <- struct{}{}:
 	default:
@@ -684,7 +685,7 @@ func (s *Search) requestStop() {
 // Stop stops the search and returns once its bestmove was read (the caller
 // of a ponder search discards it). An engine that does not answer within
 // the stop grace period is killed.
-func (s *Search) Stop() (Result, error) {
+func (s *ExternalSearch) Stop() (ExternalResult, error) {
 	s.requestStop()
 	<-s.done
 	return s.res, s.err
@@ -692,7 +693,7 @@ func (s *Search) Stop() (Result, error) {
 
 // Wait waits for the search's bestmove. When ctx is done first, the search
 // is stopped and the error wraps ctx.Err().
-func (s *Search) Wait(ctx context.Context) (Result, error) {
+func (s *ExternalSearch) Wait(ctx context.Context) (ExternalResult, error) {
 	select {
 	case <-s.done: // an available result wins over a done ctx
 		return s.res, s.err
@@ -714,8 +715,8 @@ func (s *Search) Wait(ctx context.Context) (Result, error) {
 // run reads the engine's output for this search up to its bestmove, and
 // sends ponderhit and stop as asked. It is the only reader of the process
 // output while the search lives.
-func (s *Search) run(ctx context.Context) {
-	var res Result
+func (s *ExternalSearch) run(ctx context.Context) {
+	var res ExternalResult
 	var deadlineC, graceC <-chan time.Time
 	var timers []*time.Timer
 	defer func() {
@@ -807,7 +808,7 @@ func (s *Search) run(ctx context.Context) {
 
 // finish records the outcome. The engine is free again before done closes,
 // so a caller returning from Wait can start the next search at once.
-func (s *Search) finish(res Result, err error) {
+func (s *ExternalSearch) finish(res ExternalResult, err error) {
 	s.e.mu.Lock()
 	if s.e.search == s {
 		s.e.search = nil
