@@ -13,21 +13,16 @@ import (
 // end wants the engine) and keeps what it learnt in the tree and TT.
 func (g *Game) StopPonder() error {
 	g.mu.Lock()
-	r := g.run
-	if r == nil || !r.background {
-		g.mu.Unlock()
-		return nil
-	}
-	r.stopAsked = true
-	g.mu.Unlock()
-	r.cancel()
-	<-r.done
-	g.mu.Lock()
-	if g.run == r {
-		g.run = nil
-	}
-	g.mu.Unlock()
+	defer g.mu.Unlock()
+	g.stopPonder()
 	return nil
+}
+
+// stopPonder stops and waits for a background ponder search, if one runs.
+func (g *Game) stopPonder() {
+	if r := g.run; r != nil && r.background {
+		g.stopAndWait(r)
+	}
 }
 
 // Pondering reports whether a background ponder search runs.
@@ -40,7 +35,7 @@ func (g *Game) Pondering() bool {
 // convert turns r (a ponder search on the current position) into the search
 // for our move under lim: the budget counts the pondered time by the rule
 // of PlanMove, and when the ponder search is already as deep as this
-// move's budget would reach, it is stopped at once. Called with g.mu held.
+// move's budget would reach, it is stopped at once.
 func (g *Game) convert(r *run, lim Limits) {
 	now := time.Now()
 	pondered := now.Sub(r.start)
@@ -191,18 +186,11 @@ func (g *Game) predict(pos *board.Position, ml *board.MoveList) prediction {
 	return pr
 }
 
-// awaitConverted waits for a converted ponder search. It is called with
-// g.mu held and returns with it released, unless again is true (the search
-// ended at its own cap with budget left), when it returns with g.mu held.
-func (g *Game) awaitConverted(ctx context.Context, r *run, lim Limits) (Decision, bool) {
-	g.mu.Unlock()
-	stopCtx := context.AfterFunc(ctx, func() { g.Stop() })
-	<-r.done
-	stopCtx()
-	g.mu.Lock()
-	if g.run == r {
-		g.run = nil
-	}
+// convertedDecision builds our move from a converted ponder search r that
+// has ended. searchOn is true instead when r ended at its own cap (the
+// depth or nodes of a background ponder search) with budget left: the
+// caller then searches on with what is left of r.budget.
+func (g *Game) convertedDecision(r *run, lim Limits) (d Decision, searchOn bool) {
 	res := r.res
 	g.pending.NodesAfterHit = res.Nodes - min(res.Nodes, r.nodesAtHit)
 	leftover := !r.stopAsked && !lim.Infinite && r.budget.Timed && time.Since(r.hitAt) < r.budget.Soft
@@ -216,14 +204,12 @@ func (g *Game) awaitConverted(ctx context.Context, r *run, lim Limits) (Decision
 	if r.immediate {
 		src = FromPonderAtOnce
 	}
-	d := g.fromResult(res, src, r.budget)
-	d = g.finish(d, r.hitAt, &res)
-	return d, false
+	d = g.fromResult(res, src, r.budget)
+	return g.finish(d, r.hitAt, &res), false
 }
 
 // thinkPonder is UCI "go ponder": search the current position (ending with
-// the predicted reply) in ponder mode until PonderHit or Stop. Called with
-// g.mu held; returns with it released.
+// the predicted reply) in ponder mode until PonderHit or Stop.
 func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, info func(search.Info)) (Decision, error) {
 	g.pending.Ply = len(g.moves)
 	g.ageTT(len(g.moves), false)
@@ -234,24 +220,16 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 	r.node, r.pos, r.rec, r.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
 	slim.Ponder = true
 	g.startRun(ctx, r, slim)
-	g.mu.Unlock()
-	stopCtx := context.AfterFunc(ctx, func() { g.Stop() })
-	<-r.done
-	stopCtx()
-	g.mu.Lock()
+	g.waitOrStop(ctx, r)
 	if !r.converted {
 		// stopped while pondering: report the move, record nothing as ours
-		if g.run == r {
-			g.run = nil
-		}
 		d := g.fromResult(r.res, FromPonder, Budget{})
 		g.moveStrings(&d)
 		d.Time = time.Since(r.start)
-		g.mu.Unlock()
 		return d, nil
 	}
-	d, again := g.awaitConverted(ctx, r, lim)
-	if !again {
+	d, searchOn := g.convertedDecision(r, lim)
+	if !searchOn {
 		return d, nil
 	}
 	b := r.budget
@@ -262,12 +240,7 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 	g.startRun(ctx, nr, slim)
 	nr.hitAt = nr.start
 	g.armHard(nr)
-	g.mu.Unlock()
-	<-nr.done
-	g.mu.Lock()
-	if g.run == nr {
-		g.run = nil
-	}
+	g.wait(nr)
 	d = g.fromResult(nr.res, FromPonder, b)
 	return g.finish(d, r.hitAt, &nr.res), nil
 }

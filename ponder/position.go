@@ -7,7 +7,7 @@ import (
 )
 
 // protected lists the nodes the trimmer keeps: the current position and the
-// node of the running search. Called with g.mu held.
+// node of the running search.
 func (g *Game) protected() []int32 {
 	p := []int32{g.cur}
 	if g.run != nil && g.tree.valid(g.run.node) {
@@ -26,15 +26,13 @@ func (g *Game) protected() []int32 {
 // it).
 func (g *Game) SetPosition(startFEN string, chess960 bool, moves []string) error {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.closed {
-		g.mu.Unlock()
 		return ErrClosed
 	}
 	if g.run != nil && !g.run.background {
-		g.mu.Unlock()
 		return ErrBusy
 	}
-	g.mu.Unlock()
 	if startFEN == "" || startFEN == "startpos" {
 		startFEN = board.StartFEN
 	}
@@ -70,7 +68,6 @@ func (g *Game) setPosition(startFEN string, chess960 bool, moves []string) error
 		pos.MakeMove(m)
 	}
 
-	g.mu.Lock()
 	extends := g.pos != nil && startFEN == g.startFEN && chess960 == g.chess960 && len(ms) >= g.rootPly
 	if extends {
 		for i := 0; i < g.rootPly; i++ {
@@ -80,21 +77,8 @@ func (g *Game) setPosition(startFEN string, chess960 bool, moves []string) error
 			}
 		}
 	}
-	var stale *run
 	if !extends && g.run != nil {
-		stale = g.run
-		stale.stopAsked = true
-	}
-	g.mu.Unlock()
-	if stale != nil {
-		stale.cancel()
-		<-stale.done
-	}
-
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.run == stale {
-		g.run = nil
+		g.stopAndWait(g.run)
 	}
 	if extends {
 		// Irreversible moves were aged out only along the old line.
@@ -150,7 +134,7 @@ func irreversible(p *board.Position, m board.Move) bool {
 }
 
 // commit re-roots the tree at the current position, releasing every other
-// branch, and fills the move's stats. Called with g.mu held.
+// branch, and fills the move's stats.
 func (g *Game) commit() {
 	ms := &g.pending
 	t := g.tree
@@ -179,7 +163,7 @@ func (g *Game) commit() {
 
 // ageTT skips TT generations when an irreversible move lies between the
 // last aged ply and the position about to be searched (ply moves, plus
-// extra when the predicted reply is irreversible). Called with g.mu held.
+// extra when the predicted reply is irreversible).
 func (g *Game) ageTT(ply int, extra bool) {
 	if g.opts.IrreversibleAge < 0 {
 		return
@@ -203,12 +187,10 @@ func (g *Game) ageTT(ply int, extra bool) {
 // NewGame clears the TT, the tree and the statistics, and sets the start
 // position (UCI "ucinewgame").
 func (g *Game) NewGame() error {
-	if err := g.StopPonder(); err != nil {
-		return err
-	}
 	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopPonder()
 	if g.run != nil {
-		g.mu.Unlock()
 		return ErrBusy
 	}
 	g.eng.NewGame()
@@ -216,33 +198,24 @@ func (g *Game) NewGame() error {
 	g.pending = MoveStats{}
 	g.depths = depthClock{}
 	g.pos = nil
-	g.mu.Unlock()
 	return g.setPosition(board.StartFEN, false, nil)
 }
 
 // Close ends the game: it stops any search and frees the tree.
 func (g *Game) Close() {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.closed {
-		g.mu.Unlock()
 		return
 	}
 	g.closed = true
-	r := g.run
-	if r != nil {
-		r.stopAsked = true
+	if g.run != nil {
+		g.stopAndWait(g.run)
 	}
-	g.mu.Unlock()
-	if r != nil {
-		r.cancel()
-		<-r.done
-	}
-	g.mu.Lock()
 	g.run = nil
 	g.tree = newTree(minTreeNodes)
 	g.tree.reset(0)
 	g.cur = g.tree.root
-	g.mu.Unlock()
 	g.log.Info().Int("moves", g.stats.Moves).Int("ponder_hits", g.stats.PonderHits).
 		Int("predicted", g.stats.Predicted).Dur("time_saved", g.stats.TimeSaved).Msg("game closed")
 }

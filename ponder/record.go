@@ -6,7 +6,6 @@ import (
 )
 
 // recordLine writes one finished line (search root + PV) into the tree.
-// Called with g.mu held.
 func (g *Game) recordLine(r *run, inf search.Info) {
 	if !g.tree.valid(r.node) || len(inf.PV) == 0 {
 		return
@@ -68,7 +67,7 @@ func flipBound(b search.Bound) search.Bound {
 }
 
 // recordResult stores the root-move statistics of a finished search as
-// children of the run's node, each with its PV below. Called with g.mu held.
+// children of the run's node, each with its PV below.
 func (g *Game) recordResult(r *run, res search.Result) {
 	if !g.tree.valid(r.node) {
 		return

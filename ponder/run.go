@@ -22,7 +22,7 @@ type run struct {
 	cancel     context.CancelFunc
 	res        search.Result
 
-	// guarded by Game.mu
+	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
 	immediate  bool
 	stopAsked  bool
@@ -50,7 +50,7 @@ func (g *Game) Stop() {
 	g.mu.Unlock()
 }
 
-// startRun launches r's search on its own goroutine. Called with g.mu held.
+// startRun launches r's search on its own goroutine.
 func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
@@ -88,6 +88,33 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		g.mu.Unlock()
 		close(r.done)
 	}()
+}
+
+// stopAndWait stops r's search and waits for it to end (see wait).
+func (g *Game) stopAndWait(r *run) {
+	r.stopAsked = true
+	r.cancel()
+	g.wait(r)
+}
+
+// wait lets go of g.mu until r's search has ended (the search goroutine
+// takes g.mu to record its lines), takes it back and clears g.run if it is
+// still r.
+func (g *Game) wait(r *run) {
+	g.mu.Unlock()
+	<-r.done
+	g.mu.Lock()
+	if g.run == r {
+		g.run = nil
+	}
+}
+
+// waitOrStop is wait, stopping the running search when ctx ends (for a run
+// that was started under another context: a converted ponder search).
+func (g *Game) waitOrStop(ctx context.Context, r *run) {
+	stopCtx := context.AfterFunc(ctx, func() { g.Stop() })
+	g.wait(r)
+	stopCtx()
 }
 
 // onInfo runs on the search goroutine after each iteration: it records the

@@ -19,25 +19,22 @@ import (
 func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.closed {
-		g.mu.Unlock()
 		return Decision{}, ErrClosed
 	}
 	if g.run != nil && !g.run.background {
-		g.mu.Unlock()
 		return Decision{}, ErrBusy
 	}
 	white := g.pos.SideToMove() == board.White
 	slim, err := g.searchLimits(lim, g.pos)
 	if err != nil {
-		g.mu.Unlock()
 		return Decision{}, fmt.Errorf("think: %w", err)
 	}
 	var ml board.MoveList
 	g.pos.GenerateLegal(&ml)
 	if ml.N == 0 {
-		g.mu.Unlock()
-		_ = g.StopPonder()
+		g.stopPonder()
 		return Decision{NoMove: true}, nil
 	}
 
@@ -55,8 +52,9 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 			r.background = false
 			r.info, r.userMPV = info, max(lim.MultiPV, 1)
 			g.convert(r, lim)
-			d, again := g.awaitConverted(ctx, r, lim)
-			if !again {
+			g.waitOrStop(ctx, r)
+			d, searchOn := g.convertedDecision(r, lim)
+			if !searchOn {
 				return d, nil
 			}
 			// The ponder search stopped at its cap with budget left: search
@@ -67,14 +65,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 			left.Hard = max(left.Hard-spent, MinThink)
 			carried = &left
 		} else {
-			r.stopAsked = true
-			g.mu.Unlock()
-			r.cancel()
-			<-r.done
-			g.mu.Lock()
-			if g.run == r {
-				g.run = nil
-			}
+			g.stopAndWait(r)
 		}
 	}
 	g.commit()
@@ -115,12 +106,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 	g.startRun(ctx, r, slim)
 	r.hitAt = r.start
 	g.armHard(r)
-	g.mu.Unlock()
-	<-r.done
-	g.mu.Lock()
-	if g.run == r {
-		g.run = nil
-	}
+	g.wait(r)
 	d := g.fromResult(r.res, FromSearch, b)
 	return g.finish(d, start, &r.res), nil
 }
@@ -143,7 +129,7 @@ func (g *Game) searchLimits(lim Limits, pos *board.Position) (search.Limits, err
 	return sl, nil
 }
 
-// armHard starts the hard-limit timer of a converted run. Called with g.mu held.
+// armHard starts the hard-limit timer of a converted run.
 func (g *Game) armHard(r *run) {
 	if !r.budget.Timed {
 		return
@@ -158,8 +144,7 @@ func (g *Game) armHard(r *run) {
 	})
 }
 
-// checkSoft stops a converted search when our budget says so. Called with
-// g.mu held.
+// checkSoft stops a converted search when our budget says so.
 func (g *Game) checkSoft(r *run, inf search.Info) {
 	if !r.converted || r.stopAsked {
 		return
@@ -187,7 +172,6 @@ func (g *Game) checkSoft(r *run, inf search.Info) {
 }
 
 // fromResult builds a decision from a search result, applying variety.
-// Called with g.mu held.
 func (g *Game) fromResult(res search.Result, src Source, b Budget) Decision {
 	d := Decision{Move: res.BestMove, Ponder: res.PonderMove, Score: res.Score, Mate: res.Mate, Depth: res.Depth,
 		Nodes: res.Nodes, Source: src, Budget: b, RootMoves: res.RootMoves}
@@ -239,7 +223,6 @@ func abs(x int) int {
 }
 
 // moveStrings fills the UCI strings of d (dropping an illegal ponder move).
-// Called with g.mu held.
 func (g *Game) moveStrings(d *Decision) {
 	d.UCI = moveString(g.pos, d.Move)
 	if d.Ponder != board.NoMove && d.Move != board.NoMove {
@@ -254,9 +237,8 @@ func (g *Game) moveStrings(d *Decision) {
 }
 
 // finish completes a decision: UCI strings, timing, stats and the log line;
-// it remembers the expected reply. Called with g.mu held; releases it.
+// it remembers the expected reply.
 func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
-	defer g.mu.Unlock()
 	g.moveStrings(&d)
 	d.Time = time.Since(start)
 	ms := g.pending

@@ -188,6 +188,8 @@ func NewGame(opts Options) *Game {
 	}
 	g.tree.protect = g.protected
 	g.stats.NodeBytes = NodeBytes
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if err := g.setPosition(board.StartFEN, false, nil); err != nil {
 		panic(err) // the start position always parses
 	}
