@@ -56,5 +56,7 @@
 // The time budget of a move (PlanMove) starts from engine/search's clock
 // allocation and counts the time already pondered on the position p:
 // Target = Base + p/2, time left on our clock = max(Target − p, MinThink),
-// hard limit never above the clock's.
+// hard limit never above the clock's. A fixed move time (UCI "go
+// movetime") is used whole: no overhead off, no pondering rule, no early
+// stop (neither the stability rule nor a deep enough ponder hit).
 package ponder

@@ -35,7 +35,8 @@ func (g *Game) Pondering() bool {
 // convert turns r (a ponder search on the current position) into the search
 // for our move under lim: the budget counts the pondered time by the rule
 // of PlanMove, and when the ponder search is already as deep as this
-// move's budget would reach, it is stopped at once.
+// move's budget would reach, it is stopped at once (never under a fixed
+// move time, which is used whole).
 func (g *Game) convert(r *run, lim Limits) {
 	now := time.Now()
 	pondered := now.Sub(r.start)
@@ -48,7 +49,7 @@ func (g *Game) convert(r *run, lim Limits) {
 	if lim.Depth > 0 && r.depth >= lim.Depth {
 		immediate = true
 	}
-	if b.Timed && !lim.Infinite {
+	if b.Timed && !lim.Infinite && lim.MoveTime == 0 {
 		if reach := g.depths.reachable(b.Base, 0); reach > 0 && r.depth >= reach {
 			immediate = true
 		}
@@ -232,8 +233,7 @@ func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, 
 	if !searchOn {
 		return d, nil
 	}
-	b := r.budget
-	b.Soft = max(b.Soft-time.Since(r.hitAt), MinThink)
+	b := leftBudget(r)
 	nr := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1)}
 	nr.node, nr.pos, nr.rec, nr.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
 	slim.Ponder = false

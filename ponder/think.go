@@ -59,10 +59,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 			}
 			// The ponder search stopped at its cap with budget left: search
 			// on with what is left of the converted budget.
-			left := r.budget
-			spent := time.Since(r.hitAt)
-			left.Soft = max(left.Soft-spent, MinThink)
-			left.Hard = max(left.Hard-spent, MinThink)
+			left := leftBudget(r)
 			carried = &left
 		} else {
 			g.stopAndWait(r)
@@ -129,6 +126,16 @@ func (g *Game) searchLimits(lim Limits, pos *board.Position) (search.Limits, err
 	return sl, nil
 }
 
+// leftBudget is what is left of a converted run's budget since the hit,
+// for a search that goes on after it: both limits count from the hit.
+func leftBudget(r *run) Budget {
+	b := r.budget
+	spent := time.Since(r.hitAt)
+	b.Soft = max(b.Soft-spent, MinThink)
+	b.Hard = max(b.Hard-spent, MinThink)
+	return b
+}
+
 // armHard starts the hard-limit timer of a converted run.
 func (g *Game) armHard(r *run) {
 	if !r.budget.Timed {
@@ -157,10 +164,14 @@ func (g *Game) checkSoft(r *run, inf search.Info) {
 		stop = true
 	}
 	if b := r.budget; b.Timed && (inf.Depth >= 4 || r.ponder) {
-		// Stability: a best move that keeps its place lets us stop earlier
-		// (0.75 of Soft when stable for 6+ iterations, 1.25 just after a change).
-		scale := 1.25 - 0.1*float64(min(r.stable, 5))
-		soft := min(time.Duration(float64(b.Soft)*scale), b.Hard)
+		soft := b.Soft
+		if r.lim.MoveTime == 0 {
+			// Stability: a best move that keeps its place lets us stop earlier
+			// (0.75 of Soft when stable for 6+ iterations, 1.25 just after a
+			// change). Not for a fixed move time, which is used whole.
+			scale := 1.25 - 0.1*float64(min(r.stable, 5))
+			soft = min(time.Duration(float64(b.Soft)*scale), b.Hard)
+		}
 		if time.Since(r.hitAt) >= soft {
 			stop = true
 		}
