@@ -11,7 +11,12 @@ type Settings struct {
 	Clock       ClockSettings
 	Game        GameSettings
 	Chat        ChatSettings
-	// PGNDir is where the PGN of every finished game is saved ("" = not saved).
+	// StateDir is the bot's state directory, made before the bot starts:
+	// every file the bot keeps between runs lives under it. It is the
+	// same for the life of the process (cmd keeps it on reload).
+	StateDir string
+	// PGNDir is where the PGN of every finished game is saved ("" = not
+	// saved); a folder of StateDir unless the configuration names another.
 	PGNDir string
 	// ReconnectMin and ReconnectMax bound the backoff between attempts to
 	// reopen a dropped stream. Defaults 1 s and 60 s.

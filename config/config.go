@@ -6,6 +6,14 @@ import "time"
 // Build one with Default, Parse or Load; a Config from Parse or Load has been
 // validated. The Lichess token is never part of it: see LoadToken.
 type Config struct {
+	// StateDir is the bot's state directory: every file the bot keeps
+	// between runs (PGNs today) lives under it. A relative path is taken
+	// from the config file's directory. "" (the default) is
+	// $STATE_DIRECTORY when systemd sets it (StateDirectory=), else
+	// $XDG_STATE_HOME/ponderosa, else ~/.local/state/ponderosa: see
+	// ResolveStateDir. `ponderosa run` creates it (mode 0750); a change
+	// takes effect at the next start, not on reload.
+	StateDir    string      `yaml:"state_dir"`
 	Lichess     Lichess     `yaml:"lichess"`
 	Engine      Engine      `yaml:"engine"`
 	Challenge   Challenge   `yaml:"challenge"`
@@ -15,8 +23,10 @@ type Config struct {
 	Shutdown    Shutdown    `yaml:"shutdown"`
 
 	// source names the file the config came from ("" when built in code);
+	// dir is that file's directory when Load read it ("" otherwise);
 	// keys maps dotted key paths to the line where the key was written.
 	source string
+	dir    string
 	keys   map[string]int
 }
 
@@ -253,8 +263,9 @@ type Game struct {
 	// 0 never aborts. Default 30s.
 	AbortAfter time.Duration `yaml:"abort_after"`
 	// PGNDir is where finished games are saved as PGN, one file per game;
-	// "" saves nothing. Under systemd use the state directory, e.g.
-	// /var/lib/ponderosa. Default "".
+	// "" saves nothing. A relative path is taken under StateDir (e.g.
+	// "games"); an absolute one is used as it is. Default "". See
+	// Config.ResolvePGNDir.
 	PGNDir string `yaml:"pgn_dir"`
 	// OpponentGone is what to do when Lichess says the opponent left and a
 	// claim is possible: claim_victory (default), claim_draw or wait.

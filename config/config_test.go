@@ -557,7 +557,7 @@ func TestLoad(t *testing.T) {
 		t.Errorf("Load error = %v", err)
 	}
 
-	if err := os.WriteFile(p, []byte("lichess:\n  token_file: secret/token\ngame:\n  pgn_dir: games\n"), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte("state_dir: state\nlichess:\n  token_file: secret/token\ngame:\n  pgn_dir: games\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	c, err := Load(p)
@@ -567,8 +567,12 @@ func TestLoad(t *testing.T) {
 	if want := filepath.Join(dir, "secret", "token"); c.Lichess.TokenFile != want {
 		t.Errorf("token_file = %q, want %q (relative to the config file)", c.Lichess.TokenFile, want)
 	}
-	if want := filepath.Join(dir, "games"); c.Game.PGNDir != want {
-		t.Errorf("pgn_dir = %q, want %q", c.Game.PGNDir, want)
+	if want := filepath.Join(dir, "state"); c.StateDir != want {
+		t.Errorf("state_dir = %q, want %q (relative to the config file)", c.StateDir, want)
+	}
+	// A relative pgn_dir lies under state_dir, not next to the config file.
+	if want := filepath.Join(dir, "state", "games"); c.ResolvePGNDir(c.StateDir) != want {
+		t.Errorf("pgn_dir resolves to %q, want %q", c.ResolvePGNDir(c.StateDir), want)
 	}
 	if c.Source() != p {
 		t.Errorf("Source() = %q", c.Source())

@@ -13,6 +13,13 @@
 //	}
 //	token, err := config.LoadToken(cfg) // $LICHESS_BOT_TOKEN, $CREDENTIALS_DIRECTORY/token, lichess.token_file
 //
+// state_dir is the one home of every file the bot keeps between runs (PGNs
+// today; later a game archive, counters and the like, in one store). Its
+// default depends on the environment, so the Config holds only what the file
+// says and ResolveStateDir applies the default ($STATE_DIRECTORY under
+// systemd, else the XDG state directory); `ponderosa run` resolves it once at
+// start, creates it and hands the path to the bot.
+//
 // The token is never stored in a Config, so logging a Config (String,
 // MarshalZerologObject, Summary) cannot leak it. config.example.yaml at the
 // repository root shows every key with its default.

@@ -19,9 +19,11 @@ import (
 )
 
 // Load reads, decodes and validates the configuration file at path.
-// A relative lichess.token_file or game.pgn_dir is taken relative to the
-// directory of the file. The error, when the file is readable, is Errors:
-// every problem found, each naming the line and what to change.
+// A relative state_dir or lichess.token_file is taken relative to the
+// directory of the file (a relative game.pgn_dir stays relative: it lies
+// under state_dir, see ResolvePGNDir). The error, when the file is
+// readable, is Errors: every problem found, each naming the line and what
+// to change.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -29,16 +31,17 @@ func Load(path string) (*Config, error) {
 	}
 	c, err := decode(data, path)
 	if c != nil {
-		dir := filepath.Dir(path)
-		c.Lichess.TokenFile = relativeTo(dir, c.Lichess.TokenFile)
-		c.Game.PGNDir = relativeTo(dir, c.Game.PGNDir)
+		c.dir = filepath.Dir(path)
+		c.StateDir = relativeTo(c.dir, c.StateDir)
+		c.Lichess.TokenFile = relativeTo(c.dir, c.Lichess.TokenFile)
 	}
 	return finish(c, err)
 }
 
 // Parse decodes and validates a configuration held in data. name is used in
 // messages (usually the file name; "" for none). Keys not in the file keep
-// their defaults (see Default). The error is Errors: every problem found.
+// their defaults (see Default); relative paths stay as written. The error
+// is Errors: every problem found.
 func Parse(data []byte, name string) (*Config, error) {
 	return finish(decode(data, name))
 }

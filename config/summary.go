@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -28,6 +29,7 @@ func (c *Config) String() string {
 // MarshalZerologObject logs the main settings: log.Info().Object("config", cfg).
 func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 	e.Str("source", c.source).
+		Str("state_dir", c.StateDir).
 		Str("base_url", c.Lichess.BaseURL).
 		Str("engine", c.Engine.Type).
 		Bool("ponder", c.Engine.Ponder).
@@ -59,6 +61,11 @@ func (c *Config) Summary() string {
 		}
 		return "off"
 	}
+	state := c.StateDir
+	if state == "" {
+		state = "default: $STATE_DIRECTORY under systemd, else $XDG_STATE_HOME/ponderosa or ~/.local/state/ponderosa"
+	}
+	line("state", "%s", state)
 	line("lichess", "%s (requests time out after %v, streams after %v of silence)",
 		c.Lichess.BaseURL, c.Lichess.RequestTimeout, c.Lichess.StreamReadTimeout)
 	switch e := c.Engine; e.Type {
@@ -112,8 +119,12 @@ func (c *Config) Summary() string {
 	}
 	g := c.Game
 	pgn := "not saved"
-	if g.PGNDir != "" {
-		pgn = "saved in " + g.PGNDir
+	switch p := c.ResolvePGNDir(c.StateDir); {
+	case p == "":
+	case c.StateDir == "" && !filepath.IsAbs(p):
+		pgn = "saved in " + p + " under the state directory"
+	default:
+		pgn = "saved in " + p
 	}
 	resign := "never resigns"
 	if g.Resign.Enabled {

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -67,10 +68,12 @@ func (c *Config) line(key string) int {
 
 // Validate checks every setting and returns all problems together as Errors,
 // each saying what to change, or nil. It looks at the file system only for
-// engine.external.path and engine.external.dir (when the engine is external)
-// and game.pgn_dir.
+// engine.external.path and engine.external.dir (when the engine is external),
+// state_dir and game.pgn_dir (when their place is known without the
+// environment).
 func (c *Config) Validate() error {
 	v := &validator{c: c}
+	v.notFile("state_dir", c.StateDir)
 	v.lichess()
 	v.engine()
 	v.challenge()
@@ -338,12 +341,29 @@ func (v *validator) game() {
 	if g.AbortAfter != 0 {
 		v.durationIn("game.abort_after", g.AbortAfter, 5*time.Second, time.Hour, "0 never aborts")
 	}
-	if g.PGNDir != "" {
-		if fi, err := os.Stat(g.PGNDir); err == nil && !fi.IsDir() {
-			v.add("game.pgn_dir", "%q is a file, not a directory", g.PGNDir)
-		}
-	}
+	v.notFile("game.pgn_dir", v.c.knownPGNDir())
 	v.oneOf("game.opponent_gone", g.OpponentGone, []string{OpponentGoneClaimVictory, OpponentGoneClaimDraw, OpponentGoneWait})
+}
+
+// notFile reports a directory setting naming an existing file. dir "" is
+// not checked.
+func (v *validator) notFile(key, dir string) {
+	if dir == "" {
+		return
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		v.add(key, "%q is a file, not a directory: name a directory (the bot creates it when missing)", dir)
+	}
+}
+
+// knownPGNDir is where PGNs are saved when that is known without the
+// environment (game.pgn_dir absolute, or relative under a state_dir that
+// is set and absolute); "" otherwise.
+func (c *Config) knownPGNDir() string {
+	if p := c.ResolvePGNDir(c.StateDir); filepath.IsAbs(p) {
+		return p
+	}
+	return ""
 }
 
 func (v *validator) log() {
@@ -364,9 +384,18 @@ func (c *Config) Warnings() []string {
 	if !c.Challenge.Accept && !c.Matchmaking.Enabled {
 		w = append(w, "challenge.accept is false and matchmaking is off: the bot will never play")
 	}
-	if c.Game.PGNDir != "" {
-		if _, err := os.Stat(c.Game.PGNDir); err != nil {
-			w = append(w, fmt.Sprintf("game.pgn_dir %q does not exist yet: the bot will try to create it", c.Game.PGNDir))
+	if p := c.knownPGNDir(); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			w = append(w, fmt.Sprintf("game.pgn_dir %q does not exist yet: the bot will try to create it", p))
+		}
+	}
+	// Before state_dir, a relative pgn_dir was taken from the config
+	// file's directory: say where the games saved then are.
+	if p := c.Game.PGNDir; p != "" && !filepath.IsAbs(p) && c.dir != "" {
+		old := filepath.Join(c.dir, p)
+		if fi, err := os.Stat(old); err == nil && fi.IsDir() && old != c.knownPGNDir() {
+			w = append(w, fmt.Sprintf("game.pgn_dir %q is now taken under state_dir, no longer from the config file's directory: "+
+				"games saved earlier stay in %s; write that absolute path to keep saving there", p, old))
 		}
 	}
 	return w

@@ -9,7 +9,8 @@ import (
 
 // checkConfigCmd validates a configuration file: it prints a summary and
 // exits 0, or prints every problem (file, line, key, what to change) and
-// exits 1. It also looks for the token as the bot would, never printing it.
+// exits 1. It also looks for the token as the bot would, never printing it,
+// and says which state directory the bot would use here.
 func checkConfigCmd(e env, args []string) int {
 	fs := newFlagSet(e, "check-config",
 		"usage: ponderosa check-config [-config FILE]",
@@ -41,6 +42,16 @@ func checkConfigCmd(e env, args []string) int {
 	default:
 		fmt.Fprintf(e.stderr, "token: %v\n", err)
 		code = 1
+	}
+	// The default state directory depends on the environment: under
+	// systemd the service gets $STATE_DIRECTORY, which a shell does not.
+	switch dir, from, err := cfg.ResolveStateDir(e.getenv); {
+	case err != nil:
+		fmt.Fprintf(e.stdout, "  %-12s none here (%v)\n", "state dir:", err)
+	case from == config.StateFromConfig || from == config.StateFromSystemd:
+		fmt.Fprintf(e.stdout, "  %-12s %s (from %s)\n", "state dir:", dir, from)
+	default:
+		fmt.Fprintf(e.stdout, "  %-12s %s here (from %s; under systemd it is $STATE_DIRECTORY)\n", "state dir:", dir, from)
 	}
 	for _, w := range cfg.Warnings() {
 		fmt.Fprintln(e.stderr, "warning:", w)

@@ -87,7 +87,16 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		return fmt.Errorf("token: %w", err)
 	}
 	red.Add(token)
-	log.Info().Str("version", version).Str("config", o.configPath).Str("token_from", source).Msg("ponderosa starting")
+	stateDir, stateFrom, err := cfg.ResolveStateDir(o.getenv)
+	if err != nil {
+		return err
+	}
+	if err := makeStateDir(stateDir); err != nil {
+		return err
+	}
+	log.Info().Str("version", version).Str("config", o.configPath).Str("token_from", source).
+		Str("state_dir", stateDir).Str("state_dir_from", stateFrom).Str("pgn_dir", cfg.ResolvePGNDir(stateDir)).
+		Msg("ponderosa starting")
 
 	mon := newStreamMonitor(o.transport)
 	c, err := client.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
@@ -115,7 +124,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")
 	}
 
-	settings := settingsFromConfig(cfg)
+	settings := settingsFromConfig(cfg, stateDir)
 	pf, err := playerFactory(cfg, log)
 	if err != nil {
 		return err
@@ -170,14 +179,17 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, log: log, bot: bot, players: players, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, bot: bot, players: players, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
 // botDaemon is the running bot's control loop state.
 type botDaemon struct {
-	cfg      *config.Config
-	path     string
+	cfg  *config.Config
+	path string
+	// stateDir is the state directory made at start; it stays for the
+	// life of the process (a reload does not move it).
+	stateDir string
 	log      zerolog.Logger
 	bot      *client.Bot
 	players  *swappableFactory
@@ -296,10 +308,13 @@ func (d *botDaemon) tryReload() error {
 	if cfg.Log != d.cfg.Log {
 		restart = append(restart, "log")
 	}
+	if cfg.StateDir != d.cfg.StateDir {
+		restart = append(restart, "state_dir")
+	}
 	if len(restart) > 0 {
 		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))
 	}
-	settings := settingsFromConfig(cfg)
+	settings := settingsFromConfig(cfg, d.stateDir)
 	d.players.set(pf)
 	d.bot.UpdateSettings(settings)
 	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown =

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -115,13 +116,16 @@ type runEnv struct {
 }
 
 // runConfig is a configuration for the test server; extra is appended.
+// The state directory is "state" beside the file (made by the daemon),
+// with the PGNs in its folder "games".
 func runConfig(t *testing.T, url, extra string) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf(`lichess:
+	return fmt.Sprintf(`state_dir: state
+lichess:
   base_url: %s
 engine:
   type: external
@@ -130,6 +134,7 @@ engine:
 game:
   greeting: {player: ""}
   goodbye: {player: ""}
+  pgn_dir: games
 log:
   level: debug
   format: json
@@ -307,6 +312,19 @@ func TestRunDaemonPlaysReloadsAndDrains(t *testing.T) {
 	if n := r.srv.Stats().IllegalMoves; n != 0 {
 		t.Errorf("%d moves refused", n)
 	}
+	// The daemon made the state directory beside the config (state_dir:
+	// state), closed to others, and saved the game's PGN in its folder
+	// games (pgn_dir: games).
+	stateDir := filepath.Join(filepath.Dir(r.cfgPath), "state")
+	if fi, err := os.Stat(stateDir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o027 != 0 {
+		t.Errorf("state directory %s: %v, %v", stateDir, fi, err)
+	}
+	if pgn, err := os.ReadFile(filepath.Join(stateDir, "games", id+".pgn")); err != nil || !strings.Contains(string(pgn), `[Result "`) {
+		t.Errorf("game record: %v\n%s", err, pgn)
+	}
+	if !strings.Contains(logs, stateDir) {
+		t.Errorf("the start log does not name the state directory %s", stateDir)
+	}
 }
 
 // A second stop signal ends at once; the running game is left on Lichess,
@@ -383,6 +401,25 @@ func TestRunDaemonStartErrors(t *testing.T) {
 				t.Error("the token was shown")
 			}
 		})
+	}
+}
+
+// A state directory that cannot be made stops the daemon at start, with
+// an error naming it. ("state" is a link to a path below a file: the
+// configuration check sees nothing there, creating it fails.)
+func TestRunDaemonStateDirError(t *testing.T) {
+	r := newRunEnv(t, true)
+	dir := filepath.Dir(r.cfgPath)
+	if err := os.WriteFile(filepath.Join(dir, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "file", "sub"), filepath.Join(dir, "state")); err != nil {
+		t.Fatal(err)
+	}
+	err := runDaemon(context.Background(), daemonOpts{configPath: r.cfgPath, logOut: r.logs, signals: r.sigs,
+		getenv: func(k string) string { return map[string]string{"LICHESS_BOT_TOKEN": runBotToken}[k] }})
+	if want := "state directory " + filepath.Join(dir, "state") + ": cannot create it"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want one saying %q", err, want)
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 const unlimitedBotGames = 1 << 30
 
 // settingsFromConfig maps the configuration onto the client's settings:
-// the one place where config keys meet client fields.
-func settingsFromConfig(cfg *config.Config) client.Settings {
+// the one place where config keys meet client fields. stateDir is the
+// state directory in use (resolved and made at start); a relative
+// game.pgn_dir lies under it.
+func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 	ch := cfg.Challenge
 	pol := client.ChallengePolicy{
 		// The client reads "both false" as "both accepted"; the config as
@@ -83,6 +85,7 @@ func settingsFromConfig(cfg *config.Config) client.Settings {
 			Goodbye:  client.ChatMessages{Player: g.Goodbye.Player, Spectator: g.Goodbye.Spectator},
 			Name:     "ponderosa " + version,
 		},
-		PGNDir: g.PGNDir,
+		StateDir: stateDir,
+		PGNDir:   cfg.ResolvePGNDir(stateDir),
 	}
 }

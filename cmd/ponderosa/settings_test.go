@@ -23,7 +23,7 @@ func parseConfig(t *testing.T, yaml string) *config.Config {
 }
 
 func TestSettingsFromDefaultConfig(t *testing.T) {
-	s := settingsFromConfig(config.Default())
+	s := settingsFromConfig(config.Default(), "/var/lib/ponderosa")
 	p := s.Challenge
 	if p.DeclineAll || !slices.Equal(p.Variants, []string{"standard", "chess960", "fromPosition"}) ||
 		!slices.Equal(p.Speeds, []string{"bullet", "blitz", "rapid", "classical"}) {
@@ -52,6 +52,9 @@ func TestSettingsFromDefaultConfig(t *testing.T) {
 	if s.Chat.Greeting.Player != "Hi {opponent}! I'm {me}, a ponderosa bot. Good luck!" || s.Chat.Greeting.Spectator != "" ||
 		s.Chat.Goodbye.Player != "Good game, {opponent}!" || !strings.HasPrefix(s.Chat.Name, "ponderosa ") {
 		t.Errorf("chat %+v", s.Chat)
+	}
+	if s.StateDir != "/var/lib/ponderosa" || s.PGNDir != "" {
+		t.Errorf("state dir %q, pgn dir %q (want no PGN saved by default)", s.StateDir, s.PGNDir)
 	}
 	m := s.Matchmaking
 	if m.Enabled || len(m.TimeControls) != 2 || m.TimeControls[0] != (client.TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}) ||
@@ -132,6 +135,15 @@ func TestSettingsFromConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "relative pgn_dir lies under the state directory",
+			yaml: "game:\n  pgn_dir: games\n",
+			check: func(t *testing.T, s client.Settings) {
+				if s.StateDir != "/srv/state" || s.PGNDir != "/srv/state/games" {
+					t.Errorf("state dir %q, pgn dir %q", s.StateDir, s.PGNDir)
+				}
+			},
+		},
+		{
 			name: "matchmaking",
 			yaml: "matchmaking:\n  enabled: true\n  time_controls: [\"1+0\"]\n  variants: [chess960, standard]\n  rated: false\n" +
 				"  opponent_rating: {min: 1000, max: 2000}\n  idle_time: 1m\n  challenge_timeout: 20s\n  block_list: [somebot]\n",
@@ -147,7 +159,7 @@ func TestSettingsFromConfig(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.check(t, settingsFromConfig(parseConfig(t, tt.yaml)))
+			tt.check(t, settingsFromConfig(parseConfig(t, tt.yaml), "/srv/state"))
 		})
 	}
 }

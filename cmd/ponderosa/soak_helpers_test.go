@@ -63,7 +63,8 @@ func soakConfig(url string, o soakDaemonOpts) string {
 	if lvl == "" {
 		lvl = "info"
 	}
-	return fmt.Sprintf(`lichess:
+	return fmt.Sprintf(`state_dir: state
+lichess:
   base_url: %s
 engine:
   type: builtin
