@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"golang.org/x/oauth2"
 )
 

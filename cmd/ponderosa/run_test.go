@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
