@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // game is the worker of one game: it follows the game stream, keeps the
@@ -23,7 +25,7 @@ import (
 // when no mover runs.
 type game struct {
 	bot  *Bot
-	c    *Client
+	c    *lichess.Client
 	id   string
 	s    Settings
 	me   string
@@ -34,13 +36,13 @@ type game struct {
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
 	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
 
-	full       *GameFull
+	full       *lichess.GameFull
 	info       GameInfo
 	white      bool
 	moves      []string // as Lichess sends them
 	canon      []string // canonical UCI, for the Player
 	b          board
-	state      GameState
+	state      lichess.GameState
 	receivedAt time.Time
 	finished   bool
 
@@ -99,7 +101,7 @@ func (g *game) l() *zerolog.Logger {
 
 // streamMsg is what the stream goroutine hands to run.
 type streamMsg struct {
-	ev  GameEvent
+	ev  lichess.GameEvent
 	end error // non-nil: the stream is gone for good (game not found)
 }
 
@@ -143,7 +145,7 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 	bo := backoff{min: g.s.ReconnectMin, max: g.s.ReconnectMax}
 	for ctx.Err() == nil {
 		got := false
-		err := g.c.StreamGame(ctx, g.id, func(ev GameEvent) error {
+		err := g.c.StreamGame(ctx, g.id, func(ev lichess.GameEvent) error {
 			got = true
 			select {
 			case msgs <- streamMsg{ev: ev}:
@@ -155,7 +157,7 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 		if ctx.Err() != nil {
 			return
 		}
-		if code := StatusCode(err); code == http.StatusNotFound || code == http.StatusBadRequest {
+		if code := lichess.StatusCode(err); code == http.StatusNotFound || code == http.StatusBadRequest {
 			select {
 			case msgs <- streamMsg{end: err}:
 			case <-ctx.Done():
@@ -167,7 +169,7 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 		}
 		d := bo.next()
 		ev := g.log.Info()
-		if errors.Is(err, ErrStreamEnded) {
+		if errors.Is(err, lichess.ErrStreamEnded) {
 			ev = g.log.Debug() // usually the end of the game
 		}
 		ev.Err(err).Dur("retry_in", d).Msg("game stream closed; reconnecting")
@@ -179,24 +181,24 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 	}
 }
 
-func (g *game) handle(ctx context.Context, ev GameEvent) {
+func (g *game) handle(ctx context.Context, ev lichess.GameEvent) {
 	switch ev.Type {
-	case GameEventFull:
+	case lichess.GameEventFull:
 		g.onFull(ctx, ev.Full)
-	case GameEventState:
+	case lichess.GameEventState:
 		if g.full == nil {
 			g.l().Debug().Msg("gameState before gameFull; ignored")
 			return
 		}
 		g.onState(ctx, *ev.State)
-	case GameEventChatLine:
+	case lichess.GameEventChatLine:
 		g.onChat(ctx, ev.Chat)
-	case GameEventOpponentGone:
+	case lichess.GameEventOpponentGone:
 		g.onOpponentGone(ctx, ev.OpponentGone)
 	}
 }
 
-func (g *game) onFull(ctx context.Context, f *GameFull) {
+func (g *game) onFull(ctx context.Context, f *lichess.GameFull) {
 	first := g.full == nil
 	g.full = f
 	if first {
@@ -232,7 +234,7 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 	}
 }
 
-func (g *game) onState(ctx context.Context, st GameState) {
+func (g *game) onState(ctx context.Context, st lichess.GameState) {
 	g.state = st
 	g.receivedAt = time.Now()
 	if err := g.syncMoves(strings.Fields(st.Moves)); err != nil {
@@ -315,7 +317,7 @@ func (g *game) maybeMove(ctx context.Context) {
 type moveJob struct {
 	ply          int
 	moves        []string
-	state        GameState
+	state        lichess.GameState
 	receivedAt   time.Time
 	legal        []string
 	failedBefore bool
@@ -571,10 +573,10 @@ func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 			return ctx.Err()
 		}
 		switch {
-		case IsRateLimited(err):
+		case lichess.IsRateLimited(err):
 			log.Warn().Err(err).Msg("move rate limited; waiting for the cool-down")
 			continue // the client waits out the cool-down of this game
-		case StatusCode(err) == 0 && tries < 3:
+		case lichess.StatusCode(err) == 0 && tries < 3:
 			// Network trouble: the move may or may not have arrived. Lichess
 			// refuses a second move for the same ply, so retrying is safe.
 			log.Warn().Err(err).Msg("move post failed; retrying")
@@ -610,7 +612,7 @@ func (g *game) abortNow(ctx context.Context) {
 }
 
 // answerOffers answers draw and takeback offers of the opponent, once per ply.
-func (g *game) answerOffers(ctx context.Context, st GameState) {
+func (g *game) answerOffers(ctx context.Context, st lichess.GameState) {
 	ply := len(g.moves)
 	if g.moverPly >= 0 && g.moverPly < ply {
 		// Our move is played but its result (the evaluation) is not in
@@ -658,7 +660,7 @@ func (g *game) eval() *Decision {
 	return g.lastEval
 }
 
-func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
+func (g *game) onOpponentGone(ctx context.Context, og *lichess.OpponentGone) {
 	if g.claimTimer != nil {
 		g.claimTimer.Stop()
 		g.claimTimer, g.claimC = nil, nil
@@ -700,7 +702,7 @@ func (g *game) background(ctx context.Context, what string, f func(context.Conte
 
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
-func (g *game) finish(ctx context.Context, st GameState) {
+func (g *game) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
 	g.l().Info().Str("status", st.Status).Str("winner", st.Winner).Msg("game over")
 	g.stopMover()
