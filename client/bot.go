@@ -33,7 +33,7 @@ type Bot struct {
 	mu       sync.Mutex
 	settings Settings
 	me       lichess.Account
-	games    map[string]*game
+	games    map[string]*gameWorker
 	pending  map[string]time.Time // accepted challenges whose game has not started
 	draining bool
 	idleFrom time.Time
@@ -50,7 +50,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		factory:  factory,
 		log:      log,
 		settings: s.withDefaults(),
-		games:    map[string]*game{},
+		games:    map[string]*gameWorker{},
 		pending:  map[string]time.Time{},
 		changed:  make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
@@ -315,7 +315,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 	}
 	delete(b.pending, id)
 	b.mm.onGameStart(id, &b.botGames)
-	g := newGame(b, id, b.settings, opponent)
+	g := newGameWorker(b, id, b.settings, opponent)
 	b.games[id] = g
 	b.notifyLocked()
 	b.mu.Unlock()

@@ -10,7 +10,7 @@ import (
 )
 
 // sayBoth writes the player and spectator lines of m (empty ones are skipped).
-func (g *game) sayBoth(ctx context.Context, m ChatMessages) {
+func (g *gameWorker) sayBoth(ctx context.Context, m ChatMessages) {
 	if m.Player != "" {
 		g.say(ctx, m.Player, lichess.RoomPlayer)
 	}
@@ -20,7 +20,7 @@ func (g *game) sayBoth(ctx context.Context, m ChatMessages) {
 }
 
 // say writes text in the given rooms (best effort, in the background).
-func (g *game) say(ctx context.Context, text string, rooms ...string) {
+func (g *gameWorker) say(ctx context.Context, text string, rooms ...string) {
 	opp := g.info.Opponent
 	text = strings.NewReplacer("{opponent}", opp, "{me}", g.bot.me.Username).Replace(text)
 	if len(text) > 140 {
@@ -41,7 +41,7 @@ func (g *game) say(ctx context.Context, text string, rooms ...string) {
 }
 
 // onChat answers the commands !help, !eval and !name.
-func (g *game) onChat(ctx context.Context, cl *lichess.ChatLine) {
+func (g *gameWorker) onChat(ctx context.Context, cl *lichess.ChatLine) {
 	if cl == nil || strings.EqualFold(cl.Username, g.bot.me.Username) || strings.EqualFold(cl.Username, g.me) {
 		return
 	}

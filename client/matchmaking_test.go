@@ -65,7 +65,7 @@ func TestMatchmakerHoldsBack(t *testing.T) {
 	}
 	b.c = c // no cool-down
 
-	b.games["busy"] = &game{}
+	b.games["busy"] = &gameWorker{}
 	b.matchmakeOnce(ctx, mm)
 	if n := f.requestCount("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times while playing", n)

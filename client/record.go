@@ -12,7 +12,7 @@ import (
 
 // saveRecord writes the PGN of the finished game into Settings.PGNDir, with
 // the bot's evaluations as comments, and returns the file's path.
-func (g *game) saveRecord(st lichess.GameState) (string, error) {
+func (g *gameWorker) saveRecord(st lichess.GameState) (string, error) {
 	if err := os.MkdirAll(g.s.PGNDir, 0o755); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
@@ -44,7 +44,7 @@ func pgnResult(st lichess.GameState) string {
 
 // pgn renders the game; SAN comes from the rules board, comments from our
 // decisions (Lichess-style [%eval] from White's point of view).
-func (g *game) pgn(st lichess.GameState, now time.Time) (string, error) {
+func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 	f := g.full
 	var sb strings.Builder
 	tag := func(k, v string) { fmt.Fprintf(&sb, "[%s %q]\n", k, v) }
