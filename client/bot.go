@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // Bot is the daemon: it follows the incoming-events stream, answers
@@ -23,15 +25,15 @@ import (
 // context stops everything at once (games in progress are rejoined by the
 // next Run).
 type Bot struct {
-	c       *Client
+	c       *lichess.Client
 	factory PlayerFactory
 	log     zerolog.Logger
 	latency latencyEWMA
 
 	mu       sync.Mutex
 	settings Settings
-	me       Account
-	games    map[string]*game
+	me       lichess.Account
+	games    map[string]*gameWorker
 	pending  map[string]time.Time // accepted challenges whose game has not started
 	draining bool
 	idleFrom time.Time
@@ -42,13 +44,13 @@ type Bot struct {
 }
 
 // NewBot makes a bot that plays with players from factory.
-func NewBot(c *Client, factory PlayerFactory, s Settings, log zerolog.Logger) *Bot {
+func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Logger) *Bot {
 	return &Bot{
 		c:        c,
 		factory:  factory,
 		log:      log,
 		settings: s.withDefaults(),
-		games:    map[string]*game{},
+		games:    map[string]*gameWorker{},
 		pending:  map[string]time.Time{},
 		changed:  make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
@@ -115,7 +117,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		b.rejoin(ctx)
 		got := false
-		err := b.c.StreamEvents(ctx, func(ev Event) error {
+		err := b.c.StreamEvents(ctx, func(ev lichess.Event) error {
 			got = true
 			b.handleEvent(ctx, ev)
 			return nil
@@ -123,7 +125,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if code := StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+		if code := lichess.StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
 			return fmt.Errorf("event stream: Lichess refuses the token now (HTTP %d): %w", code, err)
 		}
 		s := b.Settings()
@@ -145,17 +147,17 @@ func (b *Bot) Run(ctx context.Context) error {
 // checkToken checks the token at start-up, retrying with backoff while
 // Lichess cannot be reached (network trouble, 5xx, 429); a refused token or
 // a missing scope is an error at once.
-func (b *Bot) checkToken(ctx context.Context) (Account, error) {
+func (b *Bot) checkToken(ctx context.Context) (lichess.Account, error) {
 	var bo backoff
 	for {
 		acct, _, err := b.c.CheckToken(ctx)
-		code := StatusCode(err)
+		code := lichess.StatusCode(err)
 		switch {
 		case err == nil:
 			return acct, nil
 		case ctx.Err() != nil:
 			return acct, err
-		case errors.Is(err, ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden,
+		case errors.Is(err, lichess.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden,
 			code >= 400 && code < 500 && code != http.StatusTooManyRequests:
 			return acct, err
 		}
@@ -234,18 +236,18 @@ func (b *Bot) rejoin(ctx context.Context) {
 	}
 }
 
-func (b *Bot) handleEvent(ctx context.Context, ev Event) {
+func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	switch ev.Type {
-	case EventChallenge:
+	case lichess.EventChallenge:
 		b.onChallenge(ctx, ev.Challenge)
-	case EventChallengeCanceled, EventChallengeDeclined:
+	case lichess.EventChallengeCanceled, lichess.EventChallengeDeclined:
 		b.mu.Lock()
 		delete(b.pending, ev.Challenge.ID)
 		b.mu.Unlock()
 		b.onOutgoingClosed(ev)
-	case EventGameStart:
+	case lichess.EventGameStart:
 		b.startGame(ctx, ev.Game.GameID, ev.Game.Opponent.Username)
-	case EventGameFinish:
+	case lichess.EventGameFinish:
 		b.mu.Lock()
 		delete(b.pending, ev.Game.GameID)
 		b.mu.Unlock()
@@ -253,7 +255,7 @@ func (b *Bot) handleEvent(ctx context.Context, ev Event) {
 	}
 }
 
-func (b *Bot) onChallenge(ctx context.Context, ch *Challenge) {
+func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
 	b.mu.Lock()
 	me := b.me.ID
 	if ch.Direction == "out" || strings.EqualFold(ch.Challenger.ID, me) {
@@ -313,7 +315,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 	}
 	delete(b.pending, id)
 	b.mm.onGameStart(id, &b.botGames)
-	g := newGame(b, id, b.settings, opponent)
+	g := newGameWorker(b, id, b.settings, opponent)
 	b.games[id] = g
 	b.notifyLocked()
 	b.mu.Unlock()

@@ -5,20 +5,22 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // sayBoth writes the player and spectator lines of m (empty ones are skipped).
-func (g *game) sayBoth(ctx context.Context, m ChatMessages) {
+func (g *gameWorker) sayBoth(ctx context.Context, m ChatMessages) {
 	if m.Player != "" {
-		g.say(ctx, m.Player, RoomPlayer)
+		g.say(ctx, m.Player, lichess.RoomPlayer)
 	}
 	if m.Spectator != "" {
-		g.say(ctx, m.Spectator, RoomSpectator)
+		g.say(ctx, m.Spectator, lichess.RoomSpectator)
 	}
 }
 
 // say writes text in the given rooms (best effort, in the background).
-func (g *game) say(ctx context.Context, text string, rooms ...string) {
+func (g *gameWorker) say(ctx context.Context, text string, rooms ...string) {
 	opp := g.info.Opponent
 	text = strings.NewReplacer("{opponent}", opp, "{me}", g.bot.me.Username).Replace(text)
 	if len(text) > 140 {
@@ -39,7 +41,7 @@ func (g *game) say(ctx context.Context, text string, rooms ...string) {
 }
 
 // onChat answers the commands !help, !eval and !name.
-func (g *game) onChat(ctx context.Context, cl *ChatLine) {
+func (g *gameWorker) onChat(ctx context.Context, cl *lichess.ChatLine) {
 	if cl == nil || strings.EqualFold(cl.Username, g.bot.me.Username) || strings.EqualFold(cl.Username, g.me) {
 		return
 	}
@@ -60,7 +62,7 @@ func (g *game) onChat(ctx context.Context, cl *ChatLine) {
 			reply = g.bot.me.Username
 		}
 	case "!eval":
-		if cl.Room == RoomPlayer {
+		if cl.Room == lichess.RoomPlayer {
 			reply = "!eval is for spectators only"
 		} else {
 			reply = evalText(g.eval())

@@ -3,6 +3,8 @@ package client
 import (
 	"sync"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // ClockSettings shape the time budget of each move.
@@ -38,10 +40,10 @@ func (s ClockSettings) withDefaults() ClockSettings {
 
 // clockInput is what the worker knows when it is our move.
 type clockInput struct {
-	Our, OurInc time.Duration // our clock and increment
-	Running     bool          // clocks run (both sides have moved)
-	Expiration  *Expiration   // first-move deadline, if any
-	Latency     time.Duration // measured move round trip
+	Our, OurInc time.Duration       // our clock and increment
+	Running     bool                // clocks run (both sides have moved)
+	Expiration  *lichess.Expiration // first-move deadline, if any
+	Latency     time.Duration       // measured move round trip
 }
 
 // moveBudget returns the time to aim for and the hard limit, both measured

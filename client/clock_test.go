@@ -3,6 +3,8 @@ package client
 import (
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 func TestMoveBudget(t *testing.T) {
@@ -21,11 +23,11 @@ func TestMoveBudget(t *testing.T) {
 		{"almost flagged", clockInput{Our: 50 * ms, Running: true}, 0, 0},
 		{"just above the reserve", clockInput{Our: 115 * ms, Running: true}, 10 * ms, 15 * ms},
 		{"first move, no expiration", clockInput{Our: 60 * time.Second}, 2 * time.Second, 60*time.Second - 100*ms},
-		{"first move under expiration", clockInput{Our: 60 * time.Second, Expiration: &Expiration{IdleMillis: 1000, MillisToMove: 30000}},
+		{"first move under expiration", clockInput{Our: 60 * time.Second, Expiration: &lichess.Expiration{IdleMillis: 1000, MillisToMove: 30000}},
 			2 * time.Second, 29*time.Second - 100*ms},
-		{"first move, expiration nearly over", clockInput{Expiration: &Expiration{IdleMillis: 28500, MillisToMove: 30000}, Latency: 400 * ms},
+		{"first move, expiration nearly over", clockInput{Expiration: &lichess.Expiration{IdleMillis: 28500, MillisToMove: 30000}, Latency: 400 * ms},
 			1000 * ms, 1000 * ms},
-		{"first move, expiration passed", clockInput{Expiration: &Expiration{IdleMillis: 31000, MillisToMove: 30000}}, 0, 0},
+		{"first move, expiration passed", clockInput{Expiration: &lichess.Expiration{IdleMillis: 31000, MillisToMove: 30000}}, 0, 0},
 	} {
 		b, h := moveBudget(s, tc.in)
 		if b != tc.budget || h != tc.hard {

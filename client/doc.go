@@ -1,34 +1,42 @@
-// Package client is the Lichess Bot API client: HTTP, NDJSON streams, rate
-// limits, reconnects, the challenge policy, game workers and their clocks.
+// Package client is the bot daemon: it plays on Lichess through the API
+// client of package lichess, with moves chosen by a Player.
 //
-// Two layers:
+// # The bot
 //
-//   - Client (New) is the API: one file per area — account.go (profile,
-//     token check with the bot:play scope, games in progress, bot upgrade),
-//     events_api.go (the incoming-events stream), game_api.go (game stream,
-//     move, chat, abort, resign, claims, draw and takeback answers),
-//     challenges_api.go (accept, decline with a reason, cancel, create,
-//     online bots). Errors say what was being done and never contain the
-//     token. A 429 starts a cool-down of its endpoint (a move's: of its game
-//     only); essential requests wait it out, the others fail at once with
-//     ErrCoolingDown (see Client).
+// Bot (NewBot) follows the incoming-events stream, reopening it with
+// backoff when it drops or stays silent past the read deadline. It answers
+// challenges by its ChallengePolicy (variants, speeds and clocks, rated or
+// casual, bots or humans, ratings, allow and block lists, games at once
+// and bot games per day; a decline carries its reason), rejoins the games in
+// progress at start-up and after each reconnect, runs one game worker per
+// game, and, when matchmaking is on and it has been idle, challenges an
+// online bot. Drain stops taking new games and waits for the running ones;
+// EndGames aborts or resigns what is left when the grace period is over.
+// UpdateSettings applies to new games only.
 //
-//   - Bot (NewBot) is the daemon: it streams events (reconnecting with
-//     backoff when the stream drops or stays silent past the read
-//     deadline), answers challenges by its ChallengePolicy, rejoins games
-//     in progress (/api/account/playing) at start and after each reconnect,
-//     runs one game worker per game, and challenges online bots when idle
-//     (MatchmakingSettings, off by default). Drain stops taking games and
-//     waits for the running ones; UpdateSettings applies to new games only.
+// # The game worker
 //
-// A game worker follows its game stream (reopened when it drops), keeps the
-// position (rules.go: notnil/chess for standard and fromPosition, the
-// project's engine/board for Chess960), asks a Player for our moves within
-// the clock budget (clock.go), checks them, and posts each ply's move once.
-// It plays a single legal move at once, answers draw and takeback offers,
-// claims the win (or a draw without mating material) when the opponent is
-// gone, aborts when the opponent never makes a first move, greets, says
-// goodbye, answers !help, !eval and !name, and saves the PGN with its
-// evaluations. When the Player fails it is restarted through the
-// PlayerFactory; when there is no time left a legal fallback move is played.
+// A game worker follows its game's stream (reopened when it drops) and
+// keeps the position: the rules of standard chess and of games from a
+// position come from github.com/notnil/chess, those of Chess960 from the
+// engine's board package (engine/board). For each of our moves it sets
+// the clock budget (our clock, the increment, the measured latency of a
+// move's round trip, the first-move deadline), asks the Player, checks the
+// answer, and posts each ply's move once. A single legal move is played at once; a Player
+// that fails is made again through the PlayerFactory, and when no time is
+// left a legal fallback move is played. Besides moving
+// it answers draw offers (by evaluation and move number, or when we cannot
+// win on material) and takeback requests, resigns a lost position when
+// told to, claims the win (or a draw) when the opponent has left, aborts
+// when the opponent never makes a first move, greets and says goodbye in
+// the chat and answers !help, !eval and !name there, and saves the PGN of
+// the game with its evaluations.
+//
+// # Players
+//
+// A Player chooses moves for one game. NewBuiltinPlayer makes players on
+// the built-in engine, with a search tree kept over the game and pondering
+// on the opponent's time (package ponder); NewUCIPlayer drives an external
+// UCI engine process (package uci), pondering with ponderhit when the
+// opponent plays the expected move, and restarted when it dies.
 package client

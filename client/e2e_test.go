@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"golang.org/x/oauth2"
 )
 
@@ -55,8 +56,8 @@ func (e *e2e) runBot(s Settings, pool *playerPool) (*Bot, func()) {
 	if s.ReconnectMin == 0 {
 		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 100*time.Millisecond
 	}
-	c, err := New(e.srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e2eBotToken}),
-		WithStreamIdleTimeout(time.Second), WithLogger(testLogger(e.t)))
+	c, err := lichess.New(e.srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e2eBotToken}),
+		lichess.WithStreamIdleTimeout(time.Second), lichess.WithLogger(testLogger(e.t)))
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -6,9 +6,11 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // How cmd wires the bot: a client with the token, a player factory, the
@@ -16,7 +18,7 @@ import (
 func ExampleNewBot() {
 	log := zerolog.New(os.Stderr)
 	ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: os.Getenv("LICHESS_TOKEN")})
-	c, err := client.New("", ts, client.WithLogger(log))
+	c, err := lichess.New("", ts, lichess.WithLogger(log))
 	if err != nil {
 		log.Fatal().Err(err).Msg("client")
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/notnil/chess"
 	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // A small fake of the Lichess Bot API for unit tests: one bot account, games
@@ -72,7 +74,7 @@ type fakeLichess struct {
 	requests     []string
 	declines     map[string]string
 	accepts      []string
-	challenges   map[string]*Challenge
+	challenges   map[string]*lichess.Challenge
 	intercept    func(r *http.Request) (status int, hdr http.Header, body string, ok bool)
 	keepAlive    time.Duration
 	silentEvents bool // event stream sends nothing at all (for idle tests)
@@ -81,15 +83,15 @@ type fakeLichess struct {
 func newFake(t *testing.T) *fakeLichess {
 	f := &fakeLichess{t: t, scopes: "bot:play,challenge:read,challenge:write", title: "BOT",
 		games: map[string]*fakeGame{}, evSubs: map[chan string]bool{}, declines: map[string]string{},
-		challenges: map[string]*Challenge{}}
+		challenges: map[string]*lichess.Challenge{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
 }
 
-func (f *fakeLichess) client(t *testing.T, opts ...Option) *Client {
-	opts = append([]Option{WithStreamIdleTimeout(2 * time.Second), WithLogger(testLogger(t))}, opts...)
-	c, err := New(f.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}), opts...)
+func (f *fakeLichess) client(t *testing.T, opts ...lichess.Option) *lichess.Client {
+	opts = append([]lichess.Option{lichess.WithStreamIdleTimeout(2 * time.Second), lichess.WithLogger(testLogger(t))}, opts...)
+	c, err := lichess.New(f.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -478,7 +480,7 @@ func (f *fakeLichess) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // offerChallenge sends a challenge event.
-func (f *fakeLichess) offerChallenge(ch Challenge) {
+func (f *fakeLichess) offerChallenge(ch lichess.Challenge) {
 	f.mu.Lock()
 	f.challenges[ch.ID] = &ch
 	f.mu.Unlock()

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
-// game is the worker of one game: it follows the game stream, keeps the
+// gameWorker plays one game: it follows the game stream, keeps the
 // position, asks the Player for our moves within the clock budget, posts
 // them (once per ply), and handles draw and takeback offers, an absent
 // opponent, the chat, and the record at the end.
@@ -21,9 +23,9 @@ import (
 // One goroutine (run) owns all fields; the mover goroutine (think and post
 // one move) owns the Player while it runs, and run touches the Player only
 // when no mover runs.
-type game struct {
+type gameWorker struct {
 	bot  *Bot
-	c    *Client
+	c    *lichess.Client
 	id   string
 	s    Settings
 	me   string
@@ -34,13 +36,13 @@ type game struct {
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
 	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
 
-	full       *GameFull
+	full       *lichess.GameFull
 	info       GameInfo
 	white      bool
 	moves      []string // as Lichess sends them
 	canon      []string // canonical UCI, for the Player
 	b          board
-	state      GameState
+	state      lichess.GameState
 	receivedAt time.Time
 	finished   bool
 
@@ -72,8 +74,8 @@ type moveResult struct {
 	err      error
 }
 
-func newGame(b *Bot, id string, s Settings, opponent string) *game {
-	return &game{
+func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
+	return &gameWorker{
 		bot:             b,
 		c:               b.c,
 		id:              id,
@@ -92,19 +94,19 @@ func newGame(b *Bot, id string, s Settings, opponent string) *game {
 }
 
 // l is the game logger with the current ply.
-func (g *game) l() *zerolog.Logger {
+func (g *gameWorker) l() *zerolog.Logger {
 	l := g.log.With().Int("ply", len(g.moves)).Logger()
 	return &l
 }
 
 // streamMsg is what the stream goroutine hands to run.
 type streamMsg struct {
-	ev  GameEvent
+	ev  lichess.GameEvent
 	end error // non-nil: the stream is gone for good (game not found)
 }
 
 // run plays the game until it ends or ctx ends.
-func (g *game) run(ctx context.Context) {
+func (g *gameWorker) run(ctx context.Context) {
 	defer close(g.done)
 	g.bgctx = ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -139,11 +141,11 @@ func (g *game) run(ctx context.Context) {
 
 // streamLoop keeps the game stream open while the game runs, reopening it
 // with backoff when it drops.
-func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
+func (g *gameWorker) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 	bo := backoff{min: g.s.ReconnectMin, max: g.s.ReconnectMax}
 	for ctx.Err() == nil {
 		got := false
-		err := g.c.StreamGame(ctx, g.id, func(ev GameEvent) error {
+		err := g.c.StreamGame(ctx, g.id, func(ev lichess.GameEvent) error {
 			got = true
 			select {
 			case msgs <- streamMsg{ev: ev}:
@@ -155,7 +157,7 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 		if ctx.Err() != nil {
 			return
 		}
-		if code := StatusCode(err); code == http.StatusNotFound || code == http.StatusBadRequest {
+		if code := lichess.StatusCode(err); code == http.StatusNotFound || code == http.StatusBadRequest {
 			select {
 			case msgs <- streamMsg{end: err}:
 			case <-ctx.Done():
@@ -167,7 +169,7 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 		}
 		d := bo.next()
 		ev := g.log.Info()
-		if errors.Is(err, ErrStreamEnded) {
+		if errors.Is(err, lichess.ErrStreamEnded) {
 			ev = g.log.Debug() // usually the end of the game
 		}
 		ev.Err(err).Dur("retry_in", d).Msg("game stream closed; reconnecting")
@@ -179,24 +181,24 @@ func (g *game) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 	}
 }
 
-func (g *game) handle(ctx context.Context, ev GameEvent) {
+func (g *gameWorker) handle(ctx context.Context, ev lichess.GameEvent) {
 	switch ev.Type {
-	case GameEventFull:
+	case lichess.GameEventFull:
 		g.onFull(ctx, ev.Full)
-	case GameEventState:
+	case lichess.GameEventState:
 		if g.full == nil {
 			g.l().Debug().Msg("gameState before gameFull; ignored")
 			return
 		}
 		g.onState(ctx, *ev.State)
-	case GameEventChatLine:
+	case lichess.GameEventChatLine:
 		g.onChat(ctx, ev.Chat)
-	case GameEventOpponentGone:
+	case lichess.GameEventOpponentGone:
 		g.onOpponentGone(ctx, ev.OpponentGone)
 	}
 }
 
-func (g *game) onFull(ctx context.Context, f *GameFull) {
+func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 	first := g.full == nil
 	g.full = f
 	if first {
@@ -232,7 +234,7 @@ func (g *game) onFull(ctx context.Context, f *GameFull) {
 	}
 }
 
-func (g *game) onState(ctx context.Context, st GameState) {
+func (g *gameWorker) onState(ctx context.Context, st lichess.GameState) {
 	g.state = st
 	g.receivedAt = time.Now()
 	if err := g.syncMoves(strings.Fields(st.Moves)); err != nil {
@@ -254,7 +256,7 @@ func (g *game) onState(ctx context.Context, st GameState) {
 // g.moves keeps the moves as Lichess writes them (to compare states);
 // g.canon the same moves in the board's canonical UCI (castling e1g1 in
 // standard chess, king takes rook in Chess960), as the Player gets them.
-func (g *game) syncMoves(moves []string) error {
+func (g *gameWorker) syncMoves(moves []string) error {
 	if len(moves) >= len(g.moves) && slices.Equal(moves[:len(g.moves)], g.moves) {
 		for _, m := range moves[len(g.moves):] {
 			c, err := g.b.Legal(m)
@@ -293,11 +295,11 @@ func (g *game) syncMoves(moves []string) error {
 	return nil
 }
 
-func (g *game) ourTurn() bool { return g.b != nil && g.b.WhiteToMove() == g.white }
+func (g *gameWorker) ourTurn() bool { return g.b != nil && g.b.WhiteToMove() == g.white }
 
 // maybeMove starts the mover when it is our turn and this ply has no move
 // posted or under way.
-func (g *game) maybeMove(ctx context.Context) {
+func (g *gameWorker) maybeMove(ctx context.Context) {
 	ply := len(g.moves)
 	if !g.ourTurn() || g.finished || g.postedPly == ply || g.moverPly >= 0 {
 		return
@@ -315,13 +317,13 @@ func (g *game) maybeMove(ctx context.Context) {
 type moveJob struct {
 	ply          int
 	moves        []string
-	state        GameState
+	state        lichess.GameState
 	receivedAt   time.Time
 	legal        []string
 	failedBefore bool
 }
 
-func (g *game) moverResult(ctx context.Context, r moveResult) {
+func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	g.moverCancel()
 	g.moverCancel, g.moverPly = nil, -1
 	switch {
@@ -340,7 +342,7 @@ func (g *game) moverResult(ctx context.Context, r moveResult) {
 }
 
 // think chooses and posts one move. It runs in the mover goroutine.
-func (g *game) think(ctx context.Context, j moveJob) moveResult {
+func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 	res := moveResult{ply: j.ply}
 	log := g.log.With().Int("ply", j.ply).Logger()
 	var d Decision
@@ -414,7 +416,7 @@ func (g *game) think(ctx context.Context, j moveJob) moveResult {
 // is; only other spellings (castling as king-takes-rook, a board that cannot
 // list moves) replay the game, which costs milliseconds late in a game and
 // must not delay every move.
-func (g *game) canonicalMove(j moveJob, move string) (string, error) {
+func (g *gameWorker) canonicalMove(j moveJob, move string) (string, error) {
 	if m := strings.ToLower(strings.TrimSpace(move)); slices.Contains(j.legal, m) {
 		return m, nil
 	}
@@ -428,7 +430,7 @@ func (g *game) canonicalMove(j moveJob, move string) (string, error) {
 // shouldResign applies the resign rule to our latest decision. It runs in
 // the mover goroutine (movers run one after another, so badMoves needs no
 // lock).
-func (g *game) shouldResign(d Decision) bool {
+func (g *gameWorker) shouldResign(d Decision) bool {
 	gs := g.s.Game
 	if !gs.Resign || !d.HasScore {
 		return false
@@ -453,7 +455,7 @@ func fallbackMove(legal []string, not string) string {
 
 // askPlayer gets a decision within the clock budget, restarting a failed
 // player once through the factory.
-func (g *game) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Decision, error) {
+func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Decision, error) {
 	st := j.state
 	our, inc := st.BTime, st.BInc
 	if g.white {
@@ -506,7 +508,7 @@ func (g *game) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (De
 	return Decision{}, lastErr
 }
 
-func (g *game) newPlayer(ctx context.Context) (Player, error) {
+func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
 	if g.bot.factory == nil {
 		return nil, errors.New("no player configured")
 	}
@@ -557,7 +559,7 @@ func callPlayer(ctx context.Context, p Player, moves []string, lim Limits) (Deci
 
 // post sends the move, waiting out rate-limit cool-downs of this game, and
 // measures the round trip.
-func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
+func (g *gameWorker) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 	for tries := 0; ; tries++ {
 		t0 := time.Now()
 		err := g.c.Move(ctx, g.id, d.Move, d.OfferDraw)
@@ -571,10 +573,10 @@ func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 			return ctx.Err()
 		}
 		switch {
-		case IsRateLimited(err):
+		case lichess.IsRateLimited(err):
 			log.Warn().Err(err).Msg("move rate limited; waiting for the cool-down")
 			continue // the client waits out the cool-down of this game
-		case StatusCode(err) == 0 && tries < 3:
+		case lichess.StatusCode(err) == 0 && tries < 3:
 			// Network trouble: the move may or may not have arrived. Lichess
 			// refuses a second move for the same ply, so retrying is safe.
 			log.Warn().Err(err).Msg("move post failed; retrying")
@@ -591,7 +593,7 @@ func (g *game) post(ctx context.Context, d Decision, log zerolog.Logger) error {
 
 // updateAbortTimer runs the abort timer while we wait for the opponent's
 // first move.
-func (g *game) updateAbortTimer() {
+func (g *gameWorker) updateAbortTimer() {
 	n := len(g.moves)
 	waiting := g.s.Game.AbortAfter > 0 && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
 	if waiting && g.abortTimer == nil {
@@ -604,13 +606,13 @@ func (g *game) updateAbortTimer() {
 	}
 }
 
-func (g *game) abortNow(ctx context.Context) {
+func (g *gameWorker) abortNow(ctx context.Context) {
 	g.l().Info().Dur("after", g.s.Game.AbortAfter).Msg("opponent made no first move; aborting")
 	g.background(ctx, "abort", func(ctx context.Context) error { return g.c.Abort(ctx, g.id) })
 }
 
 // answerOffers answers draw and takeback offers of the opponent, once per ply.
-func (g *game) answerOffers(ctx context.Context, st GameState) {
+func (g *gameWorker) answerOffers(ctx context.Context, st lichess.GameState) {
 	ply := len(g.moves)
 	if g.moverPly >= 0 && g.moverPly < ply {
 		// Our move is played but its result (the evaluation) is not in
@@ -635,7 +637,7 @@ func (g *game) answerOffers(ctx context.Context, st GameState) {
 	}
 }
 
-func (g *game) acceptDraw() bool {
+func (g *gameWorker) acceptDraw() bool {
 	gs := g.s.Game
 	if !gs.AcceptDraws {
 		return false
@@ -652,13 +654,13 @@ func (g *game) acceptDraw() bool {
 }
 
 // eval is the last evaluation of the player (nil if none).
-func (g *game) eval() *Decision {
+func (g *gameWorker) eval() *Decision {
 	g.evalMu.Lock()
 	defer g.evalMu.Unlock()
 	return g.lastEval
 }
 
-func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
+func (g *gameWorker) onOpponentGone(ctx context.Context, og *lichess.OpponentGone) {
 	if g.claimTimer != nil {
 		g.claimTimer.Stop()
 		g.claimTimer, g.claimC = nil, nil
@@ -675,7 +677,7 @@ func (g *game) onOpponentGone(ctx context.Context, og *OpponentGone) {
 // claim claims the win (or a draw when we cannot win). A refused claim is
 // retried on the next opponentGone event (Lichess sends one with
 // claimWinInSeconds 0 when the claim becomes possible).
-func (g *game) claim(ctx context.Context) {
+func (g *gameWorker) claim(ctx context.Context) {
 	if g.s.Game.OnOpponentGone == OpponentGoneClaimDraw || g.b.CannotWin(g.white) {
 		g.l().Info().Msg("opponent gone; claiming a draw")
 		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
@@ -686,7 +688,7 @@ func (g *game) claim(ctx context.Context) {
 }
 
 // background runs a request in its own goroutine; a failure is only logged.
-func (g *game) background(ctx context.Context, what string, f func(context.Context) error) {
+func (g *gameWorker) background(ctx context.Context, what string, f func(context.Context) error) {
 	log := g.l()
 	ctx = g.bgctx // the game may end first (e.g. a draw accepted): still send it
 	go func() {
@@ -700,7 +702,7 @@ func (g *game) background(ctx context.Context, what string, f func(context.Conte
 
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
-func (g *game) finish(ctx context.Context, st GameState) {
+func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
 	g.l().Info().Str("status", st.Status).Str("winner", st.Winner).Msg("game over")
 	g.stopMover()
@@ -721,7 +723,7 @@ func (g *game) finish(ctx context.Context, st GameState) {
 }
 
 // stopMover cancels a running mover and waits for it.
-func (g *game) stopMover() {
+func (g *gameWorker) stopMover() {
 	if g.moverCancel == nil {
 		return
 	}
@@ -733,7 +735,7 @@ func (g *game) stopMover() {
 	}
 }
 
-func (g *game) cleanup() {
+func (g *gameWorker) cleanup() {
 	g.stopMover()
 	for _, t := range []*time.Timer{g.abortTimer, g.claimTimer} {
 		if t != nil {

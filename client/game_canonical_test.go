@@ -34,7 +34,7 @@ func TestCanonicalMove(t *testing.T) {
 		// A list missing the move (stale or wrong) does not make it legal.
 		{name: "list without it, illegal", move: "a2a5", legal: []string{"d2d4"}, wantErr: "not legal"},
 	}
-	g := &game{info: GameInfo{Variant: "standard"}}
+	g := &gameWorker{info: GameInfo{Variant: "standard"}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := g.canonicalMove(moveJob{moves: moves, legal: tt.legal}, tt.move)
@@ -65,7 +65,7 @@ func BenchmarkCanonicalMove(b *testing.B) {
 		}
 		moves = append(moves, m)
 	}
-	g := &game{info: GameInfo{Variant: "standard"}}
+	g := &gameWorker{info: GameInfo{Variant: "standard"}}
 	for _, bc := range []struct {
 		name  string
 		legal []string

@@ -11,11 +11,13 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // runBot starts a Bot on f and returns it with a stop function that cancels
 // Run and waits for it.
-func runBot(t *testing.T, f *fakeLichess, s Settings, pool *playerPool, opts ...Option) (*Bot, func()) {
+func runBot(t *testing.T, f *fakeLichess, s Settings, pool *playerPool, opts ...lichess.Option) (*Bot, func()) {
 	t.Helper()
 	if s.ReconnectMin == 0 {
 		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 50*time.Millisecond
@@ -62,9 +64,9 @@ func TestFullGameFromChallenge(t *testing.T) {
 		Goodbye:  ChatMessages{Player: "Thanks for the game."}}}
 	_, stop := runBot(t, f, s, pool)
 	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
-	f.offerChallenge(Challenge{ID: "chal1", Challenger: ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
-		Variant: Variant{Key: "standard"}, Speed: "blitz", Rated: true, Color: "random",
-		TimeControl: TimeControl{Type: "clock", Limit: 180, Increment: 2}})
+	f.offerChallenge(lichess.Challenge{ID: "chal1", Challenger: lichess.ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
+		Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true, Color: "random",
+		TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}})
 	f.waitLocked(t, "game chal1 over", gameOver(f, "chal1"))
 	f.waitLocked(t, "goodbye", func() bool {
 		for _, l := range f.games["chal1"].chatLines {
@@ -117,17 +119,17 @@ func TestDeclineChallenges(t *testing.T) {
 	s := Settings{Challenge: ChallengePolicy{AcceptHumans: true, MaxGames: 1}}
 	b, _ := runBot(t, f, s, &playerPool{})
 	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
-	mk := func(id string, mod func(*Challenge)) Challenge {
-		c := Challenge{ID: id, Challenger: ChallengeUser{ID: "x" + id, Name: "X"}, Variant: Variant{Key: "standard"},
-			Speed: "blitz", TimeControl: TimeControl{Type: "clock", Limit: 300}}
+	mk := func(id string, mod func(*lichess.Challenge)) lichess.Challenge {
+		c := lichess.Challenge{ID: id, Challenger: lichess.ChallengeUser{ID: "x" + id, Name: "X"}, Variant: lichess.Variant{Key: "standard"},
+			Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}}
 		mod(&c)
 		return c
 	}
-	f.offerChallenge(mk("v1", func(c *Challenge) { c.Variant.Key = "atomic" }))
-	f.offerChallenge(mk("b1", func(c *Challenge) { c.Challenger.Title = "BOT" }))
-	f.offerChallenge(mk("u1", func(c *Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15 }))
+	f.offerChallenge(mk("v1", func(c *lichess.Challenge) { c.Variant.Key = "atomic" }))
+	f.offerChallenge(mk("b1", func(c *lichess.Challenge) { c.Challenger.Title = "BOT" }))
+	f.offerChallenge(mk("u1", func(c *lichess.Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15 }))
 	// Our own outgoing challenge is not answered.
-	f.offerChallenge(mk("o1", func(c *Challenge) { c.Challenger.ID = botID; c.Direction = "out" }))
+	f.offerChallenge(mk("o1", func(c *lichess.Challenge) { c.Challenger.ID = botID; c.Direction = "out" }))
 	f.waitLocked(t, "three declines", func() bool { return len(f.declines) == 3 })
 	f.with(func() {
 		want := map[string]string{"v1": "variant", "b1": "noBot", "u1": "tooFast"}
@@ -139,7 +141,7 @@ func TestDeclineChallenges(t *testing.T) {
 	})
 	// New settings apply to the next challenge.
 	b.UpdateSettings(Settings{Challenge: ChallengePolicy{BlockList: []string{"xz1"}}})
-	f.offerChallenge(mk("z1", func(c *Challenge) {}))
+	f.offerChallenge(mk("z1", func(c *lichess.Challenge) {}))
 	f.waitLocked(t, "decline by block list", func() bool { return f.declines["z1"] == "generic" })
 	if n := f.requestCount("POST /api/challenge/o1/"); n != 0 {
 		t.Errorf("our own challenge answered %d times", n)
@@ -526,8 +528,8 @@ func TestDrain(t *testing.T) {
 	drained := make(chan error, 1)
 	go func() { drained <- b.Drain(context.Background()) }()
 	waitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
-	f.offerChallenge(Challenge{ID: "late", Challenger: ChallengeUser{ID: "bob", Name: "Bob"}, Variant: Variant{Key: "standard"},
-		Speed: "blitz", TimeControl: TimeControl{Type: "clock", Limit: 300}})
+	f.offerChallenge(lichess.Challenge{ID: "late", Challenger: lichess.ChallengeUser{ID: "bob", Name: "Bob"}, Variant: lichess.Variant{Key: "standard"},
+		Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}})
 	f.waitLocked(t, "decline", func() bool { return f.declines["late"] == "later" })
 	select {
 	case err := <-drained:

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // MatchmakingSettings: when enabled and idle, the bot challenges online bots.
@@ -77,14 +79,14 @@ func (m *matchState) onGameStart(id string, bots *dailyCounter) {
 }
 
 // onOutgoingClosed notes a decline or cancel of our challenge.
-func (b *Bot) onOutgoingClosed(ev Event) {
+func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	ch := ev.Challenge
 	if !strings.EqualFold(ch.Challenger.ID, b.me.ID) {
 		return // a challenge to us was cancelled
 	}
-	if ev.Type == EventChallengeDeclined && ch.DestUser != nil {
+	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
 		b.mm.declined[strings.ToLower(ch.DestUser.ID)] = time.Now()
 		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
 	}
@@ -157,7 +159,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
 	speed := speedOf(tc)
 	myRating := me.Perfs[speed].Rating
-	var cands []User
+	var cands []lichess.User
 	for _, u := range bots {
 		id := strings.ToLower(u.ID)
 		if strings.EqualFold(u.ID, me.ID) || u.Disabled || declined[id] ||
@@ -177,7 +179,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	opp := cands[rand.IntN(len(cands))]
-	ch, err := b.c.CreateChallenge(ctx, opp.ID, ChallengeRequest{
+	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
 		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
 		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
 	})

@@ -2,8 +2,13 @@ package client
 
 import (
 	"context"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 func TestSpeedOf(t *testing.T) {
@@ -32,18 +37,35 @@ func TestMatchmakerHoldsBack(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t)
 	b := NewBot(c, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testLogger(t))
-	b.me = Account{ID: botID, Username: botName}
+	b.me = lichess.Account{ID: botID, Username: botName}
 	mm := b.Settings().Matchmaking
 	ctx := context.Background()
 
-	c.cooldowns.start("challenge/create", "3600", time.Now())
+	// A client whose challenge creation got a 429 (Retry-After one hour)
+	// is in its cool-down.
+	var once sync.Once
+	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
+		hit := false
+		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/challenge/") {
+			once.Do(func() { hit = true })
+		}
+		if hit {
+			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
+		}
+		return 0, nil, "", false
+	}
+	cooling := f.client(t)
+	if _, err := cooling.CreateChallenge(ctx, "someone", lichess.ChallengeRequest{Limit: 60}); !lichess.IsRateLimited(err) {
+		t.Fatalf("challenge answered %v, want a 429", err)
+	}
+	b.c = cooling
 	b.matchmakeOnce(ctx, mm)
 	if n := f.requestCount("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times during the cool-down", n)
 	}
-	c.cooldowns.until = map[string]time.Time{}
+	b.c = c // no cool-down
 
-	b.games["busy"] = &game{}
+	b.games["busy"] = &gameWorker{}
 	b.matchmakeOnce(ctx, mm)
 	if n := f.requestCount("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times while playing", n)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // ChallengePolicy decides which incoming challenges the bot accepts. The
@@ -85,24 +87,24 @@ func containsFold(list []string, s string) bool {
 }
 
 // decide returns "" to accept ch, or the decline reason key.
-func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
+func (p ChallengePolicy) decide(ch *lichess.Challenge, st policyState) string {
 	p = p.withDefaults()
 	who := ch.Challenger
 	switch {
 	case st.Draining:
-		return DeclineLater
+		return lichess.DeclineLater
 	case p.DeclineAll:
-		return DeclineGeneric
+		return lichess.DeclineGeneric
 	case containsFold(p.BlockList, who.ID) || containsFold(p.BlockList, who.Name):
-		return DeclineGeneric
+		return lichess.DeclineGeneric
 	case len(p.AllowList) > 0 && !containsFold(p.AllowList, who.ID) && !containsFold(p.AllowList, who.Name):
-		return DeclineGeneric
+		return lichess.DeclineGeneric
 	}
 	if !containsFold(p.Variants, ch.Variant.Key) {
 		if len(p.Variants) == 1 && p.Variants[0] == "standard" {
-			return DeclineStandard
+			return lichess.DeclineStandard
 		}
-		return DeclineVariant
+		return lichess.DeclineVariant
 	}
 	tc := ch.TimeControl
 	switch tc.Type {
@@ -110,16 +112,16 @@ func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
 		base := time.Duration(tc.Limit) * time.Second
 		inc := time.Duration(tc.Increment) * time.Second
 		if ch.Speed == "ultraBullet" {
-			return DeclineTooFast
+			return lichess.DeclineTooFast
 		}
 		if base < p.MinBase {
-			return DeclineTooFast
+			return lichess.DeclineTooFast
 		}
 		if p.MaxBase > 0 && base > p.MaxBase {
-			return DeclineTooSlow
+			return lichess.DeclineTooSlow
 		}
 		if inc < p.MinIncrement || (p.MaxIncrement > 0 && inc > p.MaxIncrement) {
-			return DeclineTimeControl
+			return lichess.DeclineTimeControl
 		}
 		if !containsFold(p.Speeds, ch.Speed) {
 			return speedReason(p.Speeds, ch.Speed)
@@ -127,44 +129,44 @@ func (p ChallengePolicy) decide(ch *Challenge, st policyState) string {
 		if r, ok := p.SpeedClocks[ch.Speed]; ok {
 			switch {
 			case base < r.BaseMin:
-				return DeclineTooFast
+				return lichess.DeclineTooFast
 			case r.BaseMax > 0 && base > r.BaseMax:
-				return DeclineTooSlow
+				return lichess.DeclineTooSlow
 			case inc < r.IncrementMin || (r.IncrementMax > 0 && inc > r.IncrementMax):
-				return DeclineTimeControl
+				return lichess.DeclineTimeControl
 			}
 		}
 	case "correspondence":
 		if !containsFold(p.Speeds, "correspondence") {
-			return DeclineTimeControl
+			return lichess.DeclineTimeControl
 		}
 		if d := tc.DaysPerTurn; d < p.MinDays || (p.MaxDays > 0 && d > p.MaxDays) {
-			return DeclineTimeControl
+			return lichess.DeclineTimeControl
 		}
 	default: // unlimited
-		return DeclineTimeControl
+		return lichess.DeclineTimeControl
 	}
 	if ch.Rated && !p.AcceptRated {
-		return DeclineCasual
+		return lichess.DeclineCasual
 	}
 	if !ch.Rated && !p.AcceptCasual {
-		return DeclineRated
+		return lichess.DeclineRated
 	}
 	bot := who.IsBot()
 	if bot && !p.AcceptBots {
-		return DeclineNoBot
+		return lichess.DeclineNoBot
 	}
 	if !bot && !p.AcceptHumans {
-		return DeclineOnlyBot
+		return lichess.DeclineOnlyBot
 	}
 	if who.Rating > 0 && ((p.MinRating > 0 && who.Rating < p.MinRating) || (p.MaxRating > 0 && who.Rating > p.MaxRating)) {
-		return DeclineGeneric
+		return lichess.DeclineGeneric
 	}
 	if st.Games >= p.MaxGames {
-		return DeclineLater
+		return lichess.DeclineLater
 	}
 	if bot && st.BotGamesToday >= p.MaxBotGamesPerDay {
-		return DeclineLater
+		return lichess.DeclineLater
 	}
 	return ""
 }
@@ -182,11 +184,11 @@ func speedReason(accepted []string, speed string) string {
 	}
 	switch {
 	case i >= 0 && i < lo:
-		return DeclineTooFast
+		return lichess.DeclineTooFast
 	case i > hi:
-		return DeclineTooSlow
+		return lichess.DeclineTooSlow
 	}
-	return DeclineTimeControl
+	return lichess.DeclineTimeControl
 }
 
 // dailyCounter counts events in a sliding 24-hour window.

@@ -3,75 +3,81 @@ package client
 import (
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 func TestChallengePolicy(t *testing.T) {
-	base := func(mod func(c *Challenge)) *Challenge {
-		c := &Challenge{ID: "c1", Challenger: ChallengeUser{ID: "alice", Name: "Alice", Rating: 1800},
-			Variant: Variant{Key: "standard"}, Speed: "blitz", Rated: true,
-			TimeControl: TimeControl{Type: "clock", Limit: 180, Increment: 2}}
+	base := func(mod func(c *lichess.Challenge)) *lichess.Challenge {
+		c := &lichess.Challenge{ID: "c1", Challenger: lichess.ChallengeUser{ID: "alice", Name: "Alice", Rating: 1800},
+			Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true,
+			TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}
 		if mod != nil {
 			mod(c)
 		}
 		return c
 	}
-	bot := func(c *Challenge) { c.Challenger.Title = "BOT" }
+	bot := func(c *lichess.Challenge) { c.Challenger.Title = "BOT" }
 	open := policyState{Me: "ponderosa"}
 	for _, tc := range []struct {
 		name string
 		p    ChallengePolicy
-		ch   *Challenge
+		ch   *lichess.Challenge
 		st   policyState
 		want string
 	}{
 		{"defaults accept", ChallengePolicy{}, base(nil), open, ""},
-		{"chess960 by default", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "chess960" }), open, ""},
-		{"fromPosition by default", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "fromPosition" }), open, ""},
-		{"crazyhouse declined", ChallengePolicy{}, base(func(c *Challenge) { c.Variant.Key = "crazyhouse" }), open, DeclineVariant},
-		{"standard only", ChallengePolicy{Variants: []string{"standard"}}, base(func(c *Challenge) { c.Variant.Key = "chess960" }), open, DeclineStandard},
+		{"chess960 by default", ChallengePolicy{}, base(func(c *lichess.Challenge) { c.Variant.Key = "chess960" }), open, ""},
+		{"fromPosition by default", ChallengePolicy{}, base(func(c *lichess.Challenge) { c.Variant.Key = "fromPosition" }), open, ""},
+		{"crazyhouse declined", ChallengePolicy{}, base(func(c *lichess.Challenge) { c.Variant.Key = "crazyhouse" }), open, lichess.DeclineVariant},
+		{"standard only", ChallengePolicy{Variants: []string{"standard"}}, base(func(c *lichess.Challenge) { c.Variant.Key = "chess960" }), open, lichess.DeclineStandard},
 		{"ultrabullet always declined", ChallengePolicy{Speeds: []string{"ultraBullet", "bullet"}},
-			base(func(c *Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15; c.TimeControl.Increment = 0 }), open, DeclineTooFast},
-		{"speed too fast", ChallengePolicy{Speeds: []string{"rapid", "classical"}}, base(nil), open, DeclineTooFast},
-		{"speed too slow", ChallengePolicy{Speeds: []string{"bullet"}}, base(nil), open, DeclineTooSlow},
-		{"base too short", ChallengePolicy{MinBase: 5 * time.Minute}, base(nil), open, DeclineTooFast},
-		{"base too long", ChallengePolicy{MaxBase: time.Minute}, base(nil), open, DeclineTooSlow},
-		{"increment out of range", ChallengePolicy{MaxIncrement: time.Second}, base(nil), open, DeclineTimeControl},
-		{"increment too small", ChallengePolicy{MinIncrement: 3 * time.Second}, base(nil), open, DeclineTimeControl},
-		{"correspondence declined", ChallengePolicy{}, base(func(c *Challenge) {
+			base(func(c *lichess.Challenge) {
+				c.Speed = "ultraBullet"
+				c.TimeControl.Limit = 15
+				c.TimeControl.Increment = 0
+			}), open, lichess.DeclineTooFast},
+		{"speed too fast", ChallengePolicy{Speeds: []string{"rapid", "classical"}}, base(nil), open, lichess.DeclineTooFast},
+		{"speed too slow", ChallengePolicy{Speeds: []string{"bullet"}}, base(nil), open, lichess.DeclineTooSlow},
+		{"base too short", ChallengePolicy{MinBase: 5 * time.Minute}, base(nil), open, lichess.DeclineTooFast},
+		{"base too long", ChallengePolicy{MaxBase: time.Minute}, base(nil), open, lichess.DeclineTooSlow},
+		{"increment out of range", ChallengePolicy{MaxIncrement: time.Second}, base(nil), open, lichess.DeclineTimeControl},
+		{"increment too small", ChallengePolicy{MinIncrement: 3 * time.Second}, base(nil), open, lichess.DeclineTimeControl},
+		{"correspondence declined", ChallengePolicy{}, base(func(c *lichess.Challenge) {
 			c.Speed = "correspondence"
-			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 2}
-		}), open, DeclineTimeControl},
-		{"unlimited declined", ChallengePolicy{}, base(func(c *Challenge) { c.TimeControl = TimeControl{Type: "unlimited"} }), open, DeclineTimeControl},
-		{"casual only", ChallengePolicy{AcceptCasual: true}, base(nil), open, DeclineCasual},
-		{"rated only", ChallengePolicy{AcceptRated: true}, base(func(c *Challenge) { c.Rated = false }), open, DeclineRated},
-		{"no bots", ChallengePolicy{AcceptHumans: true}, base(bot), open, DeclineNoBot},
-		{"only bots", ChallengePolicy{AcceptBots: true}, base(nil), open, DeclineOnlyBot},
+			c.TimeControl = lichess.TimeControl{Type: "correspondence", DaysPerTurn: 2}
+		}), open, lichess.DeclineTimeControl},
+		{"unlimited declined", ChallengePolicy{}, base(func(c *lichess.Challenge) { c.TimeControl = lichess.TimeControl{Type: "unlimited"} }), open, lichess.DeclineTimeControl},
+		{"casual only", ChallengePolicy{AcceptCasual: true}, base(nil), open, lichess.DeclineCasual},
+		{"rated only", ChallengePolicy{AcceptRated: true}, base(func(c *lichess.Challenge) { c.Rated = false }), open, lichess.DeclineRated},
+		{"no bots", ChallengePolicy{AcceptHumans: true}, base(bot), open, lichess.DeclineNoBot},
+		{"only bots", ChallengePolicy{AcceptBots: true}, base(nil), open, lichess.DeclineOnlyBot},
 		{"bots welcome", ChallengePolicy{AcceptBots: true}, base(bot), open, ""},
-		{"rating too low", ChallengePolicy{MinRating: 1900}, base(nil), open, DeclineGeneric},
-		{"rating too high", ChallengePolicy{MaxRating: 1700}, base(nil), open, DeclineGeneric},
+		{"rating too low", ChallengePolicy{MinRating: 1900}, base(nil), open, lichess.DeclineGeneric},
+		{"rating too high", ChallengePolicy{MaxRating: 1700}, base(nil), open, lichess.DeclineGeneric},
 		{"rating in range", ChallengePolicy{MinRating: 1700, MaxRating: 1900}, base(nil), open, ""},
-		{"block list", ChallengePolicy{BlockList: []string{"ALICE"}}, base(nil), open, DeclineGeneric},
-		{"allow list miss", ChallengePolicy{AllowList: []string{"bob"}}, base(nil), open, DeclineGeneric},
+		{"block list", ChallengePolicy{BlockList: []string{"ALICE"}}, base(nil), open, lichess.DeclineGeneric},
+		{"allow list miss", ChallengePolicy{AllowList: []string{"bob"}}, base(nil), open, lichess.DeclineGeneric},
 		{"allow list hit", ChallengePolicy{AllowList: []string{"Alice"}}, base(nil), open, ""},
-		{"max games", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 2}, DeclineLater},
+		{"max games", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 2}, lichess.DeclineLater},
 		{"room for one more", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 1}, ""},
-		{"bot daily limit", ChallengePolicy{MaxGames: 5}, base(bot), policyState{BotGamesToday: 100}, DeclineLater},
+		{"bot daily limit", ChallengePolicy{MaxGames: 5}, base(bot), policyState{BotGamesToday: 100}, lichess.DeclineLater},
 		{"daily limit only for bots", ChallengePolicy{MaxGames: 5}, base(nil), policyState{BotGamesToday: 100}, ""},
-		{"custom daily limit", ChallengePolicy{MaxBotGamesPerDay: 3}, base(bot), policyState{BotGamesToday: 3}, DeclineLater},
-		{"draining", ChallengePolicy{}, base(nil), policyState{Draining: true}, DeclineLater},
-		{"decline all", ChallengePolicy{DeclineAll: true}, base(nil), open, DeclineGeneric},
-		{"blitz range: base too short", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMin: 5 * time.Minute}}}, base(nil), open, DeclineTooFast},
-		{"blitz range: base too long", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMax: 2 * time.Minute}}}, base(nil), open, DeclineTooSlow},
-		{"blitz range: increment", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {IncrementMax: time.Second}}}, base(nil), open, DeclineTimeControl},
+		{"custom daily limit", ChallengePolicy{MaxBotGamesPerDay: 3}, base(bot), policyState{BotGamesToday: 3}, lichess.DeclineLater},
+		{"draining", ChallengePolicy{}, base(nil), policyState{Draining: true}, lichess.DeclineLater},
+		{"decline all", ChallengePolicy{DeclineAll: true}, base(nil), open, lichess.DeclineGeneric},
+		{"blitz range: base too short", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMin: 5 * time.Minute}}}, base(nil), open, lichess.DeclineTooFast},
+		{"blitz range: base too long", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {BaseMax: 2 * time.Minute}}}, base(nil), open, lichess.DeclineTooSlow},
+		{"blitz range: increment", ChallengePolicy{SpeedClocks: map[string]ClockRange{"blitz": {IncrementMax: time.Second}}}, base(nil), open, lichess.DeclineTimeControl},
 		{"range of another speed", ChallengePolicy{SpeedClocks: map[string]ClockRange{"rapid": {BaseMin: time.Hour}}}, base(nil), open, ""},
-		{"correspondence accepted", ChallengePolicy{Speeds: []string{"correspondence"}, MinDays: 1, MaxDays: 3}, base(func(c *Challenge) {
+		{"correspondence accepted", ChallengePolicy{Speeds: []string{"correspondence"}, MinDays: 1, MaxDays: 3}, base(func(c *lichess.Challenge) {
 			c.Speed = "correspondence"
-			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 2}
+			c.TimeControl = lichess.TimeControl{Type: "correspondence", DaysPerTurn: 2}
 		}), open, ""},
-		{"correspondence too slow", ChallengePolicy{Speeds: []string{"correspondence"}, MaxDays: 3}, base(func(c *Challenge) {
+		{"correspondence too slow", ChallengePolicy{Speeds: []string{"correspondence"}, MaxDays: 3}, base(func(c *lichess.Challenge) {
 			c.Speed = "correspondence"
-			c.TimeControl = TimeControl{Type: "correspondence", DaysPerTurn: 7}
-		}), open, DeclineTimeControl},
+			c.TimeControl = lichess.TimeControl{Type: "correspondence", DaysPerTurn: 7}
+		}), open, lichess.DeclineTimeControl},
 	} {
 		if got := tc.p.decide(tc.ch, tc.st); got != tc.want {
 			t.Errorf("%s: decide = %q, want %q", tc.name, got, tc.want)
@@ -82,8 +88,8 @@ func TestChallengePolicy(t *testing.T) {
 // The decline reasons are the keys of the decline endpoint in the spec.
 func TestDeclineReasonKeys(t *testing.T) {
 	spec := []string{"generic", "later", "tooFast", "tooSlow", "timeControl", "rated", "casual", "standard", "variant", "noBot", "onlyBot"}
-	ours := []string{DeclineGeneric, DeclineLater, DeclineTooFast, DeclineTooSlow, DeclineTimeControl, DeclineRated,
-		DeclineCasual, DeclineStandard, DeclineVariant, DeclineNoBot, DeclineOnlyBot}
+	ours := []string{lichess.DeclineGeneric, lichess.DeclineLater, lichess.DeclineTooFast, lichess.DeclineTooSlow, lichess.DeclineTimeControl, lichess.DeclineRated,
+		lichess.DeclineCasual, lichess.DeclineStandard, lichess.DeclineVariant, lichess.DeclineNoBot, lichess.DeclineOnlyBot}
 	for i := range spec {
 		if spec[i] != ours[i] {
 			t.Errorf("reason %d: %q, spec says %q", i, ours[i], spec[i])

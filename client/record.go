@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
 
 // saveRecord writes the PGN of the finished game into Settings.PGNDir, with
 // the bot's evaluations as comments, and returns the file's path.
-func (g *game) saveRecord(st GameState) (string, error) {
+func (g *gameWorker) saveRecord(st lichess.GameState) (string, error) {
 	if err := os.MkdirAll(g.s.PGNDir, 0o755); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
@@ -26,7 +28,7 @@ func (g *game) saveRecord(st GameState) (string, error) {
 }
 
 // pgnResult maps a final state to the PGN result.
-func pgnResult(st GameState) string {
+func pgnResult(st lichess.GameState) string {
 	switch {
 	case st.Winner == "white":
 		return "1-0"
@@ -42,7 +44,7 @@ func pgnResult(st GameState) string {
 
 // pgn renders the game; SAN comes from the rules board, comments from our
 // decisions (Lichess-style [%eval] from White's point of view).
-func (g *game) pgn(st GameState, now time.Time) (string, error) {
+func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 	f := g.full
 	var sb strings.Builder
 	tag := func(k, v string) { fmt.Fprintf(&sb, "[%s %q]\n", k, v) }
@@ -121,7 +123,7 @@ func btoi(b bool) int {
 	return 0
 }
 
-func variantName(v Variant) string {
+func variantName(v lichess.Variant) string {
 	switch v.Key {
 	case "", "standard":
 		return "Standard"

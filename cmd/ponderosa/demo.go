@@ -13,7 +13,8 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client"
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/logging"
@@ -173,11 +174,11 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	runCtx, stopBots := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer func() { stopBots(); wg.Wait() }()
-	clients := map[string]*client.Client{}
+	clients := map[string]*lichess.Client{}
 	for _, acct := range []struct{ name, token string }{{demoWhite, demoWhiteToken}, {demoBlack, demoBlackToken}} {
 		l := logger.With().Str("bot", acct.name).Logger()
-		c, err := client.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: acct.token}),
-			client.WithLogger(l), client.WithUserAgent("ponderosa-demo/"+version))
+		c, err := lichess.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: acct.token}),
+			lichess.WithLogger(l), lichess.WithUserAgent("ponderosa-demo/"+version))
 		if err != nil {
 			return none, err
 		}
@@ -198,7 +199,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	}
 
 	// One bot challenges the other over HTTP; the other accepts by its policy.
-	ch, err := clients[demoWhite].CreateChallenge(ctx, demoBlack, client.ChallengeRequest{
+	ch, err := clients[demoWhite].CreateChallenge(ctx, demoBlack, lichess.ChallengeRequest{
 		Limit: int(o.tc.Base / time.Second), Increment: int(o.tc.Increment / time.Second), Color: "white"})
 	if err != nil {
 		return none, fmt.Errorf("challenge: %w", err)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/logging"
 )
@@ -99,12 +100,12 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		Msg("ponderosa starting")
 
 	mon := newStreamMonitor(o.transport)
-	c, err := client.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		client.WithHTTPClient(&http.Client{Transport: mon}),
-		client.WithLogger(log),
-		client.WithUserAgent("ponderosa/"+version),
-		client.WithRequestTimeout(cfg.Lichess.RequestTimeout),
-		client.WithStreamIdleTimeout(cfg.Lichess.StreamReadTimeout))
+	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		lichess.WithHTTPClient(&http.Client{Transport: mon}),
+		lichess.WithLogger(log),
+		lichess.WithUserAgent("ponderosa/"+version),
+		lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout),
+		lichess.WithStreamIdleTimeout(cfg.Lichess.StreamReadTimeout))
 	if err != nil {
 		return err
 	}
@@ -113,12 +114,12 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
 	acct, _, err := c.CheckToken(startCtx)
 	cancelStart()
-	switch code := client.StatusCode(err); {
+	switch code := lichess.StatusCode(err); {
 	case err == nil:
 		if !acct.IsBot() {
 			return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
 		}
-	case errors.Is(err, client.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
+	case errors.Is(err, lichess.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
 		return err
 	default:
 		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
@@ -279,8 +280,8 @@ func TestRunDaemonPlaysReloadsAndDrains(t *testing.T) {
 	if err := r.srv.WaitFor(r.ctx, func() bool { st, _ := r.srv.ChallengeStatus(late); return st == "declined" }); err != nil {
 		t.Fatalf("challenge during the drain: %v", err)
 	}
-	if _, reason := r.srv.ChallengeStatus(late); reason != client.DeclineLater {
-		t.Errorf("declined with %q, want %q", reason, client.DeclineLater)
+	if _, reason := r.srv.ChallengeStatus(late); reason != lichess.DeclineLater {
+		t.Errorf("declined with %q, want %q", reason, lichess.DeclineLater)
 	}
 	g = r.waitPlies(id, 0)
 	r.waitPlies(id, len(g.Moves)+2)

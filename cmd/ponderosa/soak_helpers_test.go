@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 )
 
 // soakBot is the bot account of the soak runs.

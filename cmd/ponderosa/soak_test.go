@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
 )
 
@@ -35,8 +35,8 @@ func upgradeCmd(e env, args []string) int {
 		fmt.Fprintln(e.stderr, "token:", err)
 		return 1
 	}
-	c, err := client.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		client.WithUserAgent("ponderosa/"+version), client.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		lichess.WithUserAgent("ponderosa/"+version), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
 		return 1

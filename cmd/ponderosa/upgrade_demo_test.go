@@ -12,7 +12,7 @@ import (
 
 	"github.com/notnil/chess"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/config"
 )
 

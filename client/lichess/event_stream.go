@@ -1,4 +1,4 @@
-package client
+package lichess
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // all current challenges and games. Unknown event types are skipped (logged
 // at debug level) and malformed lines are logged and skipped. It returns when
 // the stream ends or fails, ctx ends, or fn returns an error; reconnecting is
-// the caller's business (Bot does it with backoff).
+// the caller's business (package client's Bot does it with backoff).
 func (c *Client) StreamEvents(ctx context.Context, fn func(Event) error) error {
 	r := request{op: "stream events", method: http.MethodGet, path: "/api/stream/event",
 		limitKey: "stream/event", essential: true}

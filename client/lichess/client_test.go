@@ -1,4 +1,4 @@
-package client
+package lichess
 
 import (
 	"context"
@@ -29,19 +29,19 @@ func TestNewValidates(t *testing.T) {
 
 func TestCheckToken(t *testing.T) {
 	t.Run("header with bot:play", func(t *testing.T) {
-		f := newFake(t)
-		a, scopes, err := f.client(t).CheckToken(context.Background())
+		s := newServer(t)
+		a, scopes, err := newTestClient(t, s.URL()).CheckToken(context.Background())
 		if err != nil || a.ID != botID || !a.IsBot() || len(scopes) != 3 {
 			t.Fatalf("CheckToken = %+v %v %v", a, scopes, err)
 		}
-		if n := f.requestCount("POST /api/token/test"); n != 0 {
+		if n := requestCount(s, "POST /api/token/test"); n != 0 {
 			t.Errorf("token test called %d times although the header was there", n)
 		}
 	})
 	t.Run("header without bot:play", func(t *testing.T) {
-		f := newFake(t)
-		f.scopes = "challenge:read,board:play"
-		_, _, err := f.client(t).CheckToken(context.Background())
+		s := newServer(t)
+		s.SetScopes(botName, "challenge:read", "board:play")
+		_, _, err := newTestClient(t, s.URL()).CheckToken(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "bot:play") {
 			t.Fatalf("CheckToken without bot:play: %v", err)
 		}
@@ -50,19 +50,24 @@ func TestCheckToken(t *testing.T) {
 		}
 	})
 	t.Run("no header: token test endpoint", func(t *testing.T) {
-		f := newFake(t)
-		f.scopes = ""
-		_, _, err := f.client(t).CheckToken(context.Background())
+		s := newServer(t)
+		s.SetScopes(botName)
+		// The server always sends X-OAuth-Scopes; this proxy drops it.
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			s.Handler().ServeHTTP(noScopesHeader{w}, r)
+		}))
+		defer srv.Close()
+		_, _, err := newTestClient(t, srv.URL).CheckToken(context.Background())
 		if err == nil {
 			t.Fatal("no scopes accepted")
 		}
-		if n := f.requestCount("POST /api/token/test"); n != 1 {
+		if n := requestCount(s, "POST /api/token/test"); n != 1 {
 			t.Fatalf("token test called %d times, want 1", n)
 		}
 	})
 	t.Run("bad token", func(t *testing.T) {
-		f := newFake(t)
-		c, _ := New(f.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "lip_wrongSECRET"}))
+		s := newServer(t)
+		c, _ := New(s.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "lip_wrongSECRET"}))
 		_, _, err := c.CheckToken(context.Background())
 		if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "lip_wrongSECRET") {
 			t.Fatalf("CheckToken with a bad token: %v", err)
@@ -70,10 +75,23 @@ func TestCheckToken(t *testing.T) {
 	})
 }
 
+// noScopesHeader drops the X-OAuth-Scopes header of the answers it writes.
+type noScopesHeader struct{ http.ResponseWriter }
+
+func (w noScopesHeader) WriteHeader(code int) {
+	w.Header().Del("X-OAuth-Scopes")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noScopesHeader) Write(b []byte) (int, error) {
+	w.Header().Del("X-OAuth-Scopes")
+	return w.ResponseWriter.Write(b)
+}
+
 // Errors say what was being done and never contain the token.
 func TestErrorsNameTheOperation(t *testing.T) {
-	f := newFake(t)
-	c := f.client(t)
+	s := newServer(t)
+	c := newTestClient(t, s.URL())
 	ctx := context.Background()
 	for _, tc := range []struct {
 		err  error
@@ -120,48 +138,38 @@ func TestParseRetryAfter(t *testing.T) {
 // A 429 cools down that endpoint: non-essential calls fail at once without
 // a request; other endpoints are unaffected.
 func TestRateLimitCooldownPerEndpoint(t *testing.T) {
-	f := newFake(t)
-	f.addGame("g1", true)
-	var once sync.Once
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		hit := false
-		if strings.HasSuffix(r.URL.Path, "/chat") {
-			once.Do(func() { hit = true })
-		}
-		if hit {
-			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
-		}
-		return 0, nil, "", false
-	}
-	c := f.client(t)
+	s := newServer(t)
+	g1 := startGame(t, s)
+	s.Inject429("POST /api/bot/game/*/chat", 1, time.Hour)
+	c := newTestClient(t, s.URL())
 	ctx := context.Background()
-	err := c.Chat(ctx, "g1", RoomPlayer, "hello")
+	err := c.Chat(ctx, g1, RoomPlayer, "hello")
 	if !IsRateLimited(err) || StatusCode(err) != http.StatusTooManyRequests {
 		t.Fatalf("first chat: %v, want a 429", err)
 	}
 	if d := c.Cooldown("bot/game/chat"); d < 59*time.Minute {
 		t.Fatalf("cool-down %v, want the Retry-After hour", d)
 	}
-	before := f.requestCount("POST /api/bot/game/g1/chat")
-	err = c.Chat(ctx, "g1", RoomPlayer, "again")
+	before := requestCount(s, "POST /api/bot/game/"+g1+"/chat")
+	err = c.Chat(ctx, g1, RoomPlayer, "again")
 	if !errors.Is(err, ErrCoolingDown) {
 		t.Fatalf("chat inside the cool-down: %v, want ErrCoolingDown", err)
 	}
-	if n := f.requestCount("POST /api/bot/game/g1/chat"); n != before {
+	if n := requestCount(s, "POST /api/bot/game/"+g1+"/chat"); n != before {
 		t.Fatal("a request was sent inside the cool-down")
 	}
 	// Another endpoint works.
-	if err := c.Move(ctx, "g1", "e2e4", false); err != nil {
+	if err := c.Move(ctx, g1, "e2e4", false); err != nil {
 		t.Fatalf("move while chat cools down: %v", err)
 	}
 	// An essential request inside its cool-down waits (here: until ctx ends).
 	c.cooldowns.start("bot/game/resign", "3600", time.Now())
 	ctx2, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	if err := c.Resign(ctx2, "g1"); !errors.Is(err, context.DeadlineExceeded) {
+	if err := c.Resign(ctx2, g1); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("resign inside its cool-down: %v, want to wait until the deadline", err)
 	}
-	if n := f.requestCount("POST /api/bot/game/g1/resign"); n != 0 {
+	if n := requestCount(s, "POST /api/bot/game/"+g1+"/resign"); n != 0 {
 		t.Fatal("resign sent inside its cool-down")
 	}
 }
@@ -169,53 +177,50 @@ func TestRateLimitCooldownPerEndpoint(t *testing.T) {
 // A 429 on a move cools down that game only: the other game keeps moving,
 // and the limited game's move is sent again, once, after the cool-down.
 func TestRateLimitMovePerGame(t *testing.T) {
-	f := newFake(t)
-	f.addGame("slow", true)
-	f.addGame("fast", true)
-	var mu sync.Mutex
-	var limitedAt, retriedAt time.Time
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if !strings.HasPrefix(r.URL.Path, "/api/bot/game/slow/move/") {
-			return 0, nil, "", false
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if limitedAt.IsZero() {
-			limitedAt = time.Now()
-			return http.StatusTooManyRequests, nil, `{"error":"Too many requests. Try again later."}`, true
-		}
-		if retriedAt.IsZero() {
-			retriedAt = time.Now()
-		}
-		return 0, nil, "", false
-	}
+	s := newServer(t)
+	slow := startGame(t, s)
+	fast := startGame(t, s)
+	slowMoves := "POST /api/bot/game/" + slow + "/move/*"
+	// The first move of the slow game gets a 429 without Retry-After.
+	s.Inject429(slowMoves, 1, 0)
 	const cool = 300 * time.Millisecond
-	c := f.client(t, WithRateLimitCooldown(cool))
+	c := newTestClient(t, s.URL(), WithRateLimitCooldown(cool))
 	ctx := context.Background()
-	if err := c.Move(ctx, "slow", "e2e4", false); !IsRateLimited(err) {
+	if err := c.Move(ctx, slow, "e2e4", false); !IsRateLimited(err) {
 		t.Fatalf("first move: %v, want 429", err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- c.Move(ctx, "slow", "e2e4", false) }() // waits out the cool-down
-	// Meanwhile the other game moves several times.
-	for _, m := range []string{"e2e4", "d2d4", "g1f3"} {
-		if err := c.Move(ctx, "fast", m, false); err != nil {
+	go func() { done <- c.Move(ctx, slow, "e2e4", false) }() // waits out the cool-down
+	// Meanwhile the other game moves several times (the human answers).
+	for i, m := range []string{"e2e4", "d2d4", "g1f3"} {
+		if err := c.Move(ctx, fast, m, false); err != nil {
 			t.Fatalf("fast game move %s: %v", m, err)
+		}
+		if i < 2 {
+			if err := s.Move(fast, humanName, []string{"e7e5", "b8c6"}[i]); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("slow move after the cool-down: %v", err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	posted := s.RequestsMatching(slowMoves)
+	if len(posted) != 2 {
+		t.Fatalf("slow game move requests = %d, want 2", len(posted))
+	}
+	limitedAt, retriedAt := posted[0].Time, posted[1].Time
 	if retriedAt.Sub(limitedAt) < cool {
 		t.Fatalf("move sent again %v after the 429, inside the %v cool-down", retriedAt.Sub(limitedAt), cool)
 	}
-	if n := f.requestCount("POST /api/bot/game/slow/move/"); n != 2 {
-		t.Fatalf("slow game move requests = %d, want 2", n)
+	accepted := 0
+	for _, r := range posted {
+		if r.Status == http.StatusOK {
+			accepted++
+		}
 	}
-	if g := f.game("slow"); len(g.moves) < 1 || g.moves[0] != "e2e4" || g.posts[0] != 1 {
-		t.Fatalf("slow game moves %v posts %v", g.moves, g.posts)
+	if g, _ := s.Game(slow); len(g.Moves) < 1 || g.Moves[0] != "e2e4" || accepted != 1 {
+		t.Fatalf("slow game moves %v, %d move posts accepted", g.Moves, accepted)
 	}
 }
 

@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 )
 
 // A house player challenges the bot; the bot accepts and plays over HTTP.

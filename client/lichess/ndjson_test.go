@@ -1,15 +1,15 @@
-package client
+package lichess
 
 import (
 	"context"
 	"errors"
 	"io"
-	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 )
 
 func TestReadLines(t *testing.T) {
@@ -58,9 +58,8 @@ func TestReadLines(t *testing.T) {
 
 // A stream that goes silent is closed with ErrStreamIdle.
 func TestStreamIdleDeadline(t *testing.T) {
-	f := newFake(t)
-	f.silentEvents = true
-	c := f.client(t, WithStreamIdleTimeout(100*time.Millisecond))
+	s := newServer(t, lichesstest.WithKeepAlive(time.Hour)) // no game, no challenge: silence
+	c := newTestClient(t, s.URL(), WithStreamIdleTimeout(100*time.Millisecond))
 	err := c.StreamEvents(context.Background(), func(Event) error { return nil })
 	if !errors.Is(err, ErrStreamIdle) {
 		t.Fatalf("StreamEvents on a silent stream: %v, want ErrStreamIdle", err)
@@ -70,9 +69,8 @@ func TestStreamIdleDeadline(t *testing.T) {
 // Keep-alive lines keep a stream open past the idle timeout; unknown and
 // malformed lines are skipped.
 func TestStreamKeepAliveAndUnknown(t *testing.T) {
-	f := newFake(t)
-	f.keepAlive = 10 * time.Millisecond
-	c := f.client(t, WithStreamIdleTimeout(time.Second))
+	s := newServer(t, lichesstest.WithKeepAlive(10*time.Millisecond))
+	c := newTestClient(t, s.URL(), WithStreamIdleTimeout(time.Second))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var got []Event
@@ -86,57 +84,22 @@ func TestStreamKeepAliveAndUnknown(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, "event stream subscriber", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) == 1 })
+	awaitServer(t, s, "event stream subscriber", func() bool { return s.EventStreamOpen(botName) })
 	time.Sleep(1300 * time.Millisecond) // longer than the idle timeout: only keep-alives flow
-	f.sendEvent(`{"type":"somethingNew"}`)
-	f.sendEvent(`{"broken json`)
-	f.sendEvent(`{"type":"gameFinish","game":{"gameId":"g1","fullId":"g1xxxx","status":{"id":31,"name":"resign"}}}`)
+	for _, line := range []string{
+		`{"type":"somethingNew"}`,
+		`{"broken json`,
+		`{"type":"gameFinish","game":{"gameId":"g1","fullId":"g1xxxx","status":{"id":31,"name":"resign"}}}`,
+	} {
+		if !s.InjectEventLine(botName, line) {
+			t.Fatalf("no event stream open for %s", line)
+		}
+	}
 	err := <-done
 	if !errors.Is(err, io.EOF) {
 		t.Fatalf("stream ended with %v, want the callback's error", err)
 	}
 	if len(got) != 1 || got[0].Game.GameID != "g1" {
 		t.Fatalf("events = %+v, want only the gameFinish", got)
-	}
-}
-
-// The event stream of a Bot is reopened after the read deadline, and games
-// are rejoined after the reconnect.
-func TestBotReconnectsIdleEventStream(t *testing.T) {
-	f := newFake(t)
-	var opened atomic.Int32
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if r.URL.Path == "/api/stream/event" {
-			if opened.Add(1) == 1 {
-				// First connection: silent (a dead link).
-				f.mu.Lock()
-				f.silentEvents = true
-				f.mu.Unlock()
-			} else {
-				f.mu.Lock()
-				f.silentEvents = false
-				f.mu.Unlock()
-			}
-		}
-		return 0, nil, "", false
-	}
-	f.keepAlive = 20 * time.Millisecond
-	c := f.client(t, WithStreamIdleTimeout(150*time.Millisecond))
-	pool := &playerPool{}
-	b := NewBot(c, pool.factory, Settings{ReconnectMin: 10 * time.Millisecond}, testLogger(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	waitFor(t, "second event stream", func() bool { return opened.Load() >= 2 })
-	// A game started now arrives over the new stream and is played.
-	f.addGame("late1", true, func(g *fakeGame) { g.resignAfter = 4 })
-	f.sendEvent(`{"type":"gameStart","game":{"gameId":"late1","fullId":"late1xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
-	f.waitLocked(t, "game late1 over", func() bool { return f.games["late1"].status != "started" })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if n := f.requestCount("GET /api/account/playing"); n < 2 {
-		t.Errorf("games in progress listed %d times, want at start and after the reconnect", n)
 	}
 }
