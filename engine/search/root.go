@@ -127,7 +127,7 @@ func (t *thread) iterate() {
 		if ctl.timed && depth >= 4 && ctl.softUp(softScale(stable, t.bestChanges, drop)) {
 			break
 		}
-		if ctl.timed && len(t.rootMoves) == 1 && depth >= 8 {
+		if ctl.timed && !ctl.budget.fixed && len(t.rootMoves) == 1 && depth >= 8 {
 			break // forced move: no point thinking long
 		}
 	}

@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Threads      int           // search threads (lazy SMP); <1 means 1
 	HashMB       int           // transposition table size; <1 means 16
-	MoveOverhead time.Duration // subtracted from the clock for lag
+	MoveOverhead time.Duration // subtracted from the clock for lag (not from a fixed MoveTime)
 }
 
 // Limits say when a search stops. Zero values mean "no limit"; with no
@@ -29,7 +29,7 @@ type Options struct {
 type Limits struct {
 	Depth    int           // maximum depth in plies
 	Nodes    uint64        // node budget (all threads; checked every ~1k nodes)
-	MoveTime time.Duration // fixed time for this move
+	MoveTime time.Duration // fixed time for this move, used whole (no overhead taken off, no early stop)
 	Infinite bool          // search until Stop or context cancellation
 	Mate     int           // stop once a mate in this many moves is found
 
@@ -353,7 +353,7 @@ func newControl(e *Engine, pos *board.Position, lim Limits, start time.Time) *co
 	switch {
 	case lim.MoveTime > 0:
 		c.timed = true
-		c.budget = movetimeBudget(lim.MoveTime, e.opts.MoveOverhead)
+		c.budget = movetimeBudget(lim.MoveTime)
 	case lim.WTime > 0 || lim.BTime > 0:
 		c.timed = true
 		c.budget = allocate(Clock{Remaining: remaining, Increment: inc, MovesToGo: lim.MovesToGo}, e.opts.MoveOverhead)

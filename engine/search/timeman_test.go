@@ -3,6 +3,8 @@ package search
 import (
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 func TestAllocate(t *testing.T) {
@@ -65,16 +67,35 @@ func TestAllocateMonotone(t *testing.T) {
 	}
 }
 
+// A fixed move time is used whole: the move overhead is not taken off, and
+// no stability scaling brings the soft limit before it.
 func TestMovetimeBudget(t *testing.T) {
 	tests := []struct{ mt, ov, want time.Duration }{
-		{time.Second, 50 * time.Millisecond, 950 * time.Millisecond},
-		{100 * time.Millisecond, 80 * time.Millisecond, 50 * time.Millisecond},
+		{time.Second, 50 * time.Millisecond, time.Second},
+		{time.Second, 100 * time.Millisecond, time.Second},
+		{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond},
+		{100 * time.Millisecond, 80 * time.Millisecond, 100 * time.Millisecond},
 		{0, 0, minThink},
 	}
+	p := board.NewPosition()
 	for _, tc := range tests {
-		b := movetimeBudget(tc.mt, tc.ov)
-		if b.hard != tc.want || b.soft != tc.want {
-			t.Errorf("movetime %v overhead %v: %+v, want %v", tc.mt, tc.ov, b, tc.want)
+		b := movetimeBudget(tc.mt)
+		if b.hard != tc.want || b.soft != tc.want || !b.fixed {
+			t.Errorf("movetime %v: %+v, want soft = hard = %v, fixed", tc.mt, b, tc.want)
+		}
+		for _, scale := range []float64{0.4, softScale(8, 0, 0), 1, 3} {
+			if got := b.scaledSoft(scale); got != tc.want {
+				t.Errorf("movetime %v: scaledSoft(%.2f) = %v, want %v (no early stop)", tc.mt, scale, got, tc.want)
+			}
+		}
+		// The engine's MoveOverhead does not reach a fixed move time.
+		if tc.mt <= 0 {
+			continue
+		}
+		e := New(Options{MoveOverhead: tc.ov})
+		c := newControl(e, p, Limits{MoveTime: tc.mt, WTime: time.Minute, BTime: time.Minute}, time.Now())
+		if !c.timed || c.budget != b {
+			t.Errorf("movetime %v, overhead %v: search budget %+v, want %+v", tc.mt, tc.ov, c.budget, b)
 		}
 	}
 }
