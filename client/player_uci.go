@@ -39,7 +39,7 @@ type UCIOptions struct {
 // otherwise closes this player and asks the factory for a fresh one.
 func NewUCIPlayer(opts UCIOptions) PlayerFactory {
 	return func(ctx context.Context) (Player, error) {
-		e, err := uci.StartConfig(context.WithoutCancel(ctx), uci.Config{
+		e, err := uci.StartConfig(context.WithoutCancel(ctx), uci.ExternalConfig{
 			Path: opts.Path, Args: opts.Args, Dir: opts.Dir, Options: opts.Options,
 			Logger: opts.Logger, Timeouts: opts.Timeouts,
 		})
@@ -55,18 +55,18 @@ func NewUCIPlayer(opts UCIOptions) PlayerFactory {
 // while waiting for the engine.
 type uciPlayer struct {
 	opts UCIOptions
-	e    *uci.Engine
+	e    *uci.ExternalEngine
 	log  zerolog.Logger
 
 	mu       sync.Mutex
 	info     GameInfo
 	ponderOK bool     // the engine has the Ponder option and pondering is on
 	moves    []string // the position set by Position
-	last     uci.Result
+	last     uci.ExternalResult
 	lastLim  Limits
-	pon      *uci.Search // running "go ponder"
-	ponMoves []string    // the position it searches (ending with the expected reply)
-	hit      bool        // Position matched ponMoves: Think sends ponderhit
+	pon      *uci.ExternalSearch // running "go ponder"
+	ponMoves []string            // the position it searches (ending with the expected reply)
+	hit      bool                // Position matched ponMoves: Think sends ponderhit
 }
 
 func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
@@ -91,7 +91,7 @@ func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	defer p.mu.Unlock()
 	p.info = gi
 	p.ponderOK = p.opts.Ponder && hasPonder
-	p.moves, p.last = nil, uci.Result{}
+	p.moves, p.last = nil, uci.ExternalResult{}
 	return nil
 }
 
@@ -123,7 +123,7 @@ func (p *uciPlayer) Position(ctx context.Context, moves []string) error {
 
 func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	start := time.Now()
-	ul := uci.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	ul := uci.GoLimits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
 	if !lim.Deadline.IsZero() {
 		left := time.Until(lim.Deadline)
 		// Our clock, as far as this move is concerned, ends at the deadline.
@@ -149,7 +149,7 @@ func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	p.lastLim = lim
 	p.mu.Unlock()
 
-	var res uci.Result
+	var res uci.ExternalResult
 	var err error
 	if hit && s != nil {
 		if err = s.PonderHit(); err == nil {
@@ -206,7 +206,7 @@ func (p *uciPlayer) Ponder(ctx context.Context) error {
 	}
 	// The clocks after the expected reply: ours lost this move's thinking
 	// time and gained the increment; the opponent's is unknown, keep it.
-	ul := uci.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	ul := uci.GoLimits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
 	used := last.Time
 	if white {
 		ul.WTime = max(ul.WTime-used+ul.WInc, time.Millisecond)

@@ -54,19 +54,21 @@ func clockBudget(c Clock, overhead time.Duration) (base, hard time.Duration) {
 // and the time already spent pondering this very position (0 when it was
 // not pondered). It is a pure function: the table tests pin it down.
 //
-//	Base   = search.Budget's soft target (or movetime − overhead)
-//	Target = Base + PonderShare·pondered           (clock games only)
+//	Base   = search.Budget's soft target
+//	Target = Base + PonderShare·pondered
 //	Soft   = max(Target − pondered, MinThink), ≤ Hard
-//	Hard   = search.Budget's hard limit (or movetime − overhead); never raised by pondering
+//	Hard   = search.Budget's hard limit; never raised by pondering
+//
+// A fixed move time (UCI "go movetime") is used whole: Base, Target, Soft
+// and Hard are all the move time; no overhead is taken off it (the front
+// end that measured the lag takes it off) and pondering does not shorten
+// it.
 func PlanMove(lim Limits, white bool, overhead, pondered time.Duration) Budget {
 	if lim.Infinite {
 		return Budget{}
 	}
-	if lim.MoveTime > 0 {
-		h := lim.MoveTime - overhead
-		h = max(h, lim.MoveTime/2, time.Millisecond)
-		// A fixed move time is fixed: pondering does not shorten it.
-		return Budget{Base: h, Target: h, Soft: h, Hard: h, Timed: true}
+	if mt := lim.MoveTime; mt > 0 {
+		return Budget{Base: mt, Target: mt, Soft: mt, Hard: mt, Timed: true}
 	}
 	c := Clock{Remaining: lim.WTime, Increment: lim.WInc, MovesToGo: lim.MovesToGo}
 	if !white {

@@ -38,8 +38,13 @@ func TestPlanMove(t *testing.T) {
 		// Short clock: the hard limit is never raised by pondering.
 		{"short clock", Limits{WTime: time.Second}, true, 5 * time.Second,
 			Budget{Base: sBase, Target: sBase + 2500*ms, Soft: MinThink, Hard: sHard, Timed: true}},
+		// A fixed move time is used whole: no overhead off, no pondering rule.
 		{"movetime ignores pondering", Limits{MoveTime: time.Second}, true, 3 * time.Second,
-			Budget{Base: 900 * ms, Target: 900 * ms, Soft: 900 * ms, Hard: 900 * ms, Timed: true}},
+			Budget{Base: time.Second, Target: time.Second, Soft: time.Second, Hard: time.Second, Timed: true}},
+		{"movetime 100ms", Limits{MoveTime: 100 * ms}, false, 0,
+			Budget{Base: 100 * ms, Target: 100 * ms, Soft: 100 * ms, Hard: 100 * ms, Timed: true}},
+		{"movetime below overhead", Limits{MoveTime: 30 * ms, WTime: time.Second}, true, 0,
+			Budget{Base: 30 * ms, Target: 30 * ms, Soft: 30 * ms, Hard: 30 * ms, Timed: true}},
 		{"infinite", Limits{Infinite: true, WTime: time.Second}, true, 0, Budget{}},
 		{"depth only", Limits{Depth: 5}, true, time.Second, Budget{}},
 	}
@@ -104,5 +109,64 @@ func TestDepthClockReachable(t *testing.T) {
 	h.record(1, 50*ms)
 	if got := h.reachable(49*ms, -1); got != 0 {
 		t.Errorf("after restart: %d, want 0", got)
+	}
+}
+
+// checkSoft's stability rule stops a stable clock search before Soft, but
+// never a fixed move time before the move time.
+func TestCheckSoftKeepsFixedMoveTime(t *testing.T) {
+	g := &Game{}
+	// 8s spent of a 10s budget, best move stable for many iterations: the
+	// stability rule (0.75 of Soft) says stop; a fixed move time does not.
+	for _, tc := range []struct {
+		lim  Limits
+		stop bool
+	}{
+		{Limits{WTime: 10 * time.Minute, MovesToGo: 1}, true},
+		{Limits{MoveTime: 10 * time.Second}, false},
+	} {
+		cancelled := false
+		r := &run{converted: true, lim: tc.lim, stable: 10, hitAt: time.Now().Add(-8 * time.Second),
+			cancel: func() { cancelled = true }}
+		r.budget = PlanMove(tc.lim, true, 0, 0)
+		if tc.stop {
+			// the clock case needs a soft target near 10s for the comparison
+			r.budget.Soft, r.budget.Hard = 10*time.Second, 20*time.Second
+		}
+		g.checkSoft(r, search.Info{Depth: 20})
+		if r.stopAsked != tc.stop || cancelled != tc.stop {
+			t.Errorf("%+v: stopAsked %v cancelled %v, want %v", tc.lim, r.stopAsked, cancelled, tc.stop)
+		}
+	}
+}
+
+// A ponder hit whose search is already deeper than the budget reaches
+// stops at once in a clock game, but a fixed move time is used whole.
+func TestConvertKeepsFixedMoveTime(t *testing.T) {
+	g := NewGame(Options{HashMB: 1})
+	defer g.Close()
+	for d := 1; d <= 5; d++ {
+		g.depths.record(d, ms<<(d-1)) // 1, 2, 4, 8, 16 ms
+	}
+	for _, tc := range []struct {
+		lim       Limits
+		immediate bool
+	}{
+		{Limits{WTime: 10 * time.Second, MovesToGo: 1}, true},
+		{Limits{MoveTime: 10 * time.Second}, false},
+	} {
+		r := &run{ponder: true, depth: 60, start: time.Now(), cancel: func() {}}
+		g.mu.Lock()
+		g.convert(r, tc.lim)
+		if r.timer != nil {
+			r.timer.Stop()
+		}
+		g.mu.Unlock()
+		if r.immediate != tc.immediate || r.stopAsked != tc.immediate {
+			t.Errorf("%+v: immediate %v stopAsked %v, want %v", tc.lim, r.immediate, r.stopAsked, tc.immediate)
+		}
+		if tc.lim.MoveTime > 0 && r.budget.Hard != tc.lim.MoveTime {
+			t.Errorf("movetime hard %v, want %v", r.budget.Hard, tc.lim.MoveTime)
+		}
 	}
 }

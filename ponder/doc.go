@@ -43,8 +43,20 @@
 // with the opponent to move instead, which fills the tree and TT for every
 // reply; the new search (or the tree, when deep enough) answers.
 //
+// Locking: one mutex (Game.mu) guards the Game and its runs. It is taken
+// only where a call enters the package (the exported methods) or a
+// goroutine of the package starts work (the search goroutine's onInfo and
+// its end, the hard-limit timer, the watch on the caller's context); every
+// unexported method of Game is called with it held and returns with it
+// held. The one place it is let go in between is wait, while a search
+// ends (the search goroutine needs the mutex to record its lines), so the
+// state can change across a wait. The engine (search.Engine) is safe for
+// concurrent use and searches without the mutex.
+//
 // The time budget of a move (PlanMove) starts from engine/search's clock
 // allocation and counts the time already pondered on the position p:
 // Target = Base + p/2, time left on our clock = max(Target − p, MinThink),
-// hard limit never above the clock's.
+// hard limit never above the clock's. A fixed move time (UCI "go
+// movetime") is used whole: no overhead off, no pondering rule, no early
+// stop (neither the stability rule nor a deep enough ponder hit).
 package ponder

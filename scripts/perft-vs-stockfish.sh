@@ -25,7 +25,7 @@ RUNS=${RUNS:-3}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 BIN=$TMP/perft
-go build -o "$BIN" ./engine/board/cmd/perft
+go build -o "$BIN" ./cmd/perft
 
 # cpu_run out-file command... : runs the command, stdout to out-file, prints CPU seconds.
 cpu_run() {

@@ -2,7 +2,7 @@
 # Ponder on vs ponder off self-play, to measure what thinking on the
 # opponent's time is worth. Do NOT run long matches on the shared machine.
 #
-#   MODE=inproc (default): ponder/cmd/pondermatch plays both sides in one
+#   MODE=inproc (default): cmd/pondermatch plays both sides in one
 #     process with real clocks; the pondering side thinks in the background
 #     after its move exactly as the Lichess game worker does (StartPonder,
 #     then SetPosition + Think on the opponent's move). Prints W/D/L, Elo and
@@ -35,7 +35,7 @@ OPENINGS=$(realpath "$OPENINGS")
 
 case "$MODE" in
 inproc)
-	go build -o "$OUT/pondermatch" ./ponder/cmd/pondermatch
+	go build -o "$OUT/pondermatch" ./cmd/pondermatch
 	args=(-games $((GAMES / 2)) -tc "$TC" -hash "$HASH" -a "$STRATEGY" -b off -v)
 	[ -f "$OPENINGS" ] && args+=(-openings "$OPENINGS")
 	"$OUT/pondermatch" "${args[@]}" | tee "$OUT/inproc.txt"

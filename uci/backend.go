@@ -264,7 +264,7 @@ func (b *EngineBackend) Position() *board.Position {
 // time (not for a ponder search, whose clock starts at "ponderhit").
 // Search moves that are not legal in pos are dropped; if none is left the
 // restriction is dropped too (the GUI gets a move rather than none).
-func gameLimits(pos *board.Position, l Limits, multiPV int, elapsed time.Duration) ponder.Limits {
+func gameLimits(pos *board.Position, l GoLimits, multiPV int, elapsed time.Duration) ponder.Limits {
 	gl := ponder.Limits{
 		Depth:     l.Depth,
 		MoveTime:  l.MoveTime,
@@ -310,7 +310,7 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	if !p.Received.IsZero() {
 		elapsed = time.Since(p.Received)
 	}
-	lim := gameLimits(pos, p.Limits, multiPV, elapsed)
+	lim := gameLimits(pos, p.GoLimits, multiPV, elapsed)
 	chess960 := pos.Chess960()
 
 	// started is closed at the first report: only then does the game have
@@ -320,7 +320,7 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	var startOnce sync.Once
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	if p.Limits.Ponder && p.PonderHit != nil {
+	if p.GoLimits.Ponder && p.PonderHit != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -384,12 +384,12 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 		// PV starts with the bestmove.
 		info(decisionInfo(d))
 	}
-	if info != nil && !p.Limits.Ponder && !p.Limits.Infinite {
+	if info != nil && !p.GoLimits.Ponder && !p.GoLimits.Infinite {
 		if ms, ok := game.LastMove(); ok && ms.Move == d.UCI {
 			info(Info{Text: treeStatsText(ms)})
 		}
 	}
-	if !p.Limits.Ponder && !p.Limits.Infinite {
+	if !p.GoLimits.Ponder && !p.GoLimits.Infinite {
 		b.ponderAfter(game, d.UCI)
 	}
 	return d.UCI, d.PonderUCI

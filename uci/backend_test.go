@@ -371,7 +371,7 @@ func TestEnginePonderHitBeforeFirstIteration(t *testing.T) {
 		hit := make(chan struct{})
 		close(hit)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		best, _ := b.Go(ctx, GoParams{Limits: Limits{Ponder: true, MoveTime: 20 * time.Millisecond}, PonderHit: hit}, nil)
+		best, _ := b.Go(ctx, GoParams{GoLimits: GoLimits{Ponder: true, MoveTime: 20 * time.Millisecond}, PonderHit: hit}, nil)
 		lost := ctx.Err() != nil
 		cancel()
 		if lost {
@@ -510,26 +510,26 @@ func TestGameLimits(t *testing.T) {
 	tests := []struct {
 		name    string
 		pos     *board.Position
-		l       Limits
+		l       GoLimits
 		elapsed time.Duration
 		want    ponder.Limits
 	}{
-		{"depth nodes mate", white, Limits{Depth: 7, Nodes: 1000, Mate: 3}, 0,
+		{"depth nodes mate", white, GoLimits{Depth: 7, Nodes: 1000, Mate: 3}, 0,
 			ponder.Limits{Depth: 7, Nodes: 1000, Mate: 3, MultiPV: 2}},
-		{"white clock loses elapsed", white, Limits{WTime: 1000 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5}, 40 * ms,
+		{"white clock loses elapsed", white, GoLimits{WTime: 1000 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5}, 40 * ms,
 			ponder.Limits{WTime: 960 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5, MultiPV: 2}},
-		{"black clock loses elapsed", black, Limits{WTime: 1000 * ms, BTime: 900 * ms}, 40 * ms,
+		{"black clock loses elapsed", black, GoLimits{WTime: 1000 * ms, BTime: 900 * ms}, 40 * ms,
 			ponder.Limits{WTime: 1000 * ms, BTime: 860 * ms, MultiPV: 2}},
-		{"clock never below 1ms", white, Limits{WTime: 10 * ms, MoveTime: 5 * ms}, 40 * ms,
+		{"clock never below 1ms", white, GoLimits{WTime: 10 * ms, MoveTime: 5 * ms}, 40 * ms,
 			ponder.Limits{WTime: ms, MoveTime: ms, MultiPV: 2}},
-		{"ponder clock starts at ponderhit", white, Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms}, 40 * ms,
+		{"ponder clock starts at ponderhit", white, GoLimits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms}, 40 * ms,
 			ponder.Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms, MultiPV: 2}},
-		{"infinite", white, Limits{Infinite: true}, 0, ponder.Limits{Infinite: true, MultiPV: 2}},
-		{"searchmoves: illegal dropped", white, Limits{SearchMoves: []string{"e2e4", "e2e5", "e7e5"}}, 0,
+		{"infinite", white, GoLimits{Infinite: true}, 0, ponder.Limits{Infinite: true, MultiPV: 2}},
+		{"searchmoves: illegal dropped", white, GoLimits{SearchMoves: []string{"e2e4", "e2e5", "e7e5"}}, 0,
 			ponder.Limits{SearchMoves: []string{"e2e4"}, MultiPV: 2}},
-		{"searchmoves: none legal means all", white, Limits{SearchMoves: []string{"e2e5"}}, 0,
+		{"searchmoves: none legal means all", white, GoLimits{SearchMoves: []string{"e2e5"}}, 0,
 			ponder.Limits{MultiPV: 2}},
-		{"searchmoves: castling normalized", castle, Limits{SearchMoves: []string{"e1h1", "e1c1"}}, 0,
+		{"searchmoves: castling normalized", castle, GoLimits{SearchMoves: []string{"e1h1", "e1c1"}}, 0,
 			ponder.Limits{SearchMoves: []string{"e1g1", "e1c1"}, MultiPV: 2}},
 	}
 	for _, tc := range tests {
@@ -564,7 +564,7 @@ func TestEngineGoCancelledBeforeStart(t *testing.T) {
 	b := NewEngineBackend()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	best, _ := b.Go(ctx, GoParams{Limits: Limits{Infinite: true}}, nil)
+	best, _ := b.Go(ctx, GoParams{GoLimits: GoLimits{Infinite: true}}, nil)
 	checkLegalLine(t, mustPos(t, board.StartFEN), []string{best})
 }
 
@@ -785,7 +785,7 @@ func TestEngineCloseRightAfterBackgroundPonder(t *testing.T) {
 			t.Fatal(err)
 		}
 		b.SetOption(OptHash, "1")
-		b.Go(context.Background(), GoParams{Limits: Limits{Depth: 1}}, nil)
+		b.Go(context.Background(), GoParams{GoLimits: GoLimits{Depth: 1}}, nil)
 		closed := make(chan struct{})
 		go func() {
 			b.Close()

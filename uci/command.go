@@ -37,7 +37,7 @@ type (
 		Moves []string
 	}
 	// CmdGo is "go ..." (other than perft).
-	CmdGo struct{ Limits Limits }
+	CmdGo struct{ Limits GoLimits }
 	// CmdPerft is "go perft <Depth>" or "perft <Depth>" (non-standard).
 	CmdPerft struct{ Depth int }
 	// CmdBench is "bench [args]" (non-standard).
@@ -320,7 +320,7 @@ func parseCount(key, s string) (int, error) {
 }
 
 func parseGo(args []token) (Command, error) {
-	var l Limits
+	var l GoLimits
 	for i := 0; i < len(args); i++ {
 		key := args[i].s
 		switch key {

@@ -1,13 +1,13 @@
 // Package uci speaks the Universal Chess Interface both ways.
 //
-// The driver (Engine) runs an external UCI engine such as Stockfish as a move
-// chooser, with real "go ponder" / "ponderhit" / "stop":
+// The driver (ExternalEngine) runs an external UCI engine such as Stockfish
+// as a move chooser, with real "go ponder" / "ponderhit" / "stop":
 //
 //	e, err := uci.Start(ctx, "/usr/games/stockfish", nil, map[string]string{"Hash": "64"}, log)
 //	defer e.Close()                      // quit, kill if need be, always reap
 //	e.NewGame(ctx)
 //	e.Position("startpos", moves)
-//	res, err := e.Go(ctx, uci.Limits{WTime: wt, BTime: bt, Deadline: budget})
+//	res, err := e.Go(ctx, uci.GoLimits{WTime: wt, BTime: bt, Deadline: budget})
 //	if errors.Is(err, uci.ErrEngineDied) { /* play a fallback */ e.Restart(ctx) }
 //
 //	s, err := e.GoPonder(ctx, limits)    // on the position after the expected reply
@@ -24,6 +24,6 @@
 // Backend with "go" in its own goroutine so that "stop", "ponderhit" and
 // "isready" are handled during a search.
 //
-// Both halves share the protocol types: Limits ("go" parameters), Info
+// Both halves share the protocol types: GoLimits ("go" parameters), Info
 // ("info" lines), Score and OptionSpec.
 package uci

@@ -36,12 +36,13 @@ func (s *syncBuffer) String() string {
 }
 
 type fakeRun struct {
-	cfg     Config
+	cfg     ExternalConfig
 	logPath string
 	logs    *syncBuffer
 }
 
-// fakeConfig returns a Config that runs this test binary as a fake engine.
+// fakeConfig returns an ExternalConfig that runs this test binary as a fake
+// engine.
 func fakeConfig(t *testing.T, mode string) *fakeRun {
 	t.Helper()
 	dir := t.TempDir()
@@ -50,7 +51,7 @@ func fakeConfig(t *testing.T, mode string) *fakeRun {
 	return &fakeRun{
 		logPath: logPath,
 		logs:    logs,
-		cfg: Config{
+		cfg: ExternalConfig{
 			Path: os.Args[0],
 			Env: append(os.Environ(),
 				fakeModeEnv+"="+mode,
@@ -82,7 +83,7 @@ func (f *fakeRun) commands(t *testing.T, keepMarkers bool) []string {
 	return out
 }
 
-func (f *fakeRun) start(t *testing.T) *Engine {
+func (f *fakeRun) start(t *testing.T) *ExternalEngine {
 	t.Helper()
 	e, err := StartConfig(context.Background(), f.cfg)
 	if err != nil {
@@ -224,11 +225,11 @@ func TestGoDepthAndNoLeakBetweenSearches(t *testing.T) {
 	if err := e.Position("startpos", []string{"e2e4", "c7c5"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Go(ctx, Limits{Depth: 3})
+	res, err := e.Go(ctx, GoLimits{Depth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Result{
+	want := ExternalResult{
 		BestMove: "e2e4", PonderMove: "e7e5", Score: CP(30), Depth: 3, SelDepth: 5,
 		Nodes: 3000, NPS: 100000, Time: 3 * time.Millisecond, PV: []string{"e2e4", "e7e5"},
 	}
@@ -237,7 +238,7 @@ func TestGoDepthAndNoLeakBetweenSearches(t *testing.T) {
 	}
 	// The fake prints "info depth 99 ... pv h2h4" after each bestmove; the
 	// next search must not see it.
-	res, err = e.Go(ctx, Limits{Depth: 2})
+	res, err = e.Go(ctx, GoLimits{Depth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +250,7 @@ func TestGoDepthAndNoLeakBetweenSearches(t *testing.T) {
 		"position startpos moves e2e4 c7c5", "isready", "go depth 2")
 }
 
-func equalResult(a, b Result) bool {
+func equalResult(a, b ExternalResult) bool {
 	return a.BestMove == b.BestMove && a.PonderMove == b.PonderMove && a.Score == b.Score &&
 		a.Depth == b.Depth && a.SelDepth == b.SelDepth && a.Nodes == b.Nodes && a.NPS == b.NPS &&
 		a.Time == b.Time && strings.Join(a.PV, " ") == strings.Join(b.PV, " ") && a.Stopped == b.Stopped
@@ -275,13 +276,13 @@ func TestPosition(t *testing.T) {
 	if err := e.Position(StartFEN, []string{"g1f3"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); err != nil {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.NewGame(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); err != nil {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); err != nil {
 		t.Fatal(err)
 	}
 	// NewGame resets to the start position.
@@ -295,20 +296,20 @@ func TestGoNoMoveAndBadMove(t *testing.T) {
 	if err := e.Position(foolsMateFEN, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); !errors.Is(err, ErrNoMove) {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrNoMove) {
 		t.Fatalf("mated position: err = %v, want ErrNoMove", err)
 	}
 	// The engine is still usable.
 	if err := e.Position("", nil); err != nil {
 		t.Fatal(err)
 	}
-	if res, err := e.Go(context.Background(), Limits{Depth: 1}); err != nil || res.BestMove != "d2d4" {
+	if res, err := e.Go(context.Background(), GoLimits{Depth: 1}); err != nil || res.BestMove != "d2d4" {
 		t.Fatalf("after no-move: %+v, %v", res, err)
 	}
 
 	f2 := fakeConfig(t, "badmove")
 	e2 := f2.start(t)
-	if _, err := e2.Go(context.Background(), Limits{Depth: 1}); !errors.Is(err, ErrProtocol) {
+	if _, err := e2.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrProtocol) {
 		t.Fatalf("bestmove zz99: err = %v, want ErrProtocol", err)
 	}
 }
@@ -316,7 +317,7 @@ func TestGoNoMoveAndBadMove(t *testing.T) {
 func TestGoDeadlineSendsStop(t *testing.T) {
 	f := fakeConfig(t, "slow")
 	e := f.start(t)
-	res, err := e.Go(context.Background(), Limits{MoveTime: time.Hour, Deadline: 50 * time.Millisecond})
+	res, err := e.Go(context.Background(), GoLimits{MoveTime: time.Hour, Deadline: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +338,7 @@ func TestGoContextCancelStops(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 		cancel()
 	}()
-	res, err := e.Go(ctx, Limits{Infinite: true})
+	res, err := e.Go(ctx, GoLimits{Infinite: true})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -346,7 +347,7 @@ func TestGoContextCancelStops(t *testing.T) {
 	}
 	assertInOrder(t, f.commands(t, false), "go infinite", "stop")
 	// The engine is free for the next search.
-	if res, err := e.Go(context.Background(), Limits{Deadline: time.Millisecond}); err != nil || res.BestMove != "d2d4" {
+	if res, err := e.Go(context.Background(), GoLimits{Deadline: time.Millisecond}); err != nil || res.BestMove != "d2d4" {
 		t.Fatalf("next search: %+v, %v", res, err)
 	}
 }
@@ -358,7 +359,7 @@ func TestHungEngineIsKilled(t *testing.T) {
 	e.mu.Lock()
 	p := e.proc
 	e.mu.Unlock()
-	_, err := e.Go(context.Background(), Limits{Depth: 5, Deadline: 20 * time.Millisecond})
+	_, err := e.Go(context.Background(), GoLimits{Depth: 5, Deadline: 20 * time.Millisecond})
 	if !errors.Is(err, ErrEngineUnresponsive) || !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("err = %v, want ErrEngineUnresponsive and ErrEngineDied", err)
 	}
@@ -366,7 +367,7 @@ func TestHungEngineIsKilled(t *testing.T) {
 	if e.Alive() {
 		t.Fatal("Alive after kill")
 	}
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("Go on a dead engine: %v, want ErrEngineDied", err)
 	}
 	if err := e.NewGame(context.Background()); !errors.Is(err, ErrEngineDied) {
@@ -381,7 +382,7 @@ func TestCloseKillsEngineIgnoringQuit(t *testing.T) {
 	e.mu.Lock()
 	p := e.proc
 	e.mu.Unlock()
-	s, err := e.GoPonder(context.Background(), Limits{})
+	s, err := e.GoPonder(context.Background(), GoLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +424,7 @@ func TestCloseReaps(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); !errors.Is(err, ErrClosed) {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Go after Close: %v, want ErrClosed", err)
 	}
 	if err := e.Restart(context.Background()); !errors.Is(err, ErrClosed) {
@@ -453,7 +454,7 @@ func TestLifetimeContextEndsEngine(t *testing.T) {
 	e.mu.Unlock()
 	cancel()
 	processGone(t, p)
-	if _, err := e.Go(context.Background(), Limits{Depth: 1}); !errors.Is(err, ErrClosed) {
+	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Go after the lifetime ended: %v, want ErrClosed", err)
 	}
 }
@@ -465,11 +466,11 @@ func TestPonderHit(t *testing.T) {
 	if err := e.Position("", []string{"e2e4", "e7e5"}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.GoPonder(ctx, Limits{WTime: time.Minute, BTime: time.Minute, Deadline: time.Minute})
+	s, err := e.GoPonder(ctx, GoLimits{WTime: time.Minute, BTime: time.Minute, Deadline: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Go(ctx, Limits{Depth: 1}); !errors.Is(err, ErrBusy) {
+	if _, err := e.Go(ctx, GoLimits{Depth: 1}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("Go while pondering: %v, want ErrBusy", err)
 	}
 	if err := e.NewGame(ctx); !errors.Is(err, ErrBusy) {
@@ -491,7 +492,7 @@ func TestPonderHit(t *testing.T) {
 		t.Fatalf("sent stop %d times on a ponderhit search", n)
 	}
 	// A non-ponder search refuses PonderHit.
-	s2, err := e.begin(ctx, Limits{Depth: 1}, false)
+	s2, err := e.begin(ctx, GoLimits{Depth: 1}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,7 +510,7 @@ func TestPonderStopNoStrayBestmove(t *testing.T) {
 			f := fakeConfig(t, mode)
 			e := f.start(t)
 			ctx := context.Background()
-			s, err := e.GoPonder(ctx, Limits{WTime: time.Minute, BTime: time.Minute})
+			s, err := e.GoPonder(ctx, GoLimits{WTime: time.Minute, BTime: time.Minute})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -526,7 +527,7 @@ func TestPonderStopNoStrayBestmove(t *testing.T) {
 			}
 			// The next search gets its own answer, not the ponder search's
 			// bestmove nor its late info line.
-			res, err = e.Go(ctx, Limits{Depth: 2, Deadline: 20 * time.Millisecond}) // slow needs the deadline
+			res, err = e.Go(ctx, GoLimits{Depth: 2, Deadline: 20 * time.Millisecond}) // slow needs the deadline
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -546,7 +547,7 @@ func TestPonderContextCancel(t *testing.T) {
 	f := fakeConfig(t, "normal")
 	e := f.start(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	s, err := e.GoPonder(ctx, Limits{Infinite: true})
+	s, err := e.GoPonder(ctx, GoLimits{Infinite: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +556,7 @@ func TestPonderContextCancel(t *testing.T) {
 	if _, err := s.Wait(context.Background()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if res, err := e.Go(context.Background(), Limits{Depth: 1}); err != nil || res.BestMove != "d2d4" {
+	if res, err := e.Go(context.Background(), GoLimits{Depth: 1}); err != nil || res.BestMove != "d2d4" {
 		t.Fatalf("next search: %+v, %v", res, err)
 	}
 }
@@ -570,7 +571,7 @@ func TestCrashThenRestart(t *testing.T) {
 	e.mu.Lock()
 	p := e.proc
 	e.mu.Unlock()
-	_, err := e.Go(ctx, Limits{Depth: 4})
+	_, err := e.Go(ctx, GoLimits{Depth: 4})
 	if !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("err = %v, want ErrEngineDied", err)
 	}
@@ -578,7 +579,7 @@ func TestCrashThenRestart(t *testing.T) {
 		t.Errorf("error %q does not say how the engine died", err)
 	}
 	processGone(t, p)
-	if _, err := e.GoPonder(ctx, Limits{}); !errors.Is(err, ErrEngineDied) {
+	if _, err := e.GoPonder(ctx, GoLimits{}); !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("GoPonder on a dead engine: %v", err)
 	}
 	if err := e.Restart(ctx); err != nil {
@@ -587,7 +588,7 @@ func TestCrashThenRestart(t *testing.T) {
 	if !e.Alive() {
 		t.Fatal("not alive after Restart")
 	}
-	res, err := e.Go(ctx, Limits{Depth: 2})
+	res, err := e.Go(ctx, GoLimits{Depth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,7 +611,7 @@ func TestCrashThenRestart(t *testing.T) {
 func TestRestartWhileSearching(t *testing.T) {
 	f := fakeConfig(t, "slow")
 	e := f.start(t)
-	s, err := e.GoPonder(context.Background(), Limits{})
+	s, err := e.GoPonder(context.Background(), GoLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -618,7 +619,7 @@ func TestRestartWhileSearching(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-s.Done()
-	res, err := e.Go(context.Background(), Limits{Deadline: time.Millisecond})
+	res, err := e.Go(context.Background(), GoLimits{Deadline: time.Millisecond})
 	if err != nil || res.BestMove != "e2e4" {
 		t.Fatalf("after restart: %+v, %v", res, err)
 	}
@@ -637,7 +638,7 @@ func TestGarbageOutput(t *testing.T) {
 		t.Error("lost a good option among garbage")
 	}
 	for i, want := range []string{"e2e4", "d2d4"} {
-		res, err := e.Go(context.Background(), Limits{Depth: 3})
+		res, err := e.Go(context.Background(), GoLimits{Depth: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -711,7 +712,7 @@ func TestStockfish(t *testing.T) {
 	if err := e.Position("", []string{"e2e4", "e7e5", "d1h5", "b8c6", "f1c4", "g8f6"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Go(ctx, Limits{Depth: 6})
+	res, err := e.Go(ctx, GoLimits{Depth: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -722,14 +723,14 @@ func TestStockfish(t *testing.T) {
 	if err := e.Position("", []string{"e2e4"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.Go(ctx, Limits{Depth: 6})
+	res, err = e.Go(ctx, GoLimits{Depth: 6})
 	if err != nil || res.PonderMove == "" {
 		t.Fatalf("depth 6 from 1.e4: %+v, %v", res, err)
 	}
 	if err := e.Position("", []string{"e2e4", res.BestMove, res.PonderMove}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.GoPonder(ctx, Limits{WTime: 2 * time.Second, BTime: 2 * time.Second, Deadline: 5 * time.Second})
+	s, err := e.GoPonder(ctx, GoLimits{WTime: 2 * time.Second, BTime: 2 * time.Second, Deadline: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -741,14 +742,14 @@ func TestStockfish(t *testing.T) {
 		t.Fatalf("after ponderhit: %+v, %v", hit, err)
 	}
 	// Ponder, then the opponent plays something else: stop and discard.
-	s, err = e.GoPonder(ctx, Limits{WTime: 2 * time.Second, BTime: 2 * time.Second})
+	s, err = e.GoPonder(ctx, GoLimits{WTime: 2 * time.Second, BTime: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	res, err = e.Go(ctx, Limits{MoveTime: 50 * time.Millisecond, Deadline: 5 * time.Second})
+	res, err = e.Go(ctx, GoLimits{MoveTime: 50 * time.Millisecond, Deadline: 5 * time.Second})
 	if err != nil || !IsMove(res.BestMove) {
 		t.Fatalf("after ponder stop: %+v, %v", res, err)
 	}
@@ -758,7 +759,7 @@ func TestStockfish(t *testing.T) {
 		t.Fatal(err)
 	}
 	processGone(t, p)
-	if _, err := e.Go(ctx, Limits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
+	if _, err := e.Go(ctx, GoLimits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("Go on a killed Stockfish: %v", err)
 	}
 	if err := e.Restart(ctx); err != nil {
@@ -767,7 +768,7 @@ func TestStockfish(t *testing.T) {
 	e.mu.Lock()
 	p = e.proc
 	e.mu.Unlock()
-	if res, err := e.Go(ctx, Limits{Depth: 4}); err != nil || !IsMove(res.BestMove) {
+	if res, err := e.Go(ctx, GoLimits{Depth: 4}); err != nil || !IsMove(res.BestMove) {
 		t.Fatalf("after restart: %+v, %v", res, err)
 	}
 	if err := e.Close(); err != nil {
@@ -797,13 +798,13 @@ func TestNoGoroutineLeak(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Go(ctx, Limits{Depth: 2, Deadline: 20 * time.Millisecond})
+		e.Go(ctx, GoLimits{Depth: 2, Deadline: 20 * time.Millisecond})
 		if mode == "crash" {
 			if err := e.Restart(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if s, err := e.GoPonder(ctx, Limits{}); err == nil && mode != "hang" {
+		if s, err := e.GoPonder(ctx, GoLimits{}); err == nil && mode != "hang" {
 			s.Stop()
 		}
 		e.Close()
@@ -835,7 +836,7 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 	if err := e.Position("", []string{"e2e4"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Go(ctx, Limits{Depth: 3})
+	res, err := e.Go(ctx, GoLimits{Depth: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -844,7 +845,7 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 	}
 	// Ponder, ponderhit: the fake backend ends a "go ponder movetime"
 	// search on ponderhit.
-	s, err := e.GoPonder(ctx, Limits{MoveTime: time.Second})
+	s, err := e.GoPonder(ctx, GoLimits{MoveTime: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -855,7 +856,7 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 		t.Fatalf("after ponderhit: %+v, %v", res, err)
 	}
 	// Ponder, stop: the bestmove is drained, not left for the next search.
-	s, err = e.GoPonder(ctx, Limits{MoveTime: time.Second})
+	s, err = e.GoPonder(ctx, GoLimits{MoveTime: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -863,7 +864,7 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 		t.Fatalf("ponder stop: %+v, %v", res, err)
 	}
 	// An infinite search ends at the driver's deadline.
-	if res, err := e.Go(ctx, Limits{Infinite: true, Deadline: 20 * time.Millisecond}); err != nil || res.BestMove != "c2c4" || !res.Stopped {
+	if res, err := e.Go(ctx, GoLimits{Infinite: true, Deadline: 20 * time.Millisecond}); err != nil || res.BestMove != "c2c4" || !res.Stopped {
 		t.Fatalf("infinite with deadline: %+v, %v", res, err)
 	}
 	if err := e.Close(); err != nil {
@@ -893,7 +894,7 @@ func TestSetOption(t *testing.T) {
 	}
 	// The crash fake dies in its first search; after Restart the options
 	// (configured, then set later; not the button) are set again.
-	if _, err := e.Go(ctx, Limits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
+	if _, err := e.Go(ctx, GoLimits{Depth: 1}); !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("crash: %v", err)
 	}
 	if err := e.SetOption(ctx, "Hash", "64"); !errors.Is(err, ErrEngineDied) {
@@ -902,7 +903,7 @@ func TestSetOption(t *testing.T) {
 	if err := e.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	s, err := e.GoPonder(ctx, Limits{})
+	s, err := e.GoPonder(ctx, GoLimits{})
 	if err != nil {
 		t.Fatal(err)
 	}

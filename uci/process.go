@@ -50,14 +50,14 @@ type process struct {
 	stopLife func() bool
 
 	// readyDebt counts "isready" sent and not yet answered; only touched
-	// under Engine.opMu (or before the Engine exists).
+	// under ExternalEngine.opMu (or before the ExternalEngine exists).
 	readyDebt int
 }
 
 // startProcess starts path with args. The process lives until it exits, is
 // shut down, or life is done (then it is sent "quit" and killed after
 // quitGrace).
-func startProcess(life context.Context, cfg *Config, log zerolog.Logger) (*process, error) {
+func startProcess(life context.Context, cfg *ExternalConfig, log zerolog.Logger) (*process, error) {
 	cmd := exec.Command(cfg.Path, cfg.Args...)
 	cmd.Dir = cfg.Dir
 	cmd.Env = cfg.Env

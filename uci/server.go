@@ -15,10 +15,10 @@ import (
 
 // GoParams is what a Backend gets for one search.
 type GoParams struct {
-	Limits
+	GoLimits
 	// PonderHit is closed when the GUI sends "ponderhit" (nil unless
-	// Limits.Ponder). A ponder search ignores its time limits until then;
-	// after it, it searches under Limits as if started at that moment.
+	// GoLimits.Ponder). A ponder search ignores its time limits until then;
+	// after it, it searches under GoLimits as if started at that moment.
 	PonderHit <-chan struct{}
 	// Received is when the "go" command was read, for time management.
 	Received time.Time
@@ -293,7 +293,7 @@ func (ss *session) handle(ctx context.Context, line string) bool {
 // written when the search has returned and, for "go infinite", "stop" came,
 // or, for "go ponder", "ponderhit" or "stop" came: a search that ends early
 // waits for them, as the protocol requires.
-func (ss *session) startSearch(ctx context.Context, l Limits) {
+func (ss *session) startSearch(ctx context.Context, l GoLimits) {
 	if prev := ss.search; prev != nil {
 		<-prev.done // finished already; its bestmove is being written
 	}
@@ -305,7 +305,7 @@ func (ss *session) startSearch(ctx context.Context, l Limits) {
 		finished: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	p := GoParams{Limits: l, Received: time.Now()}
+	p := GoParams{GoLimits: l, Received: time.Now()}
 	if l.Ponder {
 		p.PonderHit = s.hit
 	}

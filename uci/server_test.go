@@ -14,7 +14,7 @@ import (
 
 // fakeBackend simulates a search engine for the Server tests.
 //
-// Go reports one info line per depth. With Limits.Depth > 0 it returns
+// Go reports one info line per depth. With GoLimits.Depth > 0 it returns
 // right after (a search ending "early", even when pondering or infinite).
 // Otherwise it runs until ctx is cancelled, or, for a ponder search with a
 // MoveTime, until ponderhit.
@@ -275,8 +275,8 @@ func TestServerGo(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	p := waitReturned(t, b)
-	wantL := Limits{WTime: time.Second, BTime: 2 * time.Second, WInc: 10 * time.Millisecond, BInc: 20 * time.Millisecond, Depth: 2}
-	if p.Limits.Command() != wantL.Command() || p.PonderHit != nil || p.Received.IsZero() {
+	wantL := GoLimits{WTime: time.Second, BTime: 2 * time.Second, WInc: 10 * time.Millisecond, BInc: 20 * time.Millisecond, Depth: 2}
+	if p.GoLimits.Command() != wantL.Command() || p.PonderHit != nil || p.Received.IsZero() {
 		t.Errorf("backend got %+v, want limits %+v", p, wantL)
 	}
 	calls := b.Calls()

@@ -9,12 +9,13 @@ import (
 // StartFEN is the standard initial position, used for "position startpos".
 const StartFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
-// Limits are the search limits of a UCI "go" command. The same type is parsed
-// by the front end (Server) and sent by the driver (Engine).
+// GoLimits are the parameters of a UCI "go" command: the search limits, and
+// whether it is a ponder search. The same type is parsed by the front end
+// (Server) and sent by the driver (ExternalEngine).
 //
 // A zero field is absent: it is neither sent nor was it present in the parsed
 // command. Clock times are sent as a pair (wtime and btime) when either is set.
-type Limits struct {
+type GoLimits struct {
 	WTime, BTime time.Duration
 	WInc, BInc   time.Duration
 	MovesToGo    int
@@ -35,7 +36,7 @@ type Limits struct {
 }
 
 // Command returns the UCI "go" command line for l (without newline).
-func (l Limits) Command() string {
+func (l GoLimits) Command() string {
 	var b strings.Builder
 	b.WriteString("go")
 	if l.Ponder {

@@ -88,17 +88,17 @@ func TestScoreString(t *testing.T) {
 
 func TestLimitsCommand(t *testing.T) {
 	for _, tc := range []struct {
-		l    Limits
+		l    GoLimits
 		want string
 	}{
-		{Limits{}, "go"},
-		{Limits{Infinite: true}, "go infinite"},
-		{Limits{Ponder: true, WTime: 60 * time.Second, BTime: 50500 * time.Millisecond, WInc: time.Second, BInc: 2 * time.Second, MovesToGo: 20},
+		{GoLimits{}, "go"},
+		{GoLimits{Infinite: true}, "go infinite"},
+		{GoLimits{Ponder: true, WTime: 60 * time.Second, BTime: 50500 * time.Millisecond, WInc: time.Second, BInc: 2 * time.Second, MovesToGo: 20},
 			"go ponder wtime 60000 btime 50500 winc 1000 binc 2000 movestogo 20"},
-		{Limits{BTime: time.Second}, "go wtime 0 btime 1000"},
-		{Limits{Depth: 7, Nodes: 100000, Mate: 3, MoveTime: 250 * time.Millisecond, Deadline: time.Hour},
+		{GoLimits{BTime: time.Second}, "go wtime 0 btime 1000"},
+		{GoLimits{Depth: 7, Nodes: 100000, Mate: 3, MoveTime: 250 * time.Millisecond, Deadline: time.Hour},
 			"go depth 7 nodes 100000 mate 3 movetime 250"},
-		{Limits{SearchMoves: []string{"e2e4", "d2d4"}, Depth: 1}, "go depth 1 searchmoves e2e4 d2d4"},
+		{GoLimits{SearchMoves: []string{"e2e4", "d2d4"}, Depth: 1}, "go depth 1 searchmoves e2e4 d2d4"},
 	} {
 		if got := tc.l.Command(); got != tc.want {
 			t.Errorf("%+v.Command() = %q, want %q", tc.l, got, tc.want)

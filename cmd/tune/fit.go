@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
-	"github.com/ponderosa-chess/ponderosa/engine/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/tune"
 )
 
 func loadSet(path string, quietMargin int) (*tune.Set, int, error) {

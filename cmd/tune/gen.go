@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/engine/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/tune"
 )
 
 func runGen(ctx context.Context, args []string) error {

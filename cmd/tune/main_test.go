@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
-	"github.com/ponderosa-chess/ponderosa/engine/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/tune"
 )
 
 func TestGenThenFit(t *testing.T) {
@@ -28,7 +28,7 @@ func TestGenThenFit(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "weights.go")
-	sample := filepath.Join("..", "..", "engine", "tune", "testdata", "selfplay_sample.txt")
+	sample := filepath.Join("..", "..", "internal", "tune", "testdata", "selfplay_sample.txt")
 	if err := run(context.Background(), []string{"fit", "-data", sample + "," + data, "-iters", "20", "-every", "10", "-out", out, "-note", "test run"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
-	"github.com/ponderosa-chess/ponderosa/engine/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/tune"
 )
 
 // runMatch plays the built-in weights against the hand-set starting

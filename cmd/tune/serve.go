@@ -13,7 +13,7 @@ import (
 	"sync"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/engine/tune"
+	"github.com/ponderosa-chess/ponderosa/internal/tune"
 )
 
 // runServe answers one FEN per input line with "<uci move> <score>", using

@@ -1,6 +1,6 @@
 // Package eval is ponderosa's static evaluation: a tapered (middlegame /
 // endgame) sum of hand-chosen features whose weights live in one table
-// (Weights) that the tuner in engine/tune fits to game results.
+// (Weights) that the tuner in internal/tune fits to game results.
 //
 // Evaluate returns centipawns from the side to move's point of view. An
 // Evaluator is not safe for concurrent use: make one per search thread.

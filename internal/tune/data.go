@@ -1,5 +1,7 @@
 // Package tune fits the evaluation weights of engine/eval to game results
 // (Texel's method) and generates the self-play games that provide them.
+// It is a tool, driven by cmd/tune: the engine never imports it, so it
+// lives outside engine/.
 package tune
 
 import (

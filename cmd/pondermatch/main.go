@@ -6,8 +6,8 @@
 // is measured here in the Lichess way: after its move a Game ponders in the
 // background until the opponent's move arrives).
 //
-//	go run ./ponder/cmd/pondermatch -games 20 -tc 5+0.05
-//	go run ./ponder/cmd/pondermatch -openings /path/UHO_4060_v4.epd -games 300 -tc 10+0.1
+//	go run ./cmd/pondermatch -games 20 -tc 5+0.05
+//	go run ./cmd/pondermatch -openings /path/UHO_4060_v4.epd -games 300 -tc 10+0.1
 //
 // Keep matches short on a shared machine: each game uses two cores while
 // the pondering side thinks on the other's time.

@@ -1,0 +1,283 @@
+package ponder
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+// Think decides our move in the current position under lim, calling info
+// (if not nil) after each iteration. In order: a running background ponder
+// search on this very position (a ponder hit) is converted — or answers at
+// once when deep enough; any other ponder search is stopped (its work stays
+// in the tree and TT); a timed game with a single legal move, or a tree
+// node already deeper than the budget reaches, answers without searching;
+// otherwise a new search runs. With lim.Ponder it is UCI "go ponder".
+func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (Decision, error) {
+	start := time.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return Decision{}, ErrClosed
+	}
+	if g.run != nil && !g.run.background {
+		return Decision{}, ErrBusy
+	}
+	white := g.pos.SideToMove() == board.White
+	slim, err := g.searchLimits(lim, g.pos)
+	if err != nil {
+		return Decision{}, fmt.Errorf("think: %w", err)
+	}
+	var ml board.MoveList
+	g.pos.GenerateLegal(&ml)
+	if ml.N == 0 {
+		g.stopPonder()
+		return Decision{NoMove: true}, nil
+	}
+
+	if lim.Ponder {
+		return g.thinkPonder(ctx, lim, slim, info)
+	}
+
+	g.pending.Ply = len(g.moves)
+	var carried *Budget // budget left by a converted ponder search that stopped at its cap
+	if r := g.run; r != nil {
+		if r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
+			// Ponder hit: the running search already searches this position.
+			g.commit()
+			g.ageTT(len(g.moves), false)
+			r.background = false
+			r.info, r.userMPV = info, max(lim.MultiPV, 1)
+			g.convert(r, lim)
+			g.waitOrStop(ctx, r)
+			d, searchOn := g.convertedDecision(r, lim)
+			if !searchOn {
+				return d, nil
+			}
+			// The ponder search stopped at its cap with budget left: search
+			// on with what is left of the converted budget.
+			left := leftBudget(r)
+			carried = &left
+		} else {
+			g.stopAndWait(r)
+		}
+	}
+	g.commit()
+	g.ageTT(len(g.moves), false)
+	n := &g.tree.pool[g.cur]
+	depthHere := int(n.depth)
+	if e, ok := g.eng.Probe(g.pos.Key()); ok && e.Depth > depthHere {
+		depthHere = e.Depth
+	}
+	g.pending.DepthAtMove = max(g.pending.DepthAtMove, depthHere)
+	b := PlanMove(lim, white, g.opts.MoveOverhead, 0)
+	if carried != nil {
+		b = *carried
+	}
+
+	if b.Timed && lim.MoveTime == 0 && ml.N == 1 {
+		d := Decision{Move: ml.Moves[0], Source: FromForced, Budget: b}
+		d.Ponder = g.tree.pool[g.cur].best
+		if c := g.tree.findChild(g.cur, ml.Moves[0]); c != nilNode {
+			d.Ponder = g.tree.pool[c].best
+		}
+		return g.finish(d, start, nil), nil
+	}
+	if b.Timed && lim.MoveTime == 0 && len(lim.SearchMoves) == 0 && lim.MultiPV <= 1 && g.opts.VarietyCP == 0 &&
+		n.depth > 0 && n.bound == search.BoundExact && n.best != board.NoMove && ml.Contains(n.best) {
+		if reach := g.depths.reachable(b.Base, 0); reach > 0 && int(n.depth) >= reach {
+			d := Decision{Move: n.best, Source: FromTree, Budget: b, Score: int(n.score), Depth: int(n.depth),
+				Mate: search.MateMoves(int(n.score))}
+			if c := g.tree.findChild(g.cur, n.best); c != nilNode {
+				d.Ponder = g.tree.pool[c].best
+			}
+			return g.finish(d, start, nil), nil
+		}
+	}
+
+	r := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1)}
+	r.node, r.pos, r.rec, r.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
+	g.startRun(ctx, r, slim)
+	r.hitAt = r.start
+	g.armHard(r)
+	g.wait(r)
+	d := g.fromResult(r.res, FromSearch, b)
+	return g.finish(d, start, &r.res), nil
+}
+
+// searchLimits translates our limits to the engine's (time is ours: the
+// budget is applied by onInfo and a hard timer, so no clock goes down).
+func (g *Game) searchLimits(lim Limits, pos *board.Position) (search.Limits, error) {
+	sl := search.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Mate: lim.Mate, Infinite: lim.Infinite,
+		MultiPV: max(lim.MultiPV, 1)}
+	if g.opts.VarietyCP > 0 {
+		sl.MultiPV = max(sl.MultiPV, g.opts.VarietyLines)
+	}
+	for _, s := range lim.SearchMoves {
+		m, err := pos.ParseUCIMove(s)
+		if err != nil {
+			return sl, fmt.Errorf("searchmoves: %w", err)
+		}
+		sl.SearchMoves = append(sl.SearchMoves, m)
+	}
+	return sl, nil
+}
+
+// leftBudget is what is left of a converted run's budget since the hit,
+// for a search that goes on after it: both limits count from the hit.
+func leftBudget(r *run) Budget {
+	b := r.budget
+	spent := time.Since(r.hitAt)
+	b.Soft = max(b.Soft-spent, MinThink)
+	b.Hard = max(b.Hard-spent, MinThink)
+	return b
+}
+
+// armHard starts the hard-limit timer of a converted run.
+func (g *Game) armHard(r *run) {
+	if !r.budget.Timed {
+		return
+	}
+	r.timer = time.AfterFunc(r.budget.Hard, func() {
+		g.mu.Lock()
+		if g.run == r {
+			r.stopAsked = true
+			r.cancel()
+		}
+		g.mu.Unlock()
+	})
+}
+
+// checkSoft stops a converted search when our budget says so.
+func (g *Game) checkSoft(r *run, inf search.Info) {
+	if !r.converted || r.stopAsked {
+		return
+	}
+	stop := false
+	if r.lim.Depth > 0 && inf.Depth >= r.lim.Depth {
+		stop = true
+	}
+	if r.lim.Nodes > 0 && inf.Nodes-r.nodesAtHit >= r.lim.Nodes {
+		stop = true
+	}
+	if b := r.budget; b.Timed && (inf.Depth >= 4 || r.ponder) {
+		soft := b.Soft
+		if r.lim.MoveTime == 0 {
+			// Stability: a best move that keeps its place lets us stop earlier
+			// (0.75 of Soft when stable for 6+ iterations, 1.25 just after a
+			// change). Not for a fixed move time, which is used whole.
+			scale := 1.25 - 0.1*float64(min(r.stable, 5))
+			soft = min(time.Duration(float64(b.Soft)*scale), b.Hard)
+		}
+		if time.Since(r.hitAt) >= soft {
+			stop = true
+		}
+	}
+	if stop {
+		r.stopAsked = true
+		r.cancel()
+	}
+}
+
+// fromResult builds a decision from a search result, applying variety.
+func (g *Game) fromResult(res search.Result, src Source, b Budget) Decision {
+	d := Decision{Move: res.BestMove, Ponder: res.PonderMove, Score: res.Score, Mate: res.Mate, Depth: res.Depth,
+		Nodes: res.Nodes, Source: src, Budget: b, RootMoves: res.RootMoves}
+	for _, m := range res.PV {
+		d.PV = append(d.PV, g.pos.MoveToUCI(m))
+	}
+	if pick, ok := g.vary(res); ok && pick.Move != res.BestMove {
+		d.Move, d.Score, d.Mate = pick.Move, pick.Score, search.MateMoves(pick.Score)
+		d.Ponder = board.NoMove
+		if len(pick.PV) > 1 {
+			d.Ponder = pick.PV[1]
+		}
+		d.PV = d.PV[:0]
+		for _, m := range pick.PV {
+			d.PV = append(d.PV, g.pos.MoveToUCI(m))
+		}
+	}
+	return d
+}
+
+// vary picks a root move within VarietyCP of the best exact score with the
+// Game's RNG. ok is false when variety is off or does not apply.
+func (g *Game) vary(res search.Result) (search.RootMove, bool) {
+	if g.opts.VarietyCP <= 0 || len(res.RootMoves) < 2 {
+		return search.RootMove{}, false
+	}
+	best := res.RootMoves[0]
+	if best.Bound != search.BoundExact || abs(best.Score) >= search.MateInMaxPly {
+		return search.RootMove{}, false
+	}
+	var cands []search.RootMove
+	for _, rm := range res.RootMoves {
+		if rm.Bound == search.BoundExact && rm.Depth >= best.Depth && abs(rm.Score) < search.MateInMaxPly &&
+			rm.Score >= best.Score-g.opts.VarietyCP {
+			cands = append(cands, rm)
+		}
+	}
+	if len(cands) == 0 {
+		return search.RootMove{}, false
+	}
+	return cands[g.rng.Intn(len(cands))], true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// moveStrings fills the UCI strings of d (dropping an illegal ponder move).
+func (g *Game) moveStrings(d *Decision) {
+	d.UCI = moveString(g.pos, d.Move)
+	if d.Ponder != board.NoMove && d.Move != board.NoMove {
+		p := g.pos.Clone()
+		p.MakeMove(d.Move)
+		if p.IsLegal(d.Ponder) {
+			d.PonderUCI = p.MoveToUCI(d.Ponder)
+		} else {
+			d.Ponder = board.NoMove
+		}
+	}
+}
+
+// finish completes a decision: UCI strings, timing, stats and the log line;
+// it remembers the expected reply.
+func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
+	g.moveStrings(&d)
+	d.Time = time.Since(start)
+	ms := g.pending
+	g.pending = MoveStats{}
+	ms.Ply = len(g.moves)
+	ms.Move = d.UCI
+	ms.Source = d.Source
+	ms.Budget = d.Budget
+	ms.Depth = d.Depth
+	ms.Nodes = d.Nodes
+	ms.TimeUsed = d.Time
+	if d.Source != FromSearch && d.Budget.Timed && d.Budget.Base > d.Time {
+		ms.TimeSaved = d.Budget.Base - d.Time
+	}
+	ms.TreeNodes = g.tree.live
+	ms.TreeBytes = g.tree.live * NodeBytes
+	g.stats.add(ms)
+	g.stats.TreeNodes, g.stats.FreeListNodes = g.tree.live, g.tree.nFree
+	g.stats.MaxTreeNodes = max(g.stats.MaxTreeNodes, g.tree.highWater)
+	g.stats.TrimmedNodes = g.tree.trimmedTotal
+	g.stats.TreeBytes = g.tree.live * NodeBytes
+	ms.log(g.log)
+	return d
+}
+
+func moveString(p *board.Position, m board.Move) string {
+	if m == board.NoMove {
+		return ""
+	}
+	return p.MoveToUCI(m)
+}

@@ -1,0 +1,207 @@
+package ponder
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+// Strategy says what to search on the opponent's time.
+type Strategy int
+
+const (
+	// PonderPredicted (classic pondering) searches the position after the
+	// predicted reply (the second move of our PV) in ponder mode; a ponder
+	// hit converts that very search into our move's search.
+	PonderPredicted Strategy = iota
+	// PonderOpponent searches the position with the opponent to move,
+	// which fills the tree and the TT for all replies; when the opponent
+	// moves, a new search starts from what is there (or the tree answers at
+	// once when the reply's node is deep enough).
+	PonderOpponent
+)
+
+func (s Strategy) String() string {
+	switch s {
+	case PonderPredicted:
+		return "predicted"
+	case PonderOpponent:
+		return "opponent"
+	}
+	return fmt.Sprintf("strategy(%d)", int(s))
+}
+
+// Options configure a Game.
+type Options struct {
+	HashMB       int           // transposition table (per game); <1 means 16
+	Threads      int           // search threads; <1 means 1
+	TreeMB       int           // memory cap for the tree's nodes; <1 means 4
+	TreeNodes    int           // cap in nodes; overrides TreeMB when > 0 (tests, tuning)
+	MoveOverhead time.Duration // reserved per move for lag
+	Ponder       bool          // think on the opponent's time (StartPonder)
+	Strategy     Strategy
+	// PonderDepth and PonderNodes cap a background ponder search (0: no
+	// cap). A capped search waits for the opponent's move; a hit that needs
+	// more then starts a new search.
+	PonderDepth int
+	PonderNodes uint64
+	// VarietyCP > 0 plays a random root move among those whose exact score
+	// is within VarietyCP centipawns of the best (never when mating or
+	// being mated). The search then finds VarietyLines lines (default 3).
+	VarietyCP    int
+	VarietyLines int
+	Seed         int64 // seeds the Game's own RNG (variety)
+	// IrreversibleAge is how many TT generations are skipped after an
+	// irreversible move (capture, pawn move, lost castling right), so the
+	// entries of positions that can no longer occur are replaced first.
+	// 0 means the default (3); negative turns it off.
+	IrreversibleAge int
+	Logger          zerolog.Logger // the game's logger (zero value: silent)
+}
+
+// Limits of one Think, as a front end receives them (UCI "go" or a Lichess
+// clock). Zero values mean "no limit".
+type Limits struct {
+	WTime, BTime time.Duration
+	WInc, BInc   time.Duration
+	MovesToGo    int
+	MoveTime     time.Duration
+	Depth        int
+	Nodes        uint64
+	Mate         int
+	Infinite     bool
+	SearchMoves  []string // UCI moves; illegal ones are an error
+	MultiPV      int
+	// Ponder is UCI "go ponder": the current position already ends with
+	// the predicted reply. Think searches it in ponder mode and blocks
+	// until PonderHit (then these limits apply, pondered time counted by
+	// the budget rule) or Stop.
+	Ponder bool
+}
+
+// Source tells where a decision came from.
+type Source int
+
+const (
+	FromSearch       Source = iota // a search started for this move
+	FromPonder                     // a ponder search converted on a hit (went on searching)
+	FromPonderAtOnce               // a ponder hit deep enough: replied at once
+	FromTree                       // the tree already held a deep enough result
+	FromForced                     // the only legal move
+)
+
+func (s Source) String() string {
+	return [...]string{"search", "ponder", "ponder-at-once", "tree", "forced"}[s]
+}
+
+// Decision is the answer of Think.
+type Decision struct {
+	Move      board.Move
+	UCI       string
+	Ponder    board.Move // expected reply (NoMove if unknown)
+	PonderUCI string
+	Score     int // centipawns from the side to move's view (or mate score)
+	Mate      int
+	Depth     int
+	Nodes     uint64 // nodes of the search that produced the move
+	Time      time.Duration
+	PV        []string
+	Source    Source
+	Budget    Budget
+	RootMoves []search.RootMove
+	NoMove    bool // the position has no legal move (game over)
+}
+
+// ErrClosed is returned by every call after Close.
+var ErrClosed = errors.New("ponder: game closed")
+
+// ErrBusy is returned when a call needs the engine while Think runs.
+var ErrBusy = errors.New("ponder: a search is running")
+
+// prediction is what we expected the opponent to play at ply.
+type prediction struct {
+	ply  int
+	move board.Move
+	top3 []board.Move
+}
+
+// Game owns one engine (search.Engine with its TT) and one tree for one
+// game. Its methods are safe for concurrent use (a UCI front end calls
+// PonderHit and Stop while Think runs).
+type Game struct {
+	opts Options
+	log  zerolog.Logger
+	eng  *search.Engine
+	rng  *rand.Rand
+
+	mu       sync.Mutex
+	closed   bool
+	tree     *tree
+	startFEN string
+	chess960 bool
+	moves    []board.Move
+	uciMoves []string
+	irrev    []bool // irrev[i]: moves[i] was irreversible
+	rootPly  int    // the tree root is the position after moves[:rootPly]
+	agedPly  int    // irreversible moves up to here were aged out of the TT
+	// the predicted reply aged out when pondering on it started
+	agedPredPly  int
+	agedPredMove board.Move
+	cur          int32 // node of the current position (descendant of the root)
+	pos          *board.Position
+	run          *run
+	pred         *prediction
+	depths       depthClock
+	pending      MoveStats // stats gathered for the move being decided
+	stats        GameStats
+	searches     int // engine searches started
+}
+
+// NewGame returns a Game at the standard start position.
+func NewGame(opts Options) *Game {
+	if opts.TreeMB < 1 {
+		opts.TreeMB = 4
+	}
+	if opts.VarietyLines < 2 {
+		opts.VarietyLines = 3
+	}
+	if opts.IrreversibleAge == 0 {
+		opts.IrreversibleAge = 3
+	}
+	capNodes := opts.TreeNodes
+	if capNodes <= 0 {
+		capNodes = opts.TreeMB * 1024 * 1024 / NodeBytes
+	}
+	g := &Game{
+		opts: opts,
+		log:  opts.Logger,
+		eng:  search.New(search.Options{Threads: opts.Threads, HashMB: opts.HashMB}),
+		rng:  rand.New(rand.NewSource(opts.Seed)),
+		tree: newTree(capNodes),
+	}
+	g.tree.protect = g.protected
+	g.stats.NodeBytes = NodeBytes
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if err := g.setPosition(board.StartFEN, false, nil); err != nil {
+		panic(err) // the start position always parses
+	}
+	return g
+}
+
+// Engine exposes the game's engine (TT probes, options).
+func (g *Game) Engine() *search.Engine { return g.eng }
+
+// Searches is the number of engine searches this Game started.
+func (g *Game) Searches() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.searches
+}
