@@ -131,8 +131,8 @@ func (t *thread) iterate() {
 			break // forced move: no point thinking long
 		}
 	}
-	if main && !ctl.lim.Infinite && !t.e.pondering.Load() {
-		t.e.stop.Store(true)
+	if main && !ctl.lim.Infinite && !ctl.pondering() {
+		ctl.stop.Store(true)
 	}
 }
 

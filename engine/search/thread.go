@@ -92,11 +92,11 @@ func (t *thread) clearHistory() {
 
 func (t *thread) frame(ply int) *frame { return &t.stack[ply+stackOff] }
 
-// checkup runs every checkEvery nodes: it notices Stop, and the main
+// checkup runs every checkEvery nodes: it notices a stop, and the main
 // thread enforces the node and hard time limits.
 func (t *thread) checkup() {
 	t.pubNodes.Store(t.nodes)
-	if t.e.stop.Load() {
+	if t.ctl.stopped() {
 		t.stopped = true
 		return
 	}
@@ -109,7 +109,7 @@ func (t *thread) checkup() {
 		return // always finish depth 1 so there is a move to play
 	}
 	if (t.ctl.lim.Nodes > 0 && total >= t.ctl.lim.Nodes) || t.ctl.timeUp() {
-		t.e.stop.Store(true)
+		t.ctl.stop.Store(true)
 		t.stopped = true
 	}
 }

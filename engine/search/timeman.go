@@ -121,7 +121,7 @@ func (b timeBudget) scaledSoft(scale float64) time.Duration {
 // Budget returns the soft target and the hard limit the search uses for one
 // move under clock c (MoveOverhead already subtracted). Callers that manage
 // time themselves (the per-game tree) can use it with Limits{Infinite: true}
-// and Stop.
+// and a stop (their context, or their Signals).
 func Budget(c Clock, overhead time.Duration) (soft, hard time.Duration) {
 	b := allocate(c, overhead)
 	return b.soft, b.hard
