@@ -225,31 +225,7 @@ func (p *builtinPlayer) EndGame(ctx context.Context) error {
 	if err != nil {
 		return nil
 	}
-	defer keepStopping(g)()
 	return g.StopPonder()
-}
-
-// keepStopping tells g's engine to stop every few milliseconds until the
-// returned function is called. A stop that comes just before a ponder
-// search starts is cleared by the search when it starts; ponder repeats it
-// only after the search's next iteration, which can take long deep in a
-// ponder search. Only for the end of a game: no search of ours may run
-// meanwhile.
-func keepStopping(g *ponder.Game) func() {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			g.Engine().Stop()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // Close stops any search and frees the game's tree and table. It logs the
@@ -264,7 +240,6 @@ func (p *builtinPlayer) Close() error {
 	if g == nil {
 		return nil
 	}
-	defer keepStopping(g)()
 	g.Stop()
 	done := make(chan struct{})
 	go func() { p.thinking.Wait(); close(done) }()

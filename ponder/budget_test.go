@@ -125,16 +125,15 @@ func TestCheckSoftKeepsFixedMoveTime(t *testing.T) {
 		{Limits{WTime: 10 * time.Minute, MovesToGo: 1}, true},
 		{Limits{MoveTime: 10 * time.Second}, false},
 	} {
-		cancelled := false
 		r := &run{converted: true, lim: tc.lim, stable: 10, hitAt: time.Now().Add(-8 * time.Second),
-			cancel: func() { cancelled = true }}
+			sig: new(search.Signals)}
 		r.budget = PlanMove(tc.lim, true, 0, 0)
 		if tc.stop {
 			// the clock case needs a soft target near 10s for the comparison
 			r.budget.Soft, r.budget.Hard = 10*time.Second, 20*time.Second
 		}
 		g.checkSoft(r, search.Info{Depth: 20})
-		if r.stopAsked != tc.stop || cancelled != tc.stop {
+		if cancelled := r.sig.Stopped(); r.stopAsked != tc.stop || cancelled != tc.stop {
 			t.Errorf("%+v: stopAsked %v cancelled %v, want %v", tc.lim, r.stopAsked, cancelled, tc.stop)
 		}
 	}
@@ -155,7 +154,7 @@ func TestConvertKeepsFixedMoveTime(t *testing.T) {
 		{Limits{WTime: 10 * time.Second, MovesToGo: 1}, true},
 		{Limits{MoveTime: 10 * time.Second}, false},
 	} {
-		r := &run{ponder: true, depth: 60, start: time.Now(), cancel: func() {}}
+		r := &run{ponder: true, depth: 60, start: time.Now(), sig: new(search.Signals)}
 		g.mu.Lock()
 		g.convert(r, tc.lim)
 		if r.timer != nil {

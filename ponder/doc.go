@@ -53,6 +53,11 @@
 // state can change across a wait. The engine (search.Engine) is safe for
 // concurrent use and searches without the mutex.
 //
+// Each run's search is stopped and hit only through the run's own
+// search.Signals (run.stop, convert), so a stop or ponder-hit given before
+// the search goroutine enters Engine.Search is kept, and none reaches the
+// search of another run.
+//
 // The time budget of a move (PlanMove) starts from engine/search's clock
 // allocation and counts the time already pondered on the position p:
 // Target = Base + p/2, time left on our clock = max(Target − p, MinThink),

@@ -58,10 +58,9 @@ func (g *Game) convert(r *run, lim Limits) {
 		}
 	}
 	r.immediate = immediate
-	g.eng.PonderHit()
+	r.sig.PonderHit()
 	if immediate {
-		r.stopAsked = true
-		r.cancel()
+		r.stop()
 		return
 	}
 	g.armHard(r)

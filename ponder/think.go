@@ -144,8 +144,7 @@ func (g *Game) armHard(r *run) {
 	r.timer = time.AfterFunc(r.budget.Hard, func() {
 		g.mu.Lock()
 		if g.run == r {
-			r.stopAsked = true
-			r.cancel()
+			r.stop()
 		}
 		g.mu.Unlock()
 	})
@@ -177,8 +176,7 @@ func (g *Game) checkSoft(r *run, inf search.Info) {
 		}
 	}
 	if stop {
-		r.stopAsked = true
-		r.cancel()
+		r.stop()
 	}
 }
 
