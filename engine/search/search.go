@@ -226,7 +226,9 @@ func (e *Engine) Nodes() uint64 { return e.nodesPub.Load() }
 // own Signals. It returns when a limit is reached, ctx is done or sig.Stop
 // is called; in Infinite or ponder mode it does not return before one of
 // the last two (or sig.PonderHit followed by the limits), even when the
-// search is complete.
+// search is complete. A panic in any of its threads stops the others and
+// goes on from Search on the caller's goroutine (a helper thread's as a
+// *ThreadPanic); call Reset before searching again.
 func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, sig *Signals, report func(Info)) Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -254,20 +256,19 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, si
 		return res
 	}
 
-	var wg sync.WaitGroup
+	// A panic of a helper stops the search and goes on from here (see
+	// ThreadPanic); one of the main thread leaves no helper running.
+	var helpers helperGroup
+	defer helpers.join(ctl)
 	for _, t := range e.threads[1:] {
-		wg.Add(1)
-		go func(t *thread) {
-			defer wg.Done()
-			t.iterate()
-		}(t)
+		helpers.start(t, ctl)
 	}
 	main.report = report
 	main.iterate()
 	main.report = nil
 	ctl.waitIfInfinite()
 	ctl.stop.Store(true)
-	wg.Wait()
+	helpers.wait()
 
 	return e.bestThread().result(start)
 }
