@@ -49,14 +49,14 @@ type gameWorker struct {
 	moverCancel context.CancelFunc
 	moverPly    int // ply the mover works on; -1: none
 	moverDone   chan moveResult
-	postedPly   int              // ply of the last move posted; -1: none
-	failed      map[int]int      // ply → failed posts
-	decisions   map[int]Decision // by ply, for the record
+	postedPly   int            // ply of the last move posted; -1: none
+	failed      map[int]int    // ply → failed posts
+	choices     map[int]Choice // by ply, for the record
 
 	badMoves int // our moves in a row with a lost evaluation (mover-owned)
 
 	evalMu   sync.Mutex
-	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
+	lastEval *Choice // set by the mover before it posts; for !eval and draw offers
 
 	greeted         bool
 	drawAnswered    int // ply at which the last draw offer was answered
@@ -80,7 +80,7 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		moverDone:       make(chan moveResult, 1),
 		postedPly:       -1,
 		failed:          map[int]int{},
-		decisions:       map[int]Decision{},
+		choices:         map[int]Choice{},
 		drawAnswered:    -1,
 		takebackAnswers: -1,
 	}
@@ -321,7 +321,7 @@ func (g *gameWorker) stopMover() {
 	r := <-g.moverDone
 	g.moverCancel, g.moverPly = nil, -1
 	if r.err == nil {
-		g.decisions[r.ply] = r.decision
+		g.choices[r.ply] = r.choice
 	}
 }
 

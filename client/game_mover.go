@@ -14,10 +14,10 @@ import (
 )
 
 type moveResult struct {
-	ply      int
-	move     string
-	decision Decision
-	err      error
+	ply    int
+	move   string
+	choice Choice
+	err    error
 }
 
 // maybeMove starts the mover when it is our turn and this ply has no move
@@ -52,7 +52,7 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	switch {
 	case r.err == nil:
 		g.postedPly = r.ply
-		g.decisions[r.ply] = r.decision
+		g.choices[r.ply] = r.choice
 	case errors.Is(r.err, context.Canceled):
 	default:
 		g.failed[r.ply]++
@@ -68,11 +68,11 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 	res := moveResult{ply: j.ply}
 	log := g.log.With().Int("ply", j.ply).Logger()
-	var d Decision
+	var d Choice
 	var err error
 	switch {
 	case len(j.legal) == 1:
-		d = Decision{Move: j.legal[0]}
+		d = Choice{Move: j.legal[0]}
 		log.Debug().Str("move", d.Move).Msg("only move")
 	default:
 		d, err = g.askPlayer(ctx, j, log)
@@ -82,7 +82,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 		}
 		if err == nil {
 			if d.Resign {
-				res.decision = d
+				res.choice = d
 				res.err = g.c.Resign(ctx, g.id)
 				if res.err == nil {
 					log.Info().Msg("resigned")
@@ -103,7 +103,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 				return res
 			}
 			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
-			d = Decision{Move: fb}
+			d = Choice{Move: fb}
 		}
 	}
 	if d.HasScore {
@@ -114,17 +114,17 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 	}
 	if g.shouldResign(d) {
 		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
-		res.decision = d
+		res.choice = d
 		res.err = g.c.Resign(ctx, g.id)
 		return res
 	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
 		if fb := fallbackMove(j.legal, d.Move); fb != "" {
-			d = Decision{Move: fb}
+			d = Choice{Move: fb}
 		}
 	}
-	res.move, res.decision = d.Move, d
+	res.move, res.choice = d.Move, d
 	res.err = g.post(ctx, d, log)
 	if res.err == nil && len(j.legal) != 1 && g.player != nil {
 		if err := g.player.Ponder(g.gctx); err != nil {
@@ -150,10 +150,10 @@ func (g *gameWorker) canonicalMove(j moveJob, move string) (string, error) {
 	return b.Legal(move)
 }
 
-// shouldResign applies the resign rule to our latest decision. It runs in
+// shouldResign applies the resign rule to our latest choice. It runs in
 // the mover goroutine (movers run one after another, so badMoves needs no
 // lock).
-func (g *gameWorker) shouldResign(d Decision) bool {
+func (g *gameWorker) shouldResign(d Choice) bool {
 	gs := g.s.Game
 	if !gs.Resign || !d.HasScore {
 		return false
@@ -176,9 +176,9 @@ func fallbackMove(legal []string, not string) string {
 	return ""
 }
 
-// askPlayer gets a decision within the clock budget, restarting a failed
+// askPlayer gets a choice within the clock budget, restarting a failed
 // player once through the factory.
-func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Decision, error) {
+func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Choice, error) {
 	st := j.state
 	our, inc := st.BTime, st.BInc
 	if g.white {
@@ -193,7 +193,7 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 	}
 	budget, hard := moveBudget(g.s.Clock, in)
 	deadline := j.receivedAt.Add(hard)
-	lim := Limits{
+	lim := MoveClock{
 		WTime: time.Duration(st.WTime) * time.Millisecond, BTime: time.Duration(st.BTime) * time.Millisecond,
 		WInc: time.Duration(st.WInc) * time.Millisecond, BInc: time.Duration(st.BInc) * time.Millisecond,
 		White: g.white, Budget: budget, Deadline: deadline,
@@ -217,7 +217,7 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 			return d, nil
 		}
 		if ctx.Err() != nil {
-			return Decision{}, ctx.Err()
+			return Choice{}, ctx.Err()
 		}
 		lastErr = err
 		log.Warn().Err(err).Msg("player failed; restarting it")
@@ -228,7 +228,7 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 	if lastErr == nil {
 		lastErr = errors.New("no time left to think")
 	}
-	return Decision{}, lastErr
+	return Choice{}, lastErr
 }
 
 func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
@@ -248,11 +248,11 @@ func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
 
 // callPlayer sets the position and thinks, giving up at lim.Deadline even if
 // the player does not return.
-func callPlayer(ctx context.Context, p Player, moves []string, lim Limits) (Decision, error) {
+func callPlayer(ctx context.Context, p Player, moves []string, lim MoveClock) (Choice, error) {
 	tctx, cancel := context.WithDeadline(ctx, lim.Deadline)
 	defer cancel()
 	type out struct {
-		d   Decision
+		d   Choice
 		err error
 	}
 	ch := make(chan out, 1)
@@ -274,15 +274,15 @@ func callPlayer(ctx context.Context, p Player, moves []string, lim Limits) (Deci
 		return o.d, o.err
 	case <-tctx.Done():
 		if ctx.Err() != nil {
-			return Decision{}, ctx.Err()
+			return Choice{}, ctx.Err()
 		}
-		return Decision{}, errors.New("player did not answer before the deadline")
+		return Choice{}, errors.New("player did not answer before the deadline")
 	}
 }
 
 // post sends the move, waiting out rate-limit cool-downs of this game, and
 // measures the round trip.
-func (g *gameWorker) post(ctx context.Context, d Decision, log zerolog.Logger) error {
+func (g *gameWorker) post(ctx context.Context, d Choice, log zerolog.Logger) error {
 	for tries := 0; ; tries++ {
 		t0 := time.Now()
 		err := g.c.Move(ctx, g.id, d.Move, d.OfferDraw)

@@ -70,7 +70,7 @@ func (g *gameWorker) acceptDraw() bool {
 }
 
 // eval is the last evaluation of the player (nil if none).
-func (g *gameWorker) eval() *Decision {
+func (g *gameWorker) eval() *Choice {
 	g.evalMu.Lock()
 	defer g.evalMu.Unlock()
 	return g.lastEval

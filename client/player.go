@@ -22,7 +22,7 @@ type Player interface {
 	// Think chooses a move for the side to move within lim. It must return
 	// by lim.Deadline; the worker stops waiting then (and plays a fallback
 	// move). ctx is cancelled when the game ends.
-	Think(ctx context.Context, lim Limits) (Decision, error)
+	Think(ctx context.Context, lim MoveClock) (Choice, error)
 	// Ponder starts thinking on the opponent's time and returns at once; the
 	// next Position, Think or EndGame stops it.
 	Ponder(ctx context.Context) error
@@ -49,8 +49,9 @@ type GameInfo struct {
 	Increment  time.Duration
 }
 
-// Limits is the time a Player may use for one move.
-type Limits struct {
+// MoveClock is the clock situation of one of our moves, as the worker
+// hands it to Player.Think.
+type MoveClock struct {
 	WTime, BTime time.Duration // clocks when the position was received
 	WInc, BInc   time.Duration
 	White        bool          // we play white
@@ -58,8 +59,10 @@ type Limits struct {
 	Deadline     time.Time     // the move must be chosen by then
 }
 
-// Decision is a Player's answer.
-type Decision struct {
+// Choice is a Player's answer to Think: the move, and what its search saw
+// (the worker uses the score for draw offers, resigning, !eval and the
+// record).
+type Choice struct {
 	Move      string   // UCI
 	ScoreCP   int      // centipawns from the mover's point of view (when Mate == 0)
 	Mate      int      // mate in N moves (>0 we mate, <0 we are mated); 0 = none

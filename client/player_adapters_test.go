@@ -135,8 +135,8 @@ func legalIn(t *testing.T, moves []string, move string) bool {
 	return err == nil && p.IsLegal(m)
 }
 
-func limitsIn(d time.Duration, white bool) Limits {
-	return Limits{WTime: time.Minute, BTime: time.Minute, White: white, Budget: d / 2, Deadline: time.Now().Add(d)}
+func limitsIn(d time.Duration, white bool) MoveClock {
+	return MoveClock{WTime: time.Minute, BTime: time.Minute, White: white, Budget: d / 2, Deadline: time.Now().Add(d)}
 }
 
 func TestBuiltinPlayerGame(t *testing.T) {
@@ -238,7 +238,7 @@ func TestBuiltinPlayerMeetsDeadline(t *testing.T) {
 	if err := p.Position(ctx, moves); err != nil {
 		t.Fatal(err)
 	}
-	lim := Limits{WTime: time.Hour, BTime: time.Hour, White: false, Budget: time.Hour, Deadline: time.Now().Add(300 * time.Millisecond)}
+	lim := MoveClock{WTime: time.Hour, BTime: time.Hour, White: false, Budget: time.Hour, Deadline: time.Now().Add(300 * time.Millisecond)}
 	d, err := p.Think(ctx, lim)
 	if err != nil {
 		t.Fatal(err)

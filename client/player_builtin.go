@@ -138,16 +138,16 @@ func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
 	return nil
 }
 
-func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+func (p *builtinPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	p.mu.Lock()
 	g := p.g
 	switch {
 	case p.closed:
 		p.mu.Unlock()
-		return Decision{}, errors.New("builtin player closed")
+		return Choice{}, errors.New("builtin player closed")
 	case g == nil:
 		p.mu.Unlock()
-		return Decision{}, errors.New("builtin player: no game started")
+		return Choice{}, errors.New("builtin player: no game started")
 	}
 	p.thinking.Add(1) // under mu: Close sets closed under mu before it waits
 	p.mu.Unlock()
@@ -173,15 +173,15 @@ func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error)
 	pl.WTime, pl.BTime = max(pl.WTime, 0), max(pl.BTime, 0)
 	d, err := g.Think(ctx, pl, nil)
 	if err != nil {
-		return Decision{}, fmt.Errorf("builtin player: %w", err)
+		return Choice{}, fmt.Errorf("builtin player: %w", err)
 	}
 	if d.NoMove || d.UCI == "" {
-		return Decision{}, errors.New("builtin player: no legal move in this position")
+		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	p.mu.Lock()
 	p.last = d.UCI
 	p.mu.Unlock()
-	out := Decision{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
+	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
 	if d.Source != ponder.FromForced {
 		out.HasScore = true
 		out.Mate = d.Mate

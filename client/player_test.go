@@ -43,7 +43,7 @@ func (p *testPlayer) Position(ctx context.Context, moves []string) error {
 	return nil
 }
 
-func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	p.mu.Lock()
 	p.thinks++
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
@@ -54,36 +54,36 @@ func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
 	if err != nil {
-		return Decision{}, err
+		return Choice{}, err
 	}
 	if hang {
 		<-release
-		return Decision{}, errors.New("released")
+		return Choice{}, errors.New("released")
 	}
 	if block != nil {
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return Decision{}, ctx.Err()
+			return Choice{}, ctx.Err()
 		}
 	}
 	if illegal {
-		return Decision{Move: "a1a8", HasScore: true}, nil
+		return Choice{Move: "a1a8", HasScore: true}, nil
 	}
 	b, err := newBoard(info.Variant, info.InitialFEN, moves)
 	if err != nil {
-		return Decision{}, err
+		return Choice{}, err
 	}
 	legal := b.LegalMoves()
 	if len(legal) == 0 {
-		return Decision{}, errors.New("no legal move")
+		return Choice{}, errors.New("no legal move")
 	}
 	for _, m := range prefer {
 		if c, err := b.Legal(m); err == nil {
 			legal = []string{c}
 		}
 	}
-	return Decision{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
+	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
 }
 
 func (p *testPlayer) Ponder(ctx context.Context) error {

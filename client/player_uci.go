@@ -63,7 +63,7 @@ type uciPlayer struct {
 	ponderOK bool     // the engine has the Ponder option and pondering is on
 	moves    []string // the position set by Position
 	last     uci.ExternalResult
-	lastLim  Limits
+	lastLim  MoveClock
 	pon      *uci.ExternalSearch // running "go ponder"
 	ponMoves []string            // the position it searches (ending with the expected reply)
 	hit      bool                // Position matched ponMoves: Think sends ponderhit
@@ -121,7 +121,7 @@ func (p *uciPlayer) Position(ctx context.Context, moves []string) error {
 	return nil
 }
 
-func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+func (p *uciPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	start := time.Now()
 	ul := uci.GoLimits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
 	if !lim.Deadline.IsZero() {
@@ -167,13 +167,13 @@ func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 		if res.BestMove != "" && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, uci.ErrEngineDied) {
 			err = nil
 		} else {
-			return Decision{}, fmt.Errorf("uci player: %w", err)
+			return Choice{}, fmt.Errorf("uci player: %w", err)
 		}
 	}
 	p.mu.Lock()
 	p.last = res
 	p.mu.Unlock()
-	d := Decision{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
+	d := Choice{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
 	switch res.Score.Kind {
 	case uci.ScoreCP:
 		d.HasScore, d.ScoreCP = true, res.Score.Value
