@@ -126,12 +126,26 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 	}
 	res.move, res.choice = d.Move, d
 	res.err = g.post(ctx, d, log)
-	if res.err == nil && len(j.legal) != 1 && g.player != nil {
-		if err := g.player.Ponder(g.gctx); err != nil {
-			log.Debug().Err(err).Msg("ponder not started")
-		}
+	if res.err == nil {
+		g.afterOurMove(j, d.Move, log)
 	}
 	return res
+}
+
+// afterOurMove tells the player the position after our posted move and
+// lets it ponder there. It runs in the mover goroutine, which owns the
+// player; the player outlives the mover, so both get the game's context.
+func (g *gameWorker) afterOurMove(j moveJob, move string, log zerolog.Logger) {
+	if g.player == nil {
+		return
+	}
+	if err := g.player.Position(g.gctx, append(slices.Clone(j.moves), move)); err != nil {
+		log.Debug().Err(err).Msg("player: position after our move")
+		return
+	}
+	if err := g.player.Ponder(g.gctx); err != nil {
+		log.Debug().Err(err).Msg("ponder not started")
+	}
 }
 
 // canonicalMove returns the canonical UCI form of move if it is legal in

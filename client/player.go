@@ -6,25 +6,30 @@ import (
 )
 
 // Player chooses the bot's moves in one game: the built-in engine (ponder
-// over engine) or an external UCI engine (uci). A game worker owns its
-// Player and calls it from one goroutine at a time, in this order:
-// NewGame, then for each of our moves Position and Think, optionally Ponder
-// after our move, and EndGame when the game is over; Close when the worker
-// is done with it.
+// over engine) or an external UCI engine (uci). The game's moves live in
+// the game worker; a Player is told them and keeps no move list of its
+// own. A game worker owns its Player and calls it from one goroutine at a
+// time, in this order: NewGame; Position whenever the position changes
+// (before Think, with the opponent's last move; after our move is posted,
+// with it); Think for each of our moves, in the position last set;
+// optionally Ponder after the Position with our move; EndGame when the game
+// is over; Close when the worker is done with it.
 type Player interface {
 	// NewGame starts a game; called once before anything else for a game.
 	NewGame(ctx context.Context, g GameInfo) error
 	// Position sets the moves played so far from the game's initial
 	// position (UCI; castling as king-to-destination, e.g. e1g1, in
-	// standard chess, and king-takes-rook, e.g. e1h1, in Chess960). It
-	// stops any pondering.
+	// standard chess, and king-takes-rook, e.g. e1h1, in Chess960). A
+	// ponder search on exactly this position may be kept for Think (a
+	// ponder hit); any other is stopped, at the latest by Think.
 	Position(ctx context.Context, moves []string) error
 	// Think chooses a move for the side to move within lim. It must return
 	// by lim.Deadline; the worker stops waiting then (and plays a fallback
 	// move). ctx is cancelled when the game ends.
 	Think(ctx context.Context, lim MoveClock) (Choice, error)
-	// Ponder starts thinking on the opponent's time and returns at once; the
-	// next Position, Think or EndGame stops it.
+	// Ponder starts thinking on the opponent's time in the position last
+	// set (the one after our move) and returns at once; the next Position
+	// keeps it (a hit) or stops it, and Think or EndGame stops it.
 	Ponder(ctx context.Context) error
 	// EndGame tells the player the game is over.
 	EndGame(ctx context.Context) error

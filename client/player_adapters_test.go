@@ -168,6 +168,9 @@ func TestBuiltinPlayerGame(t *testing.T) {
 			t.Errorf("move %d: decision without search data: %+v", i, d)
 		}
 		moves = append(moves, d.Move)
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
 		if err := p.Ponder(ctx); err != nil {
 			t.Fatalf("ponder: %v", err)
 		}
@@ -307,6 +310,9 @@ func TestUCIPlayerPonderHit(t *testing.T) {
 	if d.Move == "" || !legalIn(t, nil, d.Move) || !d.HasScore || d.ScoreCP != 17 || d.Depth != 1 {
 		t.Fatalf("first decision %+v", d)
 	}
+	if err := p.Position(ctx, []string{d.Move}); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Ponder(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -326,10 +332,13 @@ func TestUCIPlayerPonderHit(t *testing.T) {
 		t.Errorf("illegal %q", d2.Move)
 	}
 	// Another reply: the ponder search is dropped and a new one runs.
+	moves = append(moves, d2.Move)
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Ponder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	moves = append(moves, d2.Move)
 	other := ""
 	for _, m := range []string{"h7h6", "a7a6", "h7h5", "a7a5"} {
 		if m != d2.PV[1] && legalIn(t, moves, m) {
@@ -404,6 +413,9 @@ func TestUCIPlayerDiesWhilePondering(t *testing.T) {
 	}
 	d, err := p.Think(ctx, limitsIn(10*time.Second, true))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, []string{d.Move}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Ponder(ctx); err != nil {

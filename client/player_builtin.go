@@ -63,8 +63,6 @@ type builtinPlayer struct {
 	log      zerolog.Logger
 	startFEN string
 	chess960 bool
-	moves    []string // the position set by Position
-	last     string   // our last move (for Ponder)
 	closed   bool
 	thinking sync.WaitGroup // Think calls in flight (Close waits for them)
 }
@@ -110,7 +108,6 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	}
 	p.g, p.log = g, log
 	p.startFEN, p.chess960 = gi.InitialFEN, gi.Chess960
-	p.moves, p.last = nil, ""
 	if err := g.SetPosition(p.startFEN, p.chess960, nil); err != nil {
 		return fmt.Errorf("builtin player: start position: %w", err)
 	}
@@ -132,9 +129,6 @@ func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
 	if err := g.SetPosition(fen, c960, moves); err != nil {
 		return fmt.Errorf("builtin player: set position: %w", err)
 	}
-	p.mu.Lock()
-	p.moves = append(p.moves[:0], moves...)
-	p.mu.Unlock()
 	return nil
 }
 
@@ -178,9 +172,6 @@ func (p *builtinPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error
 	if d.NoMove || d.UCI == "" {
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
-	p.mu.Lock()
-	p.last = d.UCI
-	p.mu.Unlock()
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
 	if d.Source != ponder.FromForced {
 		out.HasScore = true
@@ -192,8 +183,9 @@ func (p *builtinPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error
 	return out, nil
 }
 
-// Ponder plays our last move on the game's board and thinks on the
-// opponent's time until the next call.
+// Ponder thinks on the opponent's time, in the position set by the last
+// Position (the one after our move), until the next Position, Think or
+// EndGame.
 func (p *builtinPlayer) Ponder(ctx context.Context) error {
 	if !p.opts.Ponder {
 		return nil
@@ -202,20 +194,6 @@ func (p *builtinPlayer) Ponder(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	last := p.last
-	moves := append(append([]string(nil), p.moves...), last)
-	p.last = ""
-	p.mu.Unlock()
-	if last == "" {
-		return errors.New("builtin player: ponder: no move of ours to ponder after")
-	}
-	if err := g.Play(last); err != nil {
-		return fmt.Errorf("builtin player: ponder: %w", err)
-	}
-	p.mu.Lock()
-	p.moves = moves
-	p.mu.Unlock()
 	g.StartPonder(ctx)
 	return nil
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 )
 
@@ -27,6 +28,7 @@ type testPlayer struct {
 	blockAt  int           // ... but only from this ply on
 	prefer   []string      // moves played when legal
 	seen     [][]string    // the positions Think was asked about
+	calls    []string      // "position <moves>", "think", "ponder", in order
 }
 
 func (p *testPlayer) NewGame(ctx context.Context, g GameInfo) error {
@@ -40,12 +42,14 @@ func (p *testPlayer) Position(ctx context.Context, moves []string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.moves = append([]string(nil), moves...)
+	p.calls = append(p.calls, strings.TrimSpace("position "+strings.Join(moves, " ")))
 	return nil
 }
 
 func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	p.mu.Lock()
 	p.thinks++
+	p.calls = append(p.calls, "think")
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
 	if len(p.moves) < p.blockAt {
 		block = nil
@@ -90,6 +94,7 @@ func (p *testPlayer) Ponder(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ponders++
+	p.calls = append(p.calls, "ponder")
 	return nil
 }
 

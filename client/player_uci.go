@@ -61,8 +61,9 @@ type uciPlayer struct {
 	mu       sync.Mutex
 	info     GameInfo
 	ponderOK bool     // the engine has the Ponder option and pondering is on
-	moves    []string // the position set by Position
+	moves    []string // the position last set by Position (what the engine searches next)
 	last     uci.ExternalResult
+	expect   []string // after Think: the position, our move and the reply the engine expects
 	lastLim  MoveClock
 	pon      *uci.ExternalSearch // running "go ponder"
 	ponMoves []string            // the position it searches (ending with the expected reply)
@@ -91,7 +92,7 @@ func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	defer p.mu.Unlock()
 	p.info = gi
 	p.ponderOK = p.opts.Ponder && hasPonder
-	p.moves, p.last = nil, uci.ExternalResult{}
+	p.moves, p.last, p.expect = nil, uci.ExternalResult{}, nil
 	return nil
 }
 
@@ -171,7 +172,10 @@ func (p *uciPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 		}
 	}
 	p.mu.Lock()
-	p.last = res
+	p.last, p.expect = res, nil
+	if res.PonderMove != "" {
+		p.expect = append(slices.Clone(p.moves), res.BestMove, res.PonderMove)
+	}
 	p.mu.Unlock()
 	d := Choice{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
 	switch res.Score.Kind {
@@ -185,22 +189,25 @@ func (p *uciPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	return d, nil
 }
 
-// Ponder starts "go ponder" on the position after our last move and the
-// reply the engine expects, if it named one.
+// Ponder starts "go ponder" on the position last set (the one after our
+// move) followed by the reply the engine expects, when that position ends
+// with the move the engine chose and the engine named a reply.
 func (p *uciPlayer) Ponder(ctx context.Context) error {
 	p.mu.Lock()
 	ok, last, lim := p.ponderOK, p.last, p.lastLim
-	moves := slices.Clone(p.moves)
+	var moves []string
+	if n := len(p.expect); n > 0 && slices.Equal(p.moves, p.expect[:n-1]) {
+		moves = slices.Clone(p.expect)
+	}
 	fen := p.info.InitialFEN
 	white := p.info.White
 	p.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	if last.BestMove == "" || last.PonderMove == "" {
+	if moves == nil {
 		return errors.New("uci player: no expected reply to ponder on")
 	}
-	moves = append(moves, last.BestMove, last.PonderMove)
 	if err := p.e.Position(fen, moves); err != nil {
 		return fmt.Errorf("uci player: ponder: %w", err)
 	}
