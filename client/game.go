@@ -16,7 +16,7 @@ import (
 )
 
 // gameWorker plays one game: it follows the game stream, keeps the
-// position, asks the Player for our moves within the clock budget, posts
+// position, asks the Player for our moves by the move's deadline, posts
 // them (once per ply), and handles draw and takeback offers, an absent
 // opponent, the chat, and the record at the end.
 //

@@ -190,28 +190,11 @@ func fallbackMove(legal []string, not string) string {
 	return ""
 }
 
-// askPlayer gets a choice within the clock budget, restarting a failed
-// player once through the factory.
+// askPlayer gets a choice within the move's clock situation, restarting a
+// failed player once through the factory.
 func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Choice, error) {
-	st := j.state
-	our, inc := st.BTime, st.BInc
-	if g.white {
-		our, inc = st.WTime, st.WInc
-	}
-	in := clockInput{
-		Our:        time.Duration(our) * time.Millisecond,
-		OurInc:     time.Duration(inc) * time.Millisecond,
-		Running:    j.ply >= 2,
-		Expiration: st.Expiration,
-		Latency:    g.bot.latency.Value(),
-	}
-	budget, hard := moveBudget(g.s.Clock, in)
-	deadline := j.receivedAt.Add(hard)
-	lim := MoveClock{
-		WTime: time.Duration(st.WTime) * time.Millisecond, BTime: time.Duration(st.BTime) * time.Millisecond,
-		WInc: time.Duration(st.WInc) * time.Millisecond, BInc: time.Duration(st.BInc) * time.Millisecond,
-		White: g.white, Budget: budget, Deadline: deadline,
-	}
+	clock := moveClock(g.s.Clock, j.state, g.white, j.ply >= 2, j.receivedAt, g.bot.latency.Value())
+	deadline := clock.Deadline
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		if time.Until(deadline) <= 0 {
@@ -225,9 +208,10 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 			}
 			g.player = p
 		}
-		d, err := callPlayer(ctx, g.player, j.moves, lim)
+		d, err := callPlayer(ctx, g.player, j.moves, clock)
 		if err == nil {
-			log.Debug().Str("move", d.Move).Int("depth", d.Depth).Int("cp", d.ScoreCP).Dur("budget", budget).Msg("player decided")
+			log.Debug().Str("move", d.Move).Int("depth", d.Depth).Int("cp", d.ScoreCP).Dur("used", d.Duration).
+				Dur("left", clock.Left(time.Now())).Msg("player decided")
 			return d, nil
 		}
 		if ctx.Err() != nil {
@@ -260,10 +244,10 @@ func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
 	return p, nil
 }
 
-// callPlayer sets the position and thinks, giving up at lim.Deadline even if
+// callPlayer sets the position and thinks, giving up at c.Deadline even if
 // the player does not return.
-func callPlayer(ctx context.Context, p Player, moves []string, lim MoveClock) (Choice, error) {
-	tctx, cancel := context.WithDeadline(ctx, lim.Deadline)
+func callPlayer(ctx context.Context, p Player, moves []string, c MoveClock) (Choice, error) {
+	tctx, cancel := context.WithDeadline(ctx, c.Deadline)
 	defer cancel()
 	type out struct {
 		d   Choice
@@ -275,7 +259,7 @@ func callPlayer(ctx context.Context, p Player, moves []string, lim MoveClock) (C
 			ch <- out{err: fmt.Errorf("set position: %w", err)}
 			return
 		}
-		d, err := p.Think(tctx, lim)
+		d, err := p.Think(tctx, c)
 		if err != nil {
 			err = fmt.Errorf("think: %w", err)
 		} else if d.Move == "" {

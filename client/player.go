@@ -23,10 +23,12 @@ type Player interface {
 	// ponder search on exactly this position may be kept for Think (a
 	// ponder hit); any other is stopped, at the latest by Think.
 	Position(ctx context.Context, moves []string) error
-	// Think chooses a move for the side to move within lim. It must return
-	// by lim.Deadline; the worker stops waiting then (and plays a fallback
-	// move). ctx is cancelled when the game ends.
-	Think(ctx context.Context, lim MoveClock) (Choice, error)
+	// Think chooses a move for the side to move within the clock
+	// situation c: how much of the time up to c.Deadline to use is the
+	// player's to decide (c.MoveTime, when set, is a fixed time). It must
+	// return by c.Deadline; the worker stops waiting then (and plays a
+	// fallback move). ctx is cancelled when the game ends.
+	Think(ctx context.Context, c MoveClock) (Choice, error)
 	// Ponder starts thinking on the opponent's time in the position last
 	// set (the one after our move) and returns at once; the next Position
 	// keeps it (a hit) or stops it, and Think or EndGame stops it.
@@ -35,6 +37,17 @@ type Player interface {
 	EndGame(ctx context.Context) error
 	// Close releases the player (stops an engine process).
 	Close() error
+}
+
+// stopMargin is how long before the hard deadline (MoveClock.Deadline) a
+// player stops its search at the latest, so that its answer reaches the
+// worker in time: a twentieth of the time left, between 15 and 150 ms. It
+// is the players' one safety margin; it acts only when a search would
+// otherwise run up to the deadline (a fixed move time as long as what is
+// left, an engine that overruns), as a budget planned from our clock (the
+// time left until the deadline) ends well before it.
+func stopMargin(left time.Duration) time.Duration {
+	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
 }
 
 // PlayerFactory makes a new Player; the bot makes one per game, and another
@@ -52,16 +65,6 @@ type GameInfo struct {
 	Rated      bool
 	Initial    time.Duration // clock start time (0: no clock)
 	Increment  time.Duration
-}
-
-// MoveClock is the clock situation of one of our moves, as the worker
-// hands it to Player.Think.
-type MoveClock struct {
-	WTime, BTime time.Duration // clocks when the position was received
-	WInc, BInc   time.Duration
-	White        bool          // we play white
-	Budget       time.Duration // the time to aim for
-	Deadline     time.Time     // the move must be chosen by then
 }
 
 // Choice is a Player's answer to Think: the move, and what its search saw

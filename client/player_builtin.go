@@ -36,12 +36,6 @@ type BuiltinOptions struct {
 	Logger zerolog.Logger
 }
 
-// stopMargin is how long before a Think deadline the search is told to
-// stop, so that its answer reaches the worker in time.
-func stopMargin(left time.Duration) time.Duration {
-	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
-}
-
 // NewBuiltinPlayer returns a factory of players that choose moves with
 // ponderosa's own engine: one ponder.Game (search engine, transposition
 // table and persistent tree) per game, kept for the whole game, pondering
@@ -94,7 +88,7 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		Seed:      seed,
 		Logger:    log,
 		// The worker's deadline already leaves the move overhead and the
-		// measured latency: the clocks given to Think are what is left.
+		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,
 	})
 	p.mu.Lock()
@@ -132,7 +126,10 @@ func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
 	return nil
 }
 
-func (p *builtinPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
+// Think decides our move with ponder, which owns the budget (PlanMove):
+// it sees our clock as the time left until the deadline, or the fixed move
+// time when the clock situation has one.
+func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
 	p.mu.Lock()
 	g := p.g
 	switch {
@@ -146,25 +143,12 @@ func (p *builtinPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error
 	p.thinking.Add(1) // under mu: Close sets closed under mu before it waits
 	p.mu.Unlock()
 	defer p.thinking.Done()
-	pl := ponder.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc, Depth: p.opts.MaxDepth}
-	if !lim.Deadline.IsZero() {
-		left := time.Until(lim.Deadline)
-		// Our clock, as far as this move is concerned, ends at the deadline.
-		if lim.White {
-			pl.WTime = min(pl.WTime, left)
-		} else {
-			pl.BTime = min(pl.BTime, left)
-		}
-		if pl.WTime <= 0 && pl.BTime <= 0 { // no clock at all: aim at the budget
-			pl.MoveTime = max(lim.Budget, time.Millisecond)
-		}
+	pl, stopAt := builtinLimits(c, p.opts.MaxDepth, time.Now())
+	if !stopAt.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, lim.Deadline.Add(-stopMargin(left)))
+		ctx, cancel = context.WithDeadline(ctx, stopAt)
 		defer cancel()
-	} else if lim.WTime <= 0 && lim.BTime <= 0 && lim.Budget > 0 {
-		pl.MoveTime = lim.Budget
 	}
-	pl.WTime, pl.BTime = max(pl.WTime, 0), max(pl.BTime, 0)
 	d, err := g.Think(ctx, pl, nil)
 	if err != nil {
 		return Choice{}, fmt.Errorf("builtin player: %w", err)
@@ -228,6 +212,20 @@ func keepStopping(g *ponder.Game) func() {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// builtinLimits turns a clock situation into ponder's limits at now: both
+// clocks and increments, ours reduced to the time left until the deadline
+// (MoveClock.Clocks), the fixed move time if any, and the depth cap.
+// stopAt is when the search is stopped at the latest: the deadline less
+// stopMargin (zero without a deadline).
+func builtinLimits(c MoveClock, maxDepth int, now time.Time) (lim ponder.Limits, stopAt time.Time) {
+	wtime, btime := c.Clocks(now)
+	lim = ponder.Limits{WTime: wtime, BTime: btime, WInc: c.WInc, BInc: c.BInc, MoveTime: c.MoveTime, Depth: maxDepth}
+	if !c.Deadline.IsZero() {
+		stopAt = c.Deadline.Add(-stopMargin(c.Left(now)))
+	}
+	return lim, stopAt
 }
 
 // Close stops any search and frees the game's tree and table. It logs the

@@ -182,7 +182,7 @@ func TestPlayerFactoryFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
-		Budget: 50 * time.Millisecond, Deadline: time.Now().Add(time.Second)})
+		Running: true, Deadline: time.Now().Add(time.Second)})
 	if err != nil || d.Move == "" {
 		t.Fatalf("built-in player from config: %+v, %v", d, err)
 	}
