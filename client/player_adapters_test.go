@@ -264,7 +264,7 @@ func TestBuiltinLimits(t *testing.T) {
 	c := MoveClock{WTime: time.Minute, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second,
 		White: true, Running: true, Deadline: now.Add(10 * time.Second)}
 	lim, stopAt := builtinLimits(c, 5, now)
-	want := ponder.Limits{WTime: 10 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second, Depth: 5}
+	want := ponder.ThinkLimits{WTime: 10 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second, Depth: 5}
 	if !reflect.DeepEqual(lim, want) || !stopAt.Equal(now.Add(10*time.Second-150*time.Millisecond)) {
 		t.Errorf("running clocks: %+v stop at %v, want %+v stop 150ms before the deadline", lim, stopAt.Sub(now), want)
 	}

@@ -219,9 +219,9 @@ func keepStopping(g *ponder.Game) func() {
 // (MoveClock.Clocks), the fixed move time if any, and the depth cap.
 // stopAt is when the search is stopped at the latest: the deadline less
 // stopMargin (zero without a deadline).
-func builtinLimits(c MoveClock, maxDepth int, now time.Time) (lim ponder.Limits, stopAt time.Time) {
+func builtinLimits(c MoveClock, maxDepth int, now time.Time) (lim ponder.ThinkLimits, stopAt time.Time) {
 	wtime, btime := c.Clocks(now)
-	lim = ponder.Limits{WTime: wtime, BTime: btime, WInc: c.WInc, BInc: c.BInc, MoveTime: c.MoveTime, Depth: maxDepth}
+	lim = ponder.ThinkLimits{WTime: wtime, BTime: btime, WInc: c.WInc, BInc: c.BInc, MoveTime: c.MoveTime, Depth: maxDepth}
 	if !c.Deadline.IsZero() {
 		stopAt = c.Deadline.Add(-stopMargin(c.Left(now)))
 	}

@@ -63,7 +63,7 @@ func clockBudget(c Clock, overhead time.Duration) (base, hard time.Duration) {
 // and Hard are all the move time; no overhead is taken off it (the front
 // end that measured the lag takes it off) and pondering does not shorten
 // it.
-func PlanMove(lim Limits, white bool, overhead, pondered time.Duration) Budget {
+func PlanMove(lim ThinkLimits, white bool, overhead, pondered time.Duration) Budget {
 	if lim.Infinite {
 		return Budget{}
 	}
