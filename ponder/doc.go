@@ -18,7 +18,7 @@
 //	g := ponder.NewGame(ponder.Options{HashMB: 64, Ponder: true, Logger: log})
 //	defer g.Close()
 //	g.SetPosition(startFEN, chess960, moves) // or g.Play(move)
-//	d, err := g.Think(ctx, ponder.Limits{WTime: …, BTime: …}, info)
+//	d, err := g.Think(ctx, ponder.ThinkLimits{WTime: …, BTime: …}, info)
 //	// play d.UCI, then g.Play(d.UCI)
 //	g.StartPonder(ctx) // returns at once; thinks until the next Think
 //

@@ -27,7 +27,7 @@ type run struct {
 	immediate  bool
 	stopAsked  bool
 	hitAt      time.Time
-	lim        Limits
+	lim        ThinkLimits
 	budget     Budget
 	timer      *time.Timer
 	depth      int // last completed depth
