@@ -58,6 +58,15 @@
 // the search goroutine enters Engine.Search is kept, and none reaches the
 // search of another run.
 //
+// Panics: a panic on a run's search goroutine (in the engine or one of its
+// helper threads, in recording the search into the tree, in the info
+// callback) is recovered there. It is logged with its stack on the game's
+// logger, the engine's table and thread state are made anew
+// (search.Engine.Reset) and so is the tree, at the current position; the
+// Think waiting on the run returns a *SearchPanic, for which the front end
+// plays a fallback move, and a background ponder search simply ends. The
+// Game is used on as before.
+//
 // The time budget of a move (PlanMove) starts from engine/search's clock
 // allocation and counts the time already pondered on the position p:
 // Target = Base + p/2, time left on our clock = max(Target − p, MinThink),

@@ -221,6 +221,9 @@ func (g *Game) thinkPonder(ctx context.Context, lim ThinkLimits, slim search.Lim
 	slim.Ponder = true
 	g.startRun(ctx, r, slim)
 	g.waitOrStop(ctx, r)
+	if err := runErr("think ponder", r); err != nil {
+		return Decision{}, err
+	}
 	if !r.converted {
 		// stopped while pondering: report the move, record nothing as ours
 		d := g.fromResult(r.res, FromPonder, Budget{})
@@ -240,6 +243,9 @@ func (g *Game) thinkPonder(ctx context.Context, lim ThinkLimits, slim search.Lim
 	nr.hitAt = nr.start
 	g.armHard(nr)
 	g.wait(nr)
+	if err := runErr("think ponder", nr); err != nil {
+		return Decision{}, err
+	}
 	d = g.fromResult(nr.res, FromPonder, b)
 	return g.finish(d, r.hitAt, &nr.res), nil
 }

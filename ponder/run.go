@@ -21,6 +21,7 @@ type run struct {
 	done       chan struct{}
 	sig        *search.Signals // this run's own stop and ponder-hit (see stop)
 	res        search.Result
+	err        *SearchPanic // the search panicked (see recoverRun)
 
 	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
@@ -77,18 +78,24 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	pos := r.pos.Clone()
 	go func() {
 		defer stopAfter()
+		defer g.recoverRun(r)
 		res := g.eng.Search(context.Background(), pos, slim, r.sig, func(inf search.Info) { g.onInfo(r, inf) })
-		g.mu.Lock()
-		r.res = res
-		if r.timer != nil {
-			r.timer.Stop()
-		}
-		if !g.closed {
-			g.recordResult(r, res)
-		}
-		g.mu.Unlock()
+		g.endRun(r, res)
 		close(r.done)
 	}()
+}
+
+// endRun records r's result (on the search goroutine, when it returned).
+func (g *Game) endRun(r *run, res search.Result) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r.res = res
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	if !g.closed {
+		g.recordResult(r, res)
+	}
 }
 
 // stopAndWait stops r's search and waits for it to end (see wait).
@@ -118,12 +125,28 @@ func (g *Game) waitOrStop(ctx context.Context, r *run) {
 }
 
 // onInfo runs on the search goroutine after each iteration: it records the
-// line into the tree and applies our time budget (soft stop).
+// line into the tree and applies our time budget (soft stop), then calls
+// the run's info callback (and Options.afterIteration) without g.mu.
 func (g *Game) onInfo(r *run, inf search.Info) {
-	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
+	report, it, ok := g.noteIteration(r, inf)
+	if !ok {
 		return
+	}
+	if report != nil {
+		report(inf)
+	}
+	if after := g.opts.afterIteration; after != nil {
+		after(it)
+	}
+}
+
+// noteIteration is onInfo's work under g.mu. ok is false once the Game is
+// closed.
+func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info), it iteration, ok bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil, it, false
 	}
 	if inf.Bound == search.BoundExact {
 		g.recordLine(r, inf)
@@ -141,10 +164,8 @@ func (g *Game) onInfo(r *run, inf search.Info) {
 			g.checkSoft(r, inf)
 		}
 	}
-	report := r.info
-	mpv := r.userMPV
-	g.mu.Unlock()
-	if report != nil && inf.MultiPV <= max(mpv, 1) {
-		report(inf)
+	if inf.MultiPV <= max(r.userMPV, 1) {
+		report = r.info
 	}
+	return report, iteration{ply: r.ply, pondering: r.ponder && !r.converted, info: inf}, true
 }

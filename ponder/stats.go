@@ -57,6 +57,7 @@ type GameStats struct {
 	PonderTop3      int
 	AtOnce          int // answers without searching on our clock (ponder at once, tree, forced)
 	SearchesStarted int
+	SearchPanics    int // searches that panicked (recovered; see SearchPanic)
 	TimeSaved       time.Duration
 	KeptNodes       uint64
 	FreedNodes      uint64

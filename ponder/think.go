@@ -53,6 +53,9 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 			r.info, r.userMPV = info, max(lim.MultiPV, 1)
 			g.convert(r, lim)
 			g.waitOrStop(ctx, r)
+			if err := runErr("think", r); err != nil {
+				return Decision{}, err
+			}
 			d, searchOn := g.convertedDecision(r, lim)
 			if !searchOn {
 				return d, nil
@@ -104,6 +107,9 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	r.hitAt = r.start
 	g.armHard(r)
 	g.wait(r)
+	if err := runErr("think", r); err != nil {
+		return Decision{}, err
+	}
 	d := g.fromResult(r.res, FromSearch, b)
 	return g.finish(d, start, &r.res), nil
 }

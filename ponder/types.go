@@ -64,6 +64,18 @@ type Options struct {
 	// 0 means the default (3); negative turns it off.
 	IrreversibleAge int
 	Logger          zerolog.Logger // the game's logger (zero value: silent)
+	// afterIteration, when set, is called after each iteration (each
+	// MultiPV line, and aspiration failures) of every search of the Game,
+	// on the search goroutine, without the Game's lock. Tests set it to
+	// inject a panic into a running search (see SearchPanic).
+	afterIteration func(iteration)
+}
+
+// iteration is what Options.afterIteration sees of one search iteration.
+type iteration struct {
+	ply       int  // game moves up to the searched position
+	pondering bool // a ponder search, not (yet) the search for our move
+	info      search.Info
 }
 
 // ThinkLimits are the limits of one Think, as a front end hands them over
