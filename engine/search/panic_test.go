@@ -2,8 +2,10 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -79,5 +81,111 @@ func TestMainThreadPanicStopsHelpers(t *testing.T) {
 	res := e.Search(context.Background(), p, Limits{Depth: 3}, nil, nil)
 	if !p.IsLegal(res.BestMove) {
 		t.Fatalf("the next search answered %v, not a legal move", res.BestMove)
+	}
+}
+
+// gameOver says why the game in p is over ("" while it goes on); seen
+// counts the positions of the game by key (threefold repetition).
+func gameOver(p *board.Position, seen map[uint64]int) string {
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	switch {
+	case ml.N == 0 && p.InCheck():
+		return "checkmate"
+	case ml.N == 0:
+		return "stalemate"
+	case p.IsInsufficientMaterial():
+		return "insufficient material"
+	case p.HalfmoveClock() >= 100:
+		return "50-move rule"
+	case seen[p.Key()] >= 3:
+		return "threefold repetition"
+	}
+	return ""
+}
+
+// A helper thread's panic in one of two engines playing at the same time
+// (each a game against itself, as a front end drives it) stops only that
+// engine's search: its caller recovers the *ThreadPanic, Resets the
+// engine and plays a fallback move (the first legal one), and both games
+// are played to their end with legal moves.
+func TestHelperPanicOneGameOfTwo(t *testing.T) {
+	const fen = "8/8/8/4k3/8/8/8/KQR5 w - - 0 1"
+	const breakAt = 2 // the broken engine's helper panics in the search of this ply
+	type result struct {
+		ended  string
+		plies  int
+		panics []any
+		err    error
+	}
+	selfPlay := func(e *Engine, broken bool) (out result) {
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		seen := map[uint64]int{p.Key(): 1}
+		for ; out.plies < 300; out.plies++ {
+			if out.ended = gameOver(p, seen); out.ended != "" {
+				return out
+			}
+			lim := Limits{Depth: 5}
+			var ctx context.Context = context.Background()
+			if broken && out.plies == breakAt {
+				// Only the helper's panic (or the hang limit) ends an
+				// infinite search: the panic happens whatever the timing.
+				e.threads[1].history = nil
+				lim = Limits{Infinite: true}
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, hangLimit)
+				defer cancel()
+			}
+			var best board.Move
+			v := func() (v any) {
+				defer func() { v = recover() }()
+				best = e.Search(ctx, p, lim, nil, nil).BestMove
+				return nil
+			}()
+			if v != nil {
+				out.panics = append(out.panics, v)
+				e.Reset()
+				var ml board.MoveList
+				p.GenerateLegal(&ml)
+				best = ml.Moves[0] // the fallback move
+			}
+			if !p.IsLegal(best) {
+				out.err = fmt.Errorf("ply %d: %v is not a legal move (panic %v)", out.plies, best, v)
+				return out
+			}
+			p.MakeMove(best)
+			seen[p.Key()]++
+		}
+		return out
+	}
+	broken, healthy := New(Options{Threads: 2, HashMB: 1}), New(Options{Threads: 2, HashMB: 1})
+	var res [2]result
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); res[0] = selfPlay(broken, true) }()
+	go func() { defer wg.Done(); res[1] = selfPlay(healthy, false) }()
+	wg.Wait()
+	for i, name := range []string{"broken", "healthy"} {
+		r := res[i]
+		if r.err != nil {
+			t.Fatalf("%s game: %v", name, r.err)
+		}
+		if r.ended == "" {
+			t.Fatalf("%s game did not end in %d plies", name, r.plies)
+		}
+		t.Logf("%s game: %s after %d plies", name, r.ended, r.plies)
+	}
+	if len(res[0].panics) != 1 {
+		t.Fatalf("broken game: panics %v, want one", res[0].panics)
+	}
+	if tp, ok := res[0].panics[0].(*ThreadPanic); !ok || tp.Thread != 1 {
+		t.Errorf("broken game: Search panicked with %T %v, want thread 1's *ThreadPanic", res[0].panics[0], res[0].panics[0])
+	}
+	if len(res[1].panics) > 0 {
+		t.Errorf("healthy game: panics %v", res[1].panics)
 	}
 }
