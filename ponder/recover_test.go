@@ -25,10 +25,9 @@ type selfPlayResult struct {
 	err       error // a broken rule: illegal move, Play refused
 }
 
-// selfPlay plays g against itself from fen until the game ends (mate,
-// stalemate, insufficient material, 50-move rule, threefold repetition;
-// maxPlies only bounds a broken test), checking every move against its own
-// board. A Think error is answered like a front end does: the first legal
+// selfPlay plays g against itself from fen until the game ends
+// (board.Position.GameOver; maxPlies only bounds a broken test), checking
+// every move against its own board. A Think error is answered like a front end does: the first legal
 // move is played instead (the fallback path). With ponder, StartPonder
 // runs after each move, and afterPonder (if set) is called after it.
 func selfPlay(g *Game, fen string, lim ThinkLimits, ponder bool, afterPonder func(ply int)) selfPlayResult {
@@ -43,23 +42,10 @@ func selfPlay(g *Game, fen string, lim ThinkLimits, ponder bool, afterPonder fun
 		out.err = fmt.Errorf("set position: %w", err)
 		return out
 	}
-	seen := map[uint64]int{pos.Key(): 1}
 	for out.plies = 0; out.plies < maxPlies; out.plies++ {
 		var ml board.MoveList
 		pos.GenerateLegal(&ml)
-		switch {
-		case ml.N == 0 && pos.InCheck():
-			out.ended = "checkmate"
-		case ml.N == 0:
-			out.ended = "stalemate"
-		case pos.IsInsufficientMaterial():
-			out.ended = "insufficient material"
-		case pos.HalfmoveClock() >= 100:
-			out.ended = "50-move rule"
-		case seen[pos.Key()] >= 3:
-			out.ended = "threefold repetition"
-		}
-		if out.ended != "" {
+		if out.ended = pos.GameOver(); out.ended != "" {
 			return out
 		}
 		d, err := g.Think(context.Background(), lim, nil)
@@ -78,7 +64,6 @@ func selfPlay(g *Game, fen string, lim ThinkLimits, ponder bool, afterPonder fun
 			return out
 		}
 		pos.MakeMove(m)
-		seen[pos.Key()]++
 		if ponder {
 			g.StartPonder(context.Background())
 			if afterPonder != nil {

@@ -84,26 +84,6 @@ func TestMainThreadPanicStopsHelpers(t *testing.T) {
 	}
 }
 
-// gameOver says why the game in p is over ("" while it goes on); seen
-// counts the positions of the game by key (threefold repetition).
-func gameOver(p *board.Position, seen map[uint64]int) string {
-	var ml board.MoveList
-	p.GenerateLegal(&ml)
-	switch {
-	case ml.N == 0 && p.InCheck():
-		return "checkmate"
-	case ml.N == 0:
-		return "stalemate"
-	case p.IsInsufficientMaterial():
-		return "insufficient material"
-	case p.HalfmoveClock() >= 100:
-		return "50-move rule"
-	case seen[p.Key()] >= 3:
-		return "threefold repetition"
-	}
-	return ""
-}
-
 // A helper thread's panic in one of two engines playing at the same time
 // (each a game against itself, as a front end drives it) stops only that
 // engine's search: its caller recovers the *ThreadPanic, Resets the
@@ -124,9 +104,8 @@ func TestHelperPanicOneGameOfTwo(t *testing.T) {
 			out.err = err
 			return out
 		}
-		seen := map[uint64]int{p.Key(): 1}
 		for ; out.plies < 300; out.plies++ {
-			if out.ended = gameOver(p, seen); out.ended != "" {
+			if out.ended = p.GameOver(); out.ended != "" {
 				return out
 			}
 			lim := Limits{Depth: 5}
@@ -158,7 +137,6 @@ func TestHelperPanicOneGameOfTwo(t *testing.T) {
 				return out
 			}
 			p.MakeMove(best)
-			seen[p.Key()]++
 		}
 		return out
 	}
