@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/logging"
 )
 
@@ -48,7 +49,7 @@ func (g *Game) recoverRun(r *run) {
 	// still r, or nil for a closed Game.
 	g.eng.Reset()
 	g.log.Error().Int(logging.FieldPly, r.ply).Bool("ponder", r.ponder && !r.converted).
-		Str("panic", fmt.Sprint(v)).Str("stack", string(perr.Stack)).
+		Str(panics.FieldPanic, fmt.Sprint(v)).Str(panics.FieldStack, string(perr.Stack)).
 		Msg("search panicked: tree and hash table dropped, the game goes on")
 	r.err = perr
 	r.res = search.Result{}
