@@ -9,8 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
@@ -104,6 +107,17 @@ func NewEngineBackend() *EngineBackend {
 	}
 	b.game = ponder.NewGame(b.gopts)
 	return b
+}
+
+// SetLogger makes l the logger of b's games (ponder.Options.Logger: a
+// recovered panic of a search with its stack, each move's statistics). The
+// game is made anew at the current position: call it before the first
+// search.
+func (b *EngineBackend) SetLogger(l zerolog.Logger) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gopts.Logger = l
+	b.resetGame()
 }
 
 // Engine returns the search engine behind b (it changes when Move Overhead
@@ -320,10 +334,12 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	var startOnce sync.Once
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	var hitPanic *panics.Error // the watcher's panic, raised again below
 	if p.GoLimits.Ponder && p.PonderHit != nil {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer panics.Recover(func(e *panics.Error) { hitPanic = e })
 			select {
 			case <-p.PonderHit:
 			case <-done:
@@ -349,6 +365,9 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 	d, err := game.Think(ctx, lim, report)
 	close(done)
 	wg.Wait()
+	if hitPanic != nil {
+		panic(hitPanic) // on the search goroutine, where the Server recovers it
+	}
 
 	if d.NoMove {
 		return "", ""
@@ -393,6 +412,21 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 		b.ponderAfter(game, d.UCI)
 	}
 	return d.UCI, d.PonderUCI
+}
+
+// AfterPanic implements PanicRecoverer: after a panic in Go, the game (its
+// tree, hash table and any search left running) is dropped and a fresh one
+// made at the current position, and the first legal move is the answer.
+func (b *EngineBackend) AfterPanic() (fallback string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.resetGame()
+	var ml board.MoveList
+	b.pos.GenerateLegal(&ml)
+	if ml.N == 0 {
+		return ""
+	}
+	return ml.Moves[0].UCI(b.chess960 || b.fen960)
 }
 
 // ponderAfter plays our move in the game and starts a background ponder
@@ -513,6 +547,7 @@ func (b *EngineBackend) Display(out io.Writer) error {
 }
 
 var (
-	_ Backend   = (*EngineBackend)(nil)
-	_ Displayer = (*EngineBackend)(nil)
+	_ Backend        = (*EngineBackend)(nil)
+	_ Displayer      = (*EngineBackend)(nil)
+	_ PanicRecoverer = (*EngineBackend)(nil)
 )

@@ -24,6 +24,17 @@
 // Backend with "go" in its own goroutine so that "stop", "ponderhit" and
 // "isready" are handled during a search.
 //
+// Panics end neither the process nor another game: a panic in a reader of
+// an external engine's output (the process's pump, a search's reader) is
+// logged with its stack and kills that engine, so the search fails with
+// ErrEngineDied and the caller goes on as after a crash (a fallback move,
+// Restart). A panic in the Server's search goroutine (Backend.Go) is
+// logged, reported as "info string error", and answered with the
+// Backend's fallback move (PanicRecoverer: EngineBackend starts a fresh game
+// and plays its first legal move); one in the engine's own search run is
+// recovered by ponder, and Go answers a legal move as for any failed
+// search.
+//
 // Both halves share the protocol types: GoLimits ("go" parameters), Info
 // ("info" lines), Score and OptionSpec.
 package uci

@@ -66,6 +66,12 @@ type ExternalConfig struct {
 	Options map[string]string // set after the handshake; names are case-insensitive
 	Logger  zerolog.Logger
 	Timeouts
+
+	// onLine, when set, is called by the readers of the engine's output
+	// with each line they read: reader "stdout" (the process's output pump)
+	// or "search" (the reader of a running search). Tests set it to inject
+	// a panic into a reader goroutine.
+	onLine func(reader, line string)
 }
 
 // ExternalEngine drives one external UCI engine process (the driver). Its

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 // Go searches the current position and returns the engine's move. The search
@@ -238,6 +240,9 @@ func (s *ExternalSearch) Wait(ctx context.Context) (ExternalResult, error) {
 // run reads the engine's output for this search up to its bestmove, and
 // sends ponderhit and stop as asked. It is the only reader of the process
 // output while the search lives.
+//
+// A panic here ends the engine's session: the process is killed (see
+// process.crash) and the search ends with ErrEngineDied.
 func (s *ExternalSearch) run(ctx context.Context) {
 	var res ExternalResult
 	var deadlineC, graceC <-chan time.Time
@@ -247,6 +252,14 @@ func (s *ExternalSearch) run(ctx context.Context) {
 			t.Stop()
 		}
 	}()
+	defer panics.Recover(func(e *panics.Error) {
+		s.p.crash(e, "uci search reader")
+		select {
+		case <-s.done: // it had finished
+		default:
+			s.finish(res, fmt.Errorf("search: %w", s.p.diedErr()))
+		}
+	})
 	after := func(d time.Duration) <-chan time.Time {
 		t := time.NewTimer(d)
 		timers = append(timers, t)
@@ -277,6 +290,9 @@ func (s *ExternalSearch) run(ctx context.Context) {
 			if !ok {
 				s.finish(res, fmt.Errorf("search: %w", s.p.diedErr()))
 				return
+			}
+			if s.p.onLine != nil {
+				s.p.onLine("search", line)
 			}
 			f := strings.Fields(line)
 			if len(f) == 0 {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 const (
@@ -46,6 +48,10 @@ type process struct {
 	waitErr    error // valid after exited is closed
 	gone       atomic.Bool
 	killed     atomic.Bool
+	// crashed is the panic of a goroutine of the driver that made it kill
+	// the process (a reader's): the session ends with ErrEngineDied.
+	crashed atomic.Pointer[panics.Error]
+	onLine  func(reader, line string) // ExternalConfig.onLine
 
 	stopLife func() bool
 
@@ -95,6 +101,7 @@ func startProcess(life context.Context, cfg *ExternalConfig, log zerolog.Logger)
 		readerDone: make(chan struct{}),
 		exited:     make(chan struct{}),
 		discarded:  make(chan struct{}),
+		onLine:     cfg.onLine,
 	}
 	grace := cfg.Timeouts.Quit
 	p.stopLife = context.AfterFunc(life, func() { p.shutdown(grace) })
@@ -137,15 +144,29 @@ func readLine(br *bufio.Reader) (string, error) {
 	}
 }
 
+// crash ends the engine's session after a panic e of one of the driver's
+// goroutines: it is logged with its stack and the process is killed, so
+// that every wait on it ends with ErrEngineDied (naming the panic) and the
+// caller goes on as after a crash of the engine (a fallback move, Restart).
+func (p *process) crash(e *panics.Error, where string) {
+	panics.Log(p.log, e, where+" panicked: engine session ended")
+	p.crashed.CompareAndSwap(nil, e)
+	p.kill()
+}
+
 func (p *process) readStdout(r *os.File) {
 	defer close(p.readerDone)
 	defer close(p.lines)
 	defer p.gone.Store(true)
+	defer panics.Recover(func(e *panics.Error) { p.crash(e, "uci stdout reader") })
 	br := bufio.NewReaderSize(r, 4096)
 	for {
 		line, err := readLine(br)
 		if err == nil || line != "" {
 			p.log.Trace().Str("recv", line).Msg("uci")
+			if p.onLine != nil {
+				p.onLine("stdout", line)
+			}
 			select {
 			case p.lines <- line:
 			case <-p.discarded:
@@ -163,6 +184,8 @@ func (p *process) readStdout(r *os.File) {
 
 func (p *process) readStderr(r *os.File, done chan<- struct{}) {
 	defer close(done)
+	// Nobody would drain stderr any more: end the session.
+	defer panics.Recover(func(e *panics.Error) { p.crash(e, "uci stderr reader") })
 	br := bufio.NewReaderSize(r, 4096)
 	for {
 		line, err := readLine(br)
@@ -177,10 +200,19 @@ func (p *process) readStderr(r *os.File, done chan<- struct{}) {
 
 // wait reaps the process, then makes sure the readers end.
 func (p *process) wait(outR, errR *os.File, errDone <-chan struct{}) {
+	reaped := false
+	defer panics.Recover(func(e *panics.Error) {
+		panics.Log(p.log, e, "uci engine reaper panicked")
+		if !reaped { // waits on exited must end
+			p.gone.Store(true)
+			close(p.exited)
+		}
+	})
 	err := p.cmd.Wait()
 	p.waitErr = err
 	p.gone.Store(true)
 	close(p.exited)
+	reaped = true
 	p.stopLife()
 	ev := p.log.Debug()
 	if err != nil && !p.killed.Load() {
@@ -268,6 +300,9 @@ func (p *process) shutdown(grace time.Duration) {
 
 // diedErr describes the death of the process for errors.
 func (p *process) diedErr() error {
+	if e := p.crashed.Load(); e != nil {
+		return fmt.Errorf("%w (the driver killed it: %w)", ErrEngineDied, e)
+	}
 	// The reader may see EOF a moment before Wait returns: give the exit
 	// status a short chance to be known, for a better message.
 	t := time.NewTimer(100 * time.Millisecond)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 // GoParams is what a Backend gets for one search.
@@ -58,6 +60,16 @@ type Displayer interface {
 	Display(out io.Writer) error
 }
 
+// PanicRecoverer is implemented by a Backend that can go on after its Go
+// panicked (the Server recovers the panic on the search goroutine and logs
+// it). AfterPanic drops whatever the broken search may have left (the
+// EngineBackend makes a fresh game at the same position) and returns a
+// legal move of the current position ("" when there is none): the Server
+// answers it as the search's bestmove.
+type PanicRecoverer interface {
+	AfterPanic() (fallback string)
+}
+
 // Server makes a Backend a UCI engine: it reads GUI commands, drives the
 // Backend and writes the replies. "go" runs in its own goroutine, so "stop",
 // "ponderhit" and "isready" are handled during a search.
@@ -87,6 +99,11 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	quitReader := make(chan struct{})
 	defer close(quitReader)
 	go func() {
+		defer panics.Recover(func(e *panics.Error) {
+			panics.Log(s.Logger, e, "uci input reader panicked")
+			readDone <- fmt.Errorf("input reader: %w", e)
+			close(lines)
+		})
 		br := bufio.NewReaderSize(in, 64<<10)
 		for {
 			line, err := readLine(br)
@@ -313,7 +330,7 @@ func (ss *session) startSearch(ctx context.Context, l GoLimits) {
 	go func() {
 		defer close(s.done)
 		defer cancel()
-		best, ponder := ss.b.Go(sctx, p, func(in Info) { ss.println(in.String()) })
+		best, ponder := ss.goRecovering(sctx, p)
 		switch {
 		case l.Infinite:
 			<-s.stopped
@@ -335,6 +352,22 @@ func (ss *session) startSearch(ctx context.Context, l GoLimits) {
 		close(s.finished)
 		ss.println(line)
 	}()
+}
+
+// goRecovering runs the Backend's search on the search goroutine. A panic
+// there ends neither the session nor the process: it is logged with its
+// stack, the GUI gets an "info string error" line, and the search answers
+// the fallback move of a PanicRecoverer ("(none)" for another Backend).
+func (ss *session) goRecovering(ctx context.Context, p GoParams) (best, ponder string) {
+	defer panics.Recover(func(e *panics.Error) {
+		panics.Log(ss.log, e, "uci search panicked; answering a fallback move")
+		ss.println(Info{Text: "error: search panicked: " + oneLine(fmt.Sprint(e.Value))}.String())
+		best, ponder = "", ""
+		if r, ok := ss.b.(PanicRecoverer); ok {
+			best = r.AfterPanic()
+		}
+	})
+	return ss.b.Go(ctx, p, func(in Info) { ss.println(in.String()) })
 }
 
 // stopSearch stops the running search, if any, and waits until its bestmove

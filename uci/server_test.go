@@ -143,11 +143,16 @@ type uciConn struct {
 
 func startServer(t *testing.T, b Backend) *uciConn {
 	t.Helper()
+	return startServerWith(t, NewServer("Ponderosa Test", "The Tests", b))
+}
+
+// startServerWith runs srv (its Backend, Logger) as startServer does.
+func startServerWith(t *testing.T, srv *Server) *uciConn {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &uciConn{t: t, in: inW, lines: make(chan string, 1000), runErr: make(chan error, 1), cancel: cancel}
-	srv := NewServer("Ponderosa Test", "The Tests", b)
 	go func() {
 		c.runErr <- srv.Run(ctx, inR, outW)
 		outW.Close()

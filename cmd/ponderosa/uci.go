@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rs/zerolog"
+
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
@@ -18,9 +20,14 @@ func uciCmd(e env, args []string, in io.Reader) int {
 		fmt.Fprintln(e.stderr, "usage: ponderosa uci")
 		return 2
 	}
+	// stdout is the GUI's: errors (a recovered panic, with its stack) go
+	// to stderr.
+	log := zerolog.New(e.stderr).Level(zerolog.ErrorLevel).With().Timestamp().Logger()
 	b := uci.NewEngineBackend()
+	b.SetLogger(log)
 	defer b.Close()
 	srv := uci.NewServer("ponderosa "+version, engineAuthor, b)
+	srv.Logger = log
 	if err := srv.Run(context.Background(), in, e.stdout); err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa uci:", err)
 		return 1
