@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 // Bot is the daemon: it follows the incoming-events stream, answers
@@ -41,6 +42,7 @@ type Bot struct {
 	botGames dailyCounter
 	mm       matchState
 	wg       sync.WaitGroup
+	hooks    *testHooks // set by tests before Run; nil otherwise
 }
 
 // NewBot makes a bot that plays with players from factory.
@@ -119,7 +121,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		got := false
 		err := b.c.StreamEvents(ctx, func(ev lichess.Event) error {
 			got = true
-			b.handleEvent(ctx, ev)
+			b.handleEventRecovering(ctx, ev)
 			return nil
 		})
 		if ctx.Err() != nil {
@@ -236,6 +238,15 @@ func (b *Bot) rejoin(ctx context.Context) {
 	}
 }
 
+// handleEventRecovering is handleEvent on the event stream's goroutine (the
+// caller of Run): a panic is logged with its stack and loses that event only.
+func (b *Bot) handleEventRecovering(ctx context.Context, ev lichess.Event) {
+	defer panics.Recover(func(e *panics.Error) {
+		panics.Log(b.log, e, "handling an event panicked; event dropped")
+	})
+	b.handleEvent(ctx, ev)
+}
+
 func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	switch ev.Type {
 	case lichess.EventChallenge:
@@ -255,12 +266,15 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	}
 }
 
-func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
+// admit applies the challenge policy to a challenge: theirs is false for
+// our own (outgoing) one; otherwise reason is why it is declined ("" accepts
+// it, and it is pending until its game starts).
+func (b *Bot) admit(ch *lichess.Challenge) (theirs bool, reason string) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	me := b.me.ID
 	if ch.Direction == "out" || strings.EqualFold(ch.Challenger.ID, me) {
-		b.mu.Unlock()
-		return
+		return false, ""
 	}
 	now := time.Now()
 	for id, t := range b.pending {
@@ -269,11 +283,18 @@ func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
 		}
 	}
 	st := policyState{Me: me, Games: len(b.games) + len(b.pending), BotGamesToday: b.botGames.count(now), Draining: b.draining}
-	reason := b.settings.Challenge.decide(ch, st)
+	reason = b.settings.Challenge.decide(ch, st)
 	if reason == "" {
 		b.pending[ch.ID] = now
 	}
-	b.mu.Unlock()
+	return true, reason
+}
+
+func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
+	theirs, reason := b.admit(ch)
+	if !theirs {
+		return
+	}
 	log := b.log.With().Str("challenge", ch.ID).Str("from", ch.Challenger.Name).Str("variant", ch.Variant.Key).
 		Str("speed", ch.Speed).Bool("rated", ch.Rated).Logger()
 	if reason != "" {
@@ -281,6 +302,7 @@ func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
+			defer panics.Recover(func(e *panics.Error) { panics.Log(log, e, "declining a challenge panicked") })
 			if err := b.c.DeclineChallenge(ctx, ch.ID, reason); err != nil && ctx.Err() == nil {
 				log.Warn().Err(err).Msg("decline failed")
 			}
@@ -291,6 +313,7 @@ func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
+		defer panics.Recover(func(e *panics.Error) { panics.Log(log, e, "accepting a challenge panicked") })
 		if err := b.c.AcceptChallenge(ctx, ch.ID); err != nil {
 			b.mu.Lock()
 			delete(b.pending, ch.ID)
@@ -322,7 +345,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
-		g.run(ctx)
+		b.playGame(ctx, g)
 		b.mu.Lock()
 		delete(b.games, id)
 		if len(b.games) == 0 {

@@ -28,7 +28,10 @@ func (g *gameWorker) say(ctx context.Context, text string, rooms ...string) {
 	}
 	log := g.l()
 	ctx = g.bgctx // a goodbye is sent after the game's context ends
-	go func() {
+	goRecovering(*log, "chat", func() {
+		if h := g.bot.hooks; h != nil && h.background != nil {
+			h.background(g.opponent, "chat")
+		}
 		for _, r := range rooms {
 			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			err := g.c.Chat(cctx, g.id, r, text)
@@ -37,7 +40,7 @@ func (g *gameWorker) say(ctx context.Context, text string, rooms ...string) {
 				log.Debug().Err(err).Str("room", r).Msg("chat not sent")
 			}
 		}
-	}()
+	})
 }
 
 // onChat answers the commands !help, !eval and !name.

@@ -37,6 +37,18 @@
 // the chat and answers !help, !eval and !name there, and saves the PGN of
 // the game with its evaluations.
 //
+// # Panics
+//
+// A panic in a game ends neither the daemon nor another game. Each of the
+// game's goroutines recovers it at its top and logs it with its stack on
+// the game's logger: a panic of the worker makes a new worker for the game,
+// which resyncs from the game stream's gameFull; one of the stream's reader
+// reopens the stream; one of the mover, of a Player method, or of the
+// built-in engine's search is answered with a legal fallback move (a Player
+// that panicked is made anew for the next move); a background request or
+// chat line is just lost. The Bot's event handling, challenge answers and
+// matchmaking rounds recover the same way.
+//
 // # Players
 //
 // A Player chooses moves for one game. NewBuiltinPlayer makes players on

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 // gameWorker plays one game: it follows the game stream, keeps the
@@ -22,15 +23,17 @@ import (
 //
 // One goroutine (run) owns all fields; the mover goroutine (think and post
 // one move) owns the Player while it runs, and run touches the Player only
-// when no mover runs.
+// when no mover runs. A panic on any of its goroutines is recovered there
+// (see recover.go): one on run's makes the Bot start a new worker.
 type gameWorker struct {
-	bot  *Bot
-	c    *lichess.Client
-	id   string
-	s    Settings
-	me   string
-	log  zerolog.Logger
-	done chan struct{} // closed when run returns
+	bot      *Bot
+	c        *lichess.Client
+	id       string
+	opponent string
+	s        Settings
+	me       string
+	log      zerolog.Logger
+	done     chan struct{} // closed when run returns
 
 	player Player          // owned by the mover while one runs
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
@@ -51,6 +54,7 @@ type gameWorker struct {
 	moverDone   chan moveResult
 	postedPly   int            // ply of the last move posted; -1: none
 	failed      map[int]int    // ply → failed posts
+	moverPanics map[int]int    // ply → movers that panicked
 	choices     map[int]Choice // by ply, for the record
 
 	badMoves int // our moves in a row with a lost evaluation (mover-owned)
@@ -72,6 +76,7 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		bot:             b,
 		c:               b.c,
 		id:              id,
+		opponent:        opponent,
 		s:               s,
 		me:              b.me.ID,
 		log:             b.log.With().Str("game", id).Str("opponent", opponent).Logger(),
@@ -80,6 +85,7 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		moverDone:       make(chan moveResult, 1),
 		postedPly:       -1,
 		failed:          map[int]int{},
+		moverPanics:     map[int]int{},
 		choices:         map[int]Choice{},
 		drawAnswered:    -1,
 		takebackAnswers: -1,
@@ -119,6 +125,9 @@ func (g *gameWorker) run(ctx context.Context) {
 				g.l().Warn().Err(m.end).Msg("game stream gone; leaving the game")
 				return
 			}
+			if h := g.bot.hooks; h != nil && h.workerEvent != nil {
+				h.workerEvent(g.opponent, m.ev)
+			}
 			g.handle(ctx, m.ev)
 		case r := <-g.moverDone:
 			g.moverResult(ctx, r)
@@ -133,20 +142,12 @@ func (g *gameWorker) run(ctx context.Context) {
 }
 
 // streamLoop keeps the game stream open while the game runs, reopening it
-// with backoff when it drops.
+// with backoff when it drops (or its reader panicked: each new stream
+// starts with a gameFull, which resyncs the worker).
 func (g *gameWorker) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 	bo := backoff{min: g.s.ReconnectMin, max: g.s.ReconnectMax}
 	for ctx.Err() == nil {
-		got := false
-		err := g.c.StreamGame(ctx, g.id, func(ev lichess.GameEvent) error {
-			got = true
-			select {
-			case msgs <- streamMsg{ev: ev}:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
+		got, err := g.streamOnce(ctx, msgs)
 		if ctx.Err() != nil {
 			return
 		}
@@ -172,6 +173,30 @@ func (g *gameWorker) streamLoop(ctx context.Context, msgs chan<- streamMsg) {
 		case <-time.After(d):
 		}
 	}
+}
+
+// streamOnce reads the game stream until it ends, handing its events to
+// run; got says whether any came. A panic while reading is logged with its
+// stack and returned as an error (got false, so that a stream that keeps
+// panicking is reopened with a growing backoff).
+func (g *gameWorker) streamOnce(ctx context.Context, msgs chan<- streamMsg) (got bool, err error) {
+	defer panics.Recover(func(e *panics.Error) {
+		panics.Log(g.log, e, "game stream reader panicked; reopening the stream")
+		got, err = false, fmt.Errorf("game stream: %w", e)
+	})
+	err = g.c.StreamGame(ctx, g.id, func(ev lichess.GameEvent) error {
+		got = true
+		if h := g.bot.hooks; h != nil && h.streamEvent != nil {
+			h.streamEvent(g.opponent, ev)
+		}
+		select {
+		case msgs <- streamMsg{ev: ev}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
+	return got, err
 }
 
 func (g *gameWorker) handle(ctx context.Context, ev lichess.GameEvent) {
@@ -296,8 +321,8 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
 	g.l().Info().Str("status", st.Status).Str("winner", st.Winner).Msg("game over")
 	g.stopMover()
-	if g.player != nil {
-		if err := g.player.EndGame(ctx); err != nil {
+	if p := g.player; p != nil {
+		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
 	}
@@ -335,7 +360,7 @@ func (g *gameWorker) cleanup() {
 	if g.player != nil {
 		p := g.player
 		g.player = nil
-		if err := p.Close(); err != nil {
+		if err := playerCall(*g.l(), "close", p.Close); err != nil {
 			g.l().Debug().Err(err).Msg("close player")
 		}
 	}

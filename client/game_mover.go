@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 type moveResult struct {
@@ -18,6 +19,7 @@ type moveResult struct {
 	move   string
 	choice Choice
 	err    error
+	posted bool // the move (or resignation) reached Lichess
 }
 
 // maybeMove starts the mover when it is our turn and this ply has no move
@@ -27,14 +29,14 @@ func (g *gameWorker) maybeMove(ctx context.Context) {
 	if !g.ourTurn() || g.finished || g.postedPly == ply || g.moverPly >= 0 {
 		return
 	}
-	if g.failed[ply] >= 2 {
+	if g.failed[ply]+g.moverPanics[ply] >= 2 {
 		return
 	}
 	mctx, cancel := context.WithCancel(ctx)
 	g.moverCancel, g.moverPly = cancel, ply
 	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
-		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
-	go func() { g.moverDone <- g.think(mctx, job) }()
+		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0, fallback: g.moverPanics[ply] > 0}
+	go func() { g.moverDone <- g.moveRecovering(mctx, job) }()
 }
 
 type moveJob struct {
@@ -44,6 +46,7 @@ type moveJob struct {
 	receivedAt   time.Time
 	legal        []string
 	failedBefore bool
+	fallback     bool // a mover of this ply panicked: play a fallback move without the player
 }
 
 func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
@@ -54,6 +57,8 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 		g.postedPly = r.ply
 		g.choices[r.ply] = r.choice
 	case errors.Is(r.err, context.Canceled):
+	case panics.Is(r.err):
+		g.moverPanics[r.ply]++ // logged by the mover; the next mover plays a fallback move
 	default:
 		g.failed[r.ply]++
 		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
@@ -64,13 +69,16 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	}
 }
 
-// think chooses and posts one move. It runs in the mover goroutine.
-func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
-	res := moveResult{ply: j.ply}
+// think chooses and posts one move into res. It runs in the mover
+// goroutine (moveRecovering).
+func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 	log := g.log.With().Int("ply", j.ply).Logger()
 	var d Choice
 	var err error
 	switch {
+	case j.fallback:
+		d = Choice{Move: fallbackMove(j.legal, "")}
+		log.Warn().Str("move", d.Move).Msg("playing a fallback move after a panic")
 	case len(j.legal) == 1:
 		d = Choice{Move: j.legal[0]}
 		log.Debug().Str("move", d.Move).Msg("only move")
@@ -78,16 +86,17 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 		d, err = g.askPlayer(ctx, j, log)
 		if ctx.Err() != nil {
 			res.err = ctx.Err()
-			return res
+			return
 		}
 		if err == nil {
 			if d.Resign {
 				res.choice = d
 				res.err = g.c.Resign(ctx, g.id)
 				if res.err == nil {
+					res.posted = true
 					log.Info().Msg("resigned")
 				}
-				return res
+				return
 			}
 			var canon string
 			if canon, err = g.canonicalMove(j, d.Move); err == nil {
@@ -100,7 +109,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 			fb := fallbackMove(j.legal, "")
 			if fb == "" {
 				res.err = fmt.Errorf("no move to play: %w", err)
-				return res
+				return
 			}
 			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
 			d = Choice{Move: fb}
@@ -116,7 +125,8 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
 		res.choice = d
 		res.err = g.c.Resign(ctx, g.id)
-		return res
+		res.posted = res.err == nil
+		return
 	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
@@ -125,26 +135,37 @@ func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
 		}
 	}
 	res.move, res.choice = d.Move, d
+	if h := g.bot.hooks; h != nil && h.beforePost != nil {
+		h.beforePost(g.opponent, j.ply)
+	}
 	res.err = g.post(ctx, d, log)
 	if res.err == nil {
+		res.posted = true
 		g.afterOurMove(j, d.Move, log)
 	}
-	return res
 }
 
 // afterOurMove tells the player the position after our posted move and
 // lets it ponder there. It runs in the mover goroutine, which owns the
 // player; the player outlives the mover, so both get the game's context.
 func (g *gameWorker) afterOurMove(j moveJob, move string, log zerolog.Logger) {
-	if g.player == nil {
+	p := g.player
+	if p == nil {
 		return
 	}
-	if err := g.player.Position(g.gctx, append(slices.Clone(j.moves), move)); err != nil {
+	moves := append(slices.Clone(j.moves), move)
+	if err := playerCall(log, "position", func() error { return p.Position(g.gctx, moves) }); err != nil {
 		log.Debug().Err(err).Msg("player: position after our move")
+		if isPanic(err) {
+			g.dropPlayer(log)
+		}
 		return
 	}
-	if err := g.player.Ponder(g.gctx); err != nil {
+	if err := playerCall(log, "ponder", func() error { return p.Ponder(g.gctx) }); err != nil {
 		log.Debug().Err(err).Msg("ponder not started")
+		if isPanic(err) {
+			g.dropPlayer(log)
+		}
 	}
 }
 
@@ -208,7 +229,7 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 			}
 			g.player = p
 		}
-		d, err := callPlayer(ctx, g.player, j.moves, clock)
+		d, err := callPlayer(ctx, g.player, j.moves, clock, log)
 		if err == nil {
 			log.Debug().Str("move", d.Move).Int("depth", d.Depth).Int("cp", d.ScoreCP).Dur("used", d.Duration).
 				Dur("left", clock.Left(time.Now())).Msg("player decided")
@@ -217,11 +238,19 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 		if ctx.Err() != nil {
 			return Choice{}, ctx.Err()
 		}
+		if isPanic(err) {
+			// Logged with its stack where it was recovered. No retry: this
+			// move comes from the fallback path. A player that panicked is
+			// dropped; one whose search panicked (ponder.SearchPanic) has
+			// already started afresh and is kept.
+			if panics.Is(err) {
+				g.dropPlayer(log)
+			}
+			return Choice{}, err
+		}
 		lastErr = err
 		log.Warn().Err(err).Msg("player failed; restarting it")
-		p := g.player
-		g.player = nil
-		go func() { _ = p.Close() }() // may block on a hung engine
+		g.dropPlayer(log)
 	}
 	if lastErr == nil {
 		lastErr = errors.New("no time left to think")
@@ -237,16 +266,17 @@ func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start player: %w", err)
 	}
-	if err := p.NewGame(ctx, g.info); err != nil {
-		go func() { _ = p.Close() }()
+	if err := playerCall(g.log, "new game", func() error { return p.NewGame(ctx, g.info) }); err != nil {
+		go closePlayer(p, g.log)
 		return nil, fmt.Errorf("start player: new game: %w", err)
 	}
 	return p, nil
 }
 
 // callPlayer sets the position and thinks, giving up at c.Deadline even if
-// the player does not return.
-func callPlayer(ctx context.Context, p Player, moves []string, c MoveClock) (Choice, error) {
+// the player does not return. A panic in the player is logged with its
+// stack on log and returned as an error (see isPanic).
+func callPlayer(ctx context.Context, p Player, moves []string, c MoveClock, log zerolog.Logger) (Choice, error) {
 	tctx, cancel := context.WithDeadline(ctx, c.Deadline)
 	defer cancel()
 	type out struct {
@@ -255,6 +285,10 @@ func callPlayer(ctx context.Context, p Player, moves []string, c MoveClock) (Cho
 	}
 	ch := make(chan out, 1)
 	go func() {
+		defer panics.Recover(func(e *panics.Error) {
+			panics.Log(log, e, "player panicked")
+			ch <- out{err: fmt.Errorf("player: %w", e)}
+		})
 		if err := p.Position(tctx, moves); err != nil {
 			ch <- out{err: fmt.Errorf("set position: %w", err)}
 			return

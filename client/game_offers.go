@@ -103,15 +103,19 @@ func (g *gameWorker) claim(ctx context.Context) {
 	g.background(ctx, "claim victory", func(ctx context.Context) error { return g.c.ClaimVictory(ctx, g.id) })
 }
 
-// background runs a request in its own goroutine; a failure is only logged.
+// background runs a request in its own goroutine; a failure (or a panic)
+// is only logged.
 func (g *gameWorker) background(ctx context.Context, what string, f func(context.Context) error) {
 	log := g.l()
 	ctx = g.bgctx // the game may end first (e.g. a draw accepted): still send it
-	go func() {
+	goRecovering(*log, what, func() {
+		if h := g.bot.hooks; h != nil && h.background != nil {
+			h.background(g.opponent, what)
+		}
 		ctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		if err := f(ctx); err != nil && ctx.Err() == nil {
 			log.Warn().Err(err).Msg(what + " failed")
 		}
-	}()
+	})
 }

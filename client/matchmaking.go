@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
 // MatchmakingSettings: when enabled and idle, the bot challenges online bots.
@@ -111,9 +112,16 @@ func (b *Bot) matchmaker(ctx context.Context) {
 		case <-time.After(mm.CheckEvery):
 		}
 		if mm.Enabled {
-			b.matchmakeOnce(ctx, mm)
+			b.matchmakeRecovering(ctx, mm)
 		}
 	}
+}
+
+// matchmakeRecovering is matchmakeOnce; a panic is logged with its stack
+// and loses that round only.
+func (b *Bot) matchmakeRecovering(ctx context.Context, mm MatchmakingSettings) {
+	defer panics.Recover(func(e *panics.Error) { panics.Log(b.log, e, "matchmaking round panicked") })
+	b.matchmakeOnce(ctx, mm)
 }
 
 // matchmakeOnce sends at most one challenge (or cancels a stale one).

@@ -1,0 +1,201 @@
+package client
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+)
+
+// Panics at the goroutine boundaries of a game (recover.go): each subtest
+// runs the Bot on two games at once against lichesstest, injects one panic
+// into the game against "Broken" only, and sees both games played to
+// their end with legal moves (no move refused by the server).
+
+// panicGameFEN is king, queen and rook against a lone king, the bot with
+// the pieces: the built-in engine ends the game quickly.
+const panicGameFEN = "8/8/8/4k3/8/8/8/KQR5 w - - 0 1"
+
+// panickyPlayer is a Player whose Think panics when panicNow says so (it
+// is told the game's opponent and ply).
+type panickyPlayer struct {
+	Player
+	opponent string
+	ply      int
+	panicNow func(opponent string, ply int) bool
+}
+
+func (p *panickyPlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	p.opponent = gi.Opponent
+	return p.Player.NewGame(ctx, gi)
+}
+
+func (p *panickyPlayer) Position(ctx context.Context, moves []string) error {
+	p.ply = len(moves)
+	return p.Player.Position(ctx, moves)
+}
+
+func (p *panickyPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
+	if p.panicNow(p.opponent, p.ply) {
+		panic("injected player panic")
+	}
+	return p.Player.Think(ctx, c)
+}
+
+func TestGamePanicOneGameOfTwo(t *testing.T) {
+	const broken, healthy = "Broken", "Healthy"
+	// inject is called at a boundary of a game with its opponent and ply:
+	// it says whether to panic there, once, in the broken game from ply 2.
+	for _, tc := range []struct {
+		name  string
+		hooks func(inject func(opponent string, ply int) bool) *testHooks
+		// the player panics (callPlayer) instead of a hook
+		player bool
+		check  func(t *testing.T, srv *lichesstest.Server, ids map[string]string)
+	}{
+		{name: "worker", hooks: func(inject func(string, int) bool) *testHooks {
+			return &testHooks{workerEvent: func(opp string, ev lichess.GameEvent) {
+				if ev.Type == lichess.GameEventState && inject(opp, len(strings.Fields(ev.State.Moves))) {
+					panic("injected worker panic")
+				}
+			}}
+		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
+			// The new worker opened the game stream again.
+			if n := len(srv.RequestsMatching("GET /api/bot/game/stream/" + ids[broken])); n < 2 {
+				t.Errorf("broken game: stream opened %d times, want a new one after the panic", n)
+			}
+		}},
+		{name: "stream", hooks: func(inject func(string, int) bool) *testHooks {
+			return &testHooks{streamEvent: func(opp string, ev lichess.GameEvent) {
+				if ev.Type == lichess.GameEventState && inject(opp, len(strings.Fields(ev.State.Moves))) {
+					panic("injected stream panic")
+				}
+			}}
+		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
+			if n := len(srv.RequestsMatching("GET /api/bot/game/stream/" + ids[broken])); n < 2 {
+				t.Errorf("broken game: stream opened %d times, want it reopened after the panic", n)
+			}
+		}},
+		{name: "mover", hooks: func(inject func(string, int) bool) *testHooks {
+			return &testHooks{beforePost: func(opp string, ply int) {
+				if inject(opp, ply) {
+					panic("injected mover panic")
+				}
+			}}
+		}},
+		{name: "player", player: true},
+		{name: "chat", hooks: func(inject func(string, int) bool) *testHooks {
+			return &testHooks{background: func(opp, what string) {
+				if what == "chat" && inject(opp, 2) {
+					panic("injected chat panic")
+				}
+			}}
+		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
+			// Only the broken game's greeting is lost.
+			for opp, want := range map[string]int{broken: 0, healthy: 1} {
+				if n := len(srv.RequestsMatching("POST /api/bot/game/" + ids[opp] + "/chat")); n != want {
+					t.Errorf("%s game: %d chat lines sent, want %d", opp, n, want)
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var fired atomic.Int32
+			inject := func(opponent string, ply int) bool {
+				return opponent == broken && ply >= 2 && fired.CompareAndSwap(0, 1)
+			}
+			srv := lichesstest.NewStarted(lichesstest.WithKeepAlive(20*time.Millisecond), lichesstest.WithChallengeTTL(0))
+			t.Cleanup(srv.Close)
+			const me, token = "Ponderosa", "lip_panicBotToken"
+			srv.AddAccount(me, token, true, 2000)
+			for _, opp := range []string{broken, healthy} {
+				srv.AddAccount(opp, "tok-"+opp, false, 1800)
+				if err := srv.SetHousePlayer(opp, lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c, err := lichess.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+				lichess.WithStreamIdleTimeout(time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Count the panics logged at error level.
+			var logged atomic.Int32
+			log := zerolog.New(nil).Hook(zerolog.HookFunc(func(_ *zerolog.Event, l zerolog.Level, msg string) {
+				if l == zerolog.ErrorLevel && strings.Contains(msg, "panicked") {
+					logged.Add(1)
+				}
+			}))
+			builtin := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 4, Seed: 1, Logger: zerolog.Nop()})
+			factory := builtin
+			if tc.player {
+				factory = func(ctx context.Context) (Player, error) {
+					p, err := builtin(ctx)
+					return &panickyPlayer{Player: p, panicNow: inject}, err
+				}
+			}
+			s := Settings{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 100 * time.Millisecond,
+				Challenge: ChallengePolicy{MaxGames: 2}, Chat: ChatSettings{Greeting: ChatMessages{Player: "hi"}}}
+			b := NewBot(c, factory, s, log)
+			if tc.hooks != nil {
+				b.hooks = tc.hooks(inject)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			runDone := make(chan error, 1)
+			go func() { runDone <- b.Run(ctx) }()
+			defer func() {
+				cancel()
+				if err := <-runDone; err != nil {
+					t.Errorf("Run: %v", err)
+				}
+			}()
+			wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang, not a speed
+			defer wcancel()
+			if err := srv.WaitFor(wctx, func() bool { return srv.EventStreamOpen(me) }); err != nil {
+				t.Fatal(err)
+			}
+
+			ids := map[string]string{}
+			for _, opp := range []string{broken, healthy} {
+				// The bot plays white: the pieces.
+				id, err := srv.Challenge(opp, me, lichesstest.ChallengeParams{ClockLimit: time.Minute,
+					ClockIncrement: time.Second, Color: "black", Variant: "fromPosition", FEN: panicGameFEN})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[opp] = id
+			}
+			for _, opp := range []string{broken, healthy} {
+				g, err := srv.WaitGameOver(wctx, ids[opp])
+				if err != nil {
+					t.Fatalf("%s game not over: %v", opp, err)
+				}
+				t.Logf("%s game: %s after %d plies", opp, g.Status, len(g.Moves))
+				if g.Status == "aborted" || g.Status == "outoftime" || g.Status == "timeout" || g.Status == "resign" {
+					t.Errorf("%s game ended %s, not played to its end", opp, g.Status)
+				}
+				for _, r := range srv.RequestsMatching("POST /api/bot/game/" + ids[opp] + "/move/*") {
+					if r.Status != 200 {
+						t.Errorf("%s game: move refused: %s → %d", opp, r.Path, r.Status)
+					}
+				}
+			}
+			if fired.Load() != 1 {
+				t.Fatal("the panic was never injected")
+			}
+			if n := logged.Load(); n != 1 {
+				t.Errorf("%d panics logged, want 1", n)
+			}
+			if tc.check != nil {
+				tc.check(t, srv, ids)
+			}
+		})
+	}
+}
