@@ -7,15 +7,13 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
+// mustFEN is testsupport.MustFEN, the name the search tests use.
 func mustFEN(t testing.TB, fen string) *board.Position {
 	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatalf("parse %q: %v", fen, err)
-	}
-	return p
+	return testsupport.MustFEN(t, fen)
 }
 
 func search(t testing.TB, e *Engine, p *board.Position, lim Limits) Result {
