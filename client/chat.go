@@ -73,8 +73,8 @@ func (g *gameWorker) onChat(ctx context.Context, cl *lichess.ChatLine) {
 	g.say(ctx, reply, cl.Room)
 }
 
-// evalText describes a decision for !eval.
-func evalText(d *Decision) string {
+// evalText describes a choice for !eval.
+func evalText(d *Choice) string {
 	if d == nil {
 		return "No evaluation yet."
 	}

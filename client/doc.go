@@ -19,12 +19,17 @@
 // A game worker follows its game's stream (reopened when it drops) and
 // keeps the position: the rules of standard chess and of games from a
 // position come from github.com/notnil/chess, those of Chess960 from the
-// engine's board package (engine/board). For each of our moves it sets
-// the clock budget (our clock, the increment, the measured latency of a
-// move's round trip, the first-move deadline), asks the Player, checks the
-// answer, and posts each ply's move once. A single legal move is played at once; a Player
-// that fails is made again through the PlayerFactory, and when no time is
-// left a legal fallback move is played. Besides moving
+// engine's board package (engine/board). The game's moves live there: the
+// Player is told each new position once (the opponent's move before it
+// thinks, our posted move before it ponders). For each of our moves the
+// worker computes one thing, the hard deadline (the last moment the move
+// can be posted: our clock less the measured latency of a move's round trip
+// and the move overhead; before the clocks run, the first-move expiration),
+// and hands the Player the clock situation with it (MoveClock); how much of
+// it to use is the Player's choice. It checks the answer and posts each
+// ply's move once. A single legal move is played at once; a Player that
+// fails is made again through the PlayerFactory, and when no time is left a
+// legal fallback move is played. Besides moving
 // it answers draw offers (by evaluation and move number, or when we cannot
 // win on material) and takeback requests, resigns a lost position when
 // told to, claims the win (or a draw) when the opponent has left, aborts
@@ -36,7 +41,9 @@
 //
 // A Player chooses moves for one game. NewBuiltinPlayer makes players on
 // the built-in engine, with a search tree kept over the game and pondering
-// on the opponent's time (package ponder); NewUCIPlayer drives an external
-// UCI engine process (package uci), pondering with ponderhit when the
+// on the opponent's time (package ponder, whose PlanMove budgets each move
+// from our clock as the time left until the deadline); NewUCIPlayer drives
+// an external UCI engine process (package uci) with "go wtime … btime …"
+// and our clock likewise reduced, pondering with ponderhit when the
 // opponent plays the expected move, and restarted when it dies.
 package client

@@ -16,7 +16,7 @@ import (
 )
 
 // gameWorker plays one game: it follows the game stream, keeps the
-// position, asks the Player for our moves within the clock budget, posts
+// position, asks the Player for our moves by the move's deadline, posts
 // them (once per ply), and handles draw and takeback offers, an absent
 // opponent, the chat, and the record at the end.
 //
@@ -49,14 +49,14 @@ type gameWorker struct {
 	moverCancel context.CancelFunc
 	moverPly    int // ply the mover works on; -1: none
 	moverDone   chan moveResult
-	postedPly   int              // ply of the last move posted; -1: none
-	failed      map[int]int      // ply → failed posts
-	decisions   map[int]Decision // by ply, for the record
+	postedPly   int            // ply of the last move posted; -1: none
+	failed      map[int]int    // ply → failed posts
+	choices     map[int]Choice // by ply, for the record
 
 	badMoves int // our moves in a row with a lost evaluation (mover-owned)
 
 	evalMu   sync.Mutex
-	lastEval *Decision // set by the mover before it posts; for !eval and draw offers
+	lastEval *Choice // set by the mover before it posts; for !eval and draw offers
 
 	greeted         bool
 	drawAnswered    int // ply at which the last draw offer was answered
@@ -65,13 +65,6 @@ type gameWorker struct {
 	abortC          <-chan time.Time
 	claimTimer      *time.Timer
 	claimC          <-chan time.Time
-}
-
-type moveResult struct {
-	ply      int
-	move     string
-	decision Decision
-	err      error
 }
 
 func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
@@ -87,7 +80,7 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		moverDone:       make(chan moveResult, 1),
 		postedPly:       -1,
 		failed:          map[int]int{},
-		decisions:       map[int]Decision{},
+		choices:         map[int]Choice{},
 		drawAnswered:    -1,
 		takebackAnswers: -1,
 	}
@@ -297,409 +290,6 @@ func (g *gameWorker) syncMoves(moves []string) error {
 
 func (g *gameWorker) ourTurn() bool { return g.b != nil && g.b.WhiteToMove() == g.white }
 
-// maybeMove starts the mover when it is our turn and this ply has no move
-// posted or under way.
-func (g *gameWorker) maybeMove(ctx context.Context) {
-	ply := len(g.moves)
-	if !g.ourTurn() || g.finished || g.postedPly == ply || g.moverPly >= 0 {
-		return
-	}
-	if g.failed[ply] >= 2 {
-		return
-	}
-	mctx, cancel := context.WithCancel(ctx)
-	g.moverCancel, g.moverPly = cancel, ply
-	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
-		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0}
-	go func() { g.moverDone <- g.think(mctx, job) }()
-}
-
-type moveJob struct {
-	ply          int
-	moves        []string
-	state        lichess.GameState
-	receivedAt   time.Time
-	legal        []string
-	failedBefore bool
-}
-
-func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
-	g.moverCancel()
-	g.moverCancel, g.moverPly = nil, -1
-	switch {
-	case r.err == nil:
-		g.postedPly = r.ply
-		g.decisions[r.ply] = r.decision
-	case errors.Is(r.err, context.Canceled):
-	default:
-		g.failed[r.ply]++
-		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
-	}
-	if !g.finished {
-		g.answerOffers(ctx, g.state)
-		g.maybeMove(ctx)
-	}
-}
-
-// think chooses and posts one move. It runs in the mover goroutine.
-func (g *gameWorker) think(ctx context.Context, j moveJob) moveResult {
-	res := moveResult{ply: j.ply}
-	log := g.log.With().Int("ply", j.ply).Logger()
-	var d Decision
-	var err error
-	switch {
-	case len(j.legal) == 1:
-		d = Decision{Move: j.legal[0]}
-		log.Debug().Str("move", d.Move).Msg("only move")
-	default:
-		d, err = g.askPlayer(ctx, j, log)
-		if ctx.Err() != nil {
-			res.err = ctx.Err()
-			return res
-		}
-		if err == nil {
-			if d.Resign {
-				res.decision = d
-				res.err = g.c.Resign(ctx, g.id)
-				if res.err == nil {
-					log.Info().Msg("resigned")
-				}
-				return res
-			}
-			var canon string
-			if canon, err = g.canonicalMove(j, d.Move); err == nil {
-				d.Move = canon
-			} else {
-				err = fmt.Errorf("player proposed an illegal move: %w", err)
-			}
-		}
-		if err != nil {
-			fb := fallbackMove(j.legal, "")
-			if fb == "" {
-				res.err = fmt.Errorf("no move to play: %w", err)
-				return res
-			}
-			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
-			d = Decision{Move: fb}
-		}
-	}
-	if d.HasScore {
-		dd := d
-		g.evalMu.Lock()
-		g.lastEval = &dd
-		g.evalMu.Unlock()
-	}
-	if g.shouldResign(d) {
-		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
-		res.decision = d
-		res.err = g.c.Resign(ctx, g.id)
-		return res
-	}
-	if j.failedBefore {
-		// The previous post of this ply was refused: try another legal move.
-		if fb := fallbackMove(j.legal, d.Move); fb != "" {
-			d = Decision{Move: fb}
-		}
-	}
-	res.move, res.decision = d.Move, d
-	res.err = g.post(ctx, d, log)
-	if res.err == nil && len(j.legal) != 1 && g.player != nil {
-		if err := g.player.Ponder(g.gctx); err != nil {
-			log.Debug().Err(err).Msg("ponder not started")
-		}
-	}
-	return res
-}
-
-// canonicalMove returns the canonical UCI form of move if it is legal in
-// the job's position. A move found in the job's legal moves is taken as it
-// is; only other spellings (castling as king-takes-rook, a board that cannot
-// list moves) replay the game, which costs milliseconds late in a game and
-// must not delay every move.
-func (g *gameWorker) canonicalMove(j moveJob, move string) (string, error) {
-	if m := strings.ToLower(strings.TrimSpace(move)); slices.Contains(j.legal, m) {
-		return m, nil
-	}
-	b, err := newBoard(g.info.Variant, g.info.InitialFEN, j.moves)
-	if err != nil {
-		return "", fmt.Errorf("replay the game: %w", err)
-	}
-	return b.Legal(move)
-}
-
-// shouldResign applies the resign rule to our latest decision. It runs in
-// the mover goroutine (movers run one after another, so badMoves needs no
-// lock).
-func (g *gameWorker) shouldResign(d Decision) bool {
-	gs := g.s.Game
-	if !gs.Resign || !d.HasScore {
-		return false
-	}
-	if d.Mate < 0 || (d.Mate == 0 && d.ScoreCP <= -gs.ResignBelowCP) {
-		g.badMoves++
-	} else {
-		g.badMoves = 0
-	}
-	return g.badMoves >= gs.ResignForMoves
-}
-
-// fallbackMove returns a legal move other than not ("" if none).
-func fallbackMove(legal []string, not string) string {
-	for _, m := range legal {
-		if m != not {
-			return m
-		}
-	}
-	return ""
-}
-
-// askPlayer gets a decision within the clock budget, restarting a failed
-// player once through the factory.
-func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Decision, error) {
-	st := j.state
-	our, inc := st.BTime, st.BInc
-	if g.white {
-		our, inc = st.WTime, st.WInc
-	}
-	in := clockInput{
-		Our:        time.Duration(our) * time.Millisecond,
-		OurInc:     time.Duration(inc) * time.Millisecond,
-		Running:    j.ply >= 2,
-		Expiration: st.Expiration,
-		Latency:    g.bot.latency.Value(),
-	}
-	budget, hard := moveBudget(g.s.Clock, in)
-	deadline := j.receivedAt.Add(hard)
-	lim := Limits{
-		WTime: time.Duration(st.WTime) * time.Millisecond, BTime: time.Duration(st.BTime) * time.Millisecond,
-		WInc: time.Duration(st.WInc) * time.Millisecond, BInc: time.Duration(st.BInc) * time.Millisecond,
-		White: g.white, Budget: budget, Deadline: deadline,
-	}
-	var lastErr error
-	for attempt := 0; attempt < 2; attempt++ {
-		if time.Until(deadline) <= 0 {
-			break
-		}
-		if g.player == nil {
-			p, err := g.newPlayer(ctx)
-			if err != nil {
-				lastErr = err
-				break
-			}
-			g.player = p
-		}
-		d, err := callPlayer(ctx, g.player, j.moves, lim)
-		if err == nil {
-			log.Debug().Str("move", d.Move).Int("depth", d.Depth).Int("cp", d.ScoreCP).Dur("budget", budget).Msg("player decided")
-			return d, nil
-		}
-		if ctx.Err() != nil {
-			return Decision{}, ctx.Err()
-		}
-		lastErr = err
-		log.Warn().Err(err).Msg("player failed; restarting it")
-		p := g.player
-		g.player = nil
-		go func() { _ = p.Close() }() // may block on a hung engine
-	}
-	if lastErr == nil {
-		lastErr = errors.New("no time left to think")
-	}
-	return Decision{}, lastErr
-}
-
-func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
-	if g.bot.factory == nil {
-		return nil, errors.New("no player configured")
-	}
-	p, err := g.bot.factory(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("start player: %w", err)
-	}
-	if err := p.NewGame(ctx, g.info); err != nil {
-		go func() { _ = p.Close() }()
-		return nil, fmt.Errorf("start player: new game: %w", err)
-	}
-	return p, nil
-}
-
-// callPlayer sets the position and thinks, giving up at lim.Deadline even if
-// the player does not return.
-func callPlayer(ctx context.Context, p Player, moves []string, lim Limits) (Decision, error) {
-	tctx, cancel := context.WithDeadline(ctx, lim.Deadline)
-	defer cancel()
-	type out struct {
-		d   Decision
-		err error
-	}
-	ch := make(chan out, 1)
-	go func() {
-		if err := p.Position(tctx, moves); err != nil {
-			ch <- out{err: fmt.Errorf("set position: %w", err)}
-			return
-		}
-		d, err := p.Think(tctx, lim)
-		if err != nil {
-			err = fmt.Errorf("think: %w", err)
-		} else if d.Move == "" {
-			err = errors.New("think: no move")
-		}
-		ch <- out{d, err}
-	}()
-	select {
-	case o := <-ch:
-		return o.d, o.err
-	case <-tctx.Done():
-		if ctx.Err() != nil {
-			return Decision{}, ctx.Err()
-		}
-		return Decision{}, errors.New("player did not answer before the deadline")
-	}
-}
-
-// post sends the move, waiting out rate-limit cool-downs of this game, and
-// measures the round trip.
-func (g *gameWorker) post(ctx context.Context, d Decision, log zerolog.Logger) error {
-	for tries := 0; ; tries++ {
-		t0 := time.Now()
-		err := g.c.Move(ctx, g.id, d.Move, d.OfferDraw)
-		if err == nil {
-			rtt := time.Since(t0)
-			g.bot.latency.Observe(rtt)
-			log.Info().Str("move", d.Move).Dur("rtt", rtt).Msg("move played")
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		switch {
-		case lichess.IsRateLimited(err):
-			log.Warn().Err(err).Msg("move rate limited; waiting for the cool-down")
-			continue // the client waits out the cool-down of this game
-		case lichess.StatusCode(err) == 0 && tries < 3:
-			// Network trouble: the move may or may not have arrived. Lichess
-			// refuses a second move for the same ply, so retrying is safe.
-			log.Warn().Err(err).Msg("move post failed; retrying")
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(200 * time.Millisecond):
-			}
-			continue
-		}
-		return err
-	}
-}
-
-// updateAbortTimer runs the abort timer while we wait for the opponent's
-// first move.
-func (g *gameWorker) updateAbortTimer() {
-	n := len(g.moves)
-	waiting := g.s.Game.AbortAfter > 0 && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
-	if waiting && g.abortTimer == nil {
-		g.abortTimer = time.NewTimer(g.s.Game.AbortAfter)
-		g.abortC = g.abortTimer.C
-	}
-	if !waiting && g.abortTimer != nil {
-		g.abortTimer.Stop()
-		g.abortTimer, g.abortC = nil, nil
-	}
-}
-
-func (g *gameWorker) abortNow(ctx context.Context) {
-	g.l().Info().Dur("after", g.s.Game.AbortAfter).Msg("opponent made no first move; aborting")
-	g.background(ctx, "abort", func(ctx context.Context) error { return g.c.Abort(ctx, g.id) })
-}
-
-// answerOffers answers draw and takeback offers of the opponent, once per ply.
-func (g *gameWorker) answerOffers(ctx context.Context, st lichess.GameState) {
-	ply := len(g.moves)
-	if g.moverPly >= 0 && g.moverPly < ply {
-		// Our move is played but its result (the evaluation) is not in
-		// yet: answer from moverResult.
-		return
-	}
-	oppDraw, oppTakeback := st.WDraw, st.WTakeback
-	if g.white {
-		oppDraw, oppTakeback = st.BDraw, st.BTakeback
-	}
-	if oppDraw && g.drawAnswered != ply {
-		g.drawAnswered = ply
-		accept := g.acceptDraw()
-		g.l().Info().Bool("accept", accept).Msg("draw offered")
-		g.background(ctx, "answer draw offer", func(ctx context.Context) error { return g.c.Draw(ctx, g.id, accept) })
-	}
-	if oppTakeback && g.takebackAnswers != ply {
-		g.takebackAnswers = ply
-		accept := g.s.Game.AcceptTakebacks
-		g.l().Info().Bool("accept", accept).Msg("takeback proposed")
-		g.background(ctx, "answer takeback", func(ctx context.Context) error { return g.c.Takeback(ctx, g.id, accept) })
-	}
-}
-
-func (g *gameWorker) acceptDraw() bool {
-	gs := g.s.Game
-	if !gs.AcceptDraws {
-		return false
-	}
-	if g.b.CannotWin(g.white) {
-		return true
-	}
-	e := g.eval()
-	fullMove := len(g.moves)/2 + 1
-	if fullMove < gs.DrawAfterMove || e == nil || e.Mate != 0 {
-		return false
-	}
-	return abs(e.ScoreCP) <= gs.DrawWithinCP
-}
-
-// eval is the last evaluation of the player (nil if none).
-func (g *gameWorker) eval() *Decision {
-	g.evalMu.Lock()
-	defer g.evalMu.Unlock()
-	return g.lastEval
-}
-
-func (g *gameWorker) onOpponentGone(ctx context.Context, og *lichess.OpponentGone) {
-	if g.claimTimer != nil {
-		g.claimTimer.Stop()
-		g.claimTimer, g.claimC = nil, nil
-	}
-	if !og.Gone || og.ClaimWinInSeconds == nil || g.s.Game.OnOpponentGone == OpponentGoneWait {
-		return
-	}
-	wait := time.Duration(*og.ClaimWinInSeconds) * time.Second
-	g.l().Info().Dur("claim_in", wait).Msg("opponent gone")
-	g.claimTimer = time.NewTimer(wait)
-	g.claimC = g.claimTimer.C
-}
-
-// claim claims the win (or a draw when we cannot win). A refused claim is
-// retried on the next opponentGone event (Lichess sends one with
-// claimWinInSeconds 0 when the claim becomes possible).
-func (g *gameWorker) claim(ctx context.Context) {
-	if g.s.Game.OnOpponentGone == OpponentGoneClaimDraw || g.b.CannotWin(g.white) {
-		g.l().Info().Msg("opponent gone; claiming a draw")
-		g.background(ctx, "claim draw", func(ctx context.Context) error { return g.c.ClaimDraw(ctx, g.id) })
-		return
-	}
-	g.l().Info().Msg("opponent gone; claiming victory")
-	g.background(ctx, "claim victory", func(ctx context.Context) error { return g.c.ClaimVictory(ctx, g.id) })
-}
-
-// background runs a request in its own goroutine; a failure is only logged.
-func (g *gameWorker) background(ctx context.Context, what string, f func(context.Context) error) {
-	log := g.l()
-	ctx = g.bgctx // the game may end first (e.g. a draw accepted): still send it
-	go func() {
-		ctx, cancel := context.WithTimeout(ctx, time.Minute)
-		defer cancel()
-		if err := f(ctx); err != nil && ctx.Err() == nil {
-			log.Warn().Err(err).Msg(what + " failed")
-		}
-	}()
-}
-
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
@@ -731,7 +321,7 @@ func (g *gameWorker) stopMover() {
 	r := <-g.moverDone
 	g.moverCancel, g.moverPly = nil, -1
 	if r.err == nil {
-		g.decisions[r.ply] = r.decision
+		g.choices[r.ply] = r.choice
 	}
 }
 

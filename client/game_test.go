@@ -601,6 +601,38 @@ func TestCastlingNotation(t *testing.T) {
 	}
 }
 
+// The game's moves live in the worker: it tells the player each position
+// once, the opponent's move before Think and our posted move before
+// Ponder, and the player never has to add a move of its own.
+func TestPlayerToldEachPositionOnce(t *testing.T) {
+	f := newFake(t)
+	f.addGame("po", true, func(g *fakeGame) { g.resignAfter = 7 })
+	pool := &playerPool{}
+	_, stop := runBot(t, f, Settings{}, pool)
+	f.waitLocked(t, "game over", gameOver(f, "po"))
+	stop()
+	var server []string
+	f.with(func() { server = append(server, f.games["po"].moves...) })
+	if len(server) != 7 {
+		t.Fatalf("server moves %v, want 7 plies", server)
+	}
+	var want []string
+	for ply := 0; ply <= len(server); ply++ {
+		want = append(want, strings.TrimSpace("position "+strings.Join(server[:ply], " ")))
+		if ply%2 == 0 {
+			want = append(want, "think") // our turn (white)
+		} else {
+			want = append(want, "ponder") // after our move
+		}
+	}
+	pool.all()[0].get(func(p *testPlayer) {
+		// The last Position and Ponder race with the end of the game.
+		if len(p.calls) < len(want)-2 || strings.Join(p.calls, "|") != strings.Join(want[:len(p.calls)], "|") {
+			t.Errorf("player calls:\n %q\nwant:\n %q", p.calls, want)
+		}
+	})
+}
+
 // UpdateSettings leaves running games alone; new games get the new settings.
 func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
 	f := newFake(t)

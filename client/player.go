@@ -6,30 +6,48 @@ import (
 )
 
 // Player chooses the bot's moves in one game: the built-in engine (ponder
-// over engine) or an external UCI engine (uci). A game worker owns its
-// Player and calls it from one goroutine at a time, in this order:
-// NewGame, then for each of our moves Position and Think, optionally Ponder
-// after our move, and EndGame when the game is over; Close when the worker
-// is done with it.
+// over engine) or an external UCI engine (uci). The game's moves live in
+// the game worker; a Player is told them and keeps no move list of its
+// own. A game worker owns its Player and calls it from one goroutine at a
+// time, in this order: NewGame; Position whenever the position changes
+// (before Think, with the opponent's last move; after our move is posted,
+// with it); Think for each of our moves, in the position last set;
+// optionally Ponder after the Position with our move; EndGame when the game
+// is over; Close when the worker is done with it.
 type Player interface {
 	// NewGame starts a game; called once before anything else for a game.
 	NewGame(ctx context.Context, g GameInfo) error
 	// Position sets the moves played so far from the game's initial
 	// position (UCI; castling as king-to-destination, e.g. e1g1, in
-	// standard chess, and king-takes-rook, e.g. e1h1, in Chess960). It
-	// stops any pondering.
+	// standard chess, and king-takes-rook, e.g. e1h1, in Chess960). A
+	// ponder search on exactly this position may be kept for Think (a
+	// ponder hit); any other is stopped, at the latest by Think.
 	Position(ctx context.Context, moves []string) error
-	// Think chooses a move for the side to move within lim. It must return
-	// by lim.Deadline; the worker stops waiting then (and plays a fallback
-	// move). ctx is cancelled when the game ends.
-	Think(ctx context.Context, lim Limits) (Decision, error)
-	// Ponder starts thinking on the opponent's time and returns at once; the
-	// next Position, Think or EndGame stops it.
+	// Think chooses a move for the side to move within the clock
+	// situation c: how much of the time up to c.Deadline to use is the
+	// player's to decide (c.MoveTime, when set, is a fixed time). It must
+	// return by c.Deadline; the worker stops waiting then (and plays a
+	// fallback move). ctx is cancelled when the game ends.
+	Think(ctx context.Context, c MoveClock) (Choice, error)
+	// Ponder starts thinking on the opponent's time in the position last
+	// set (the one after our move) and returns at once; the next Position
+	// keeps it (a hit) or stops it, and Think or EndGame stops it.
 	Ponder(ctx context.Context) error
 	// EndGame tells the player the game is over.
 	EndGame(ctx context.Context) error
 	// Close releases the player (stops an engine process).
 	Close() error
+}
+
+// stopMargin is how long before the hard deadline (MoveClock.Deadline) a
+// player stops its search at the latest, so that its answer reaches the
+// worker in time: a twentieth of the time left, between 15 and 150 ms. It
+// is the players' one safety margin; it acts only when a search would
+// otherwise run up to the deadline (a fixed move time as long as what is
+// left, an engine that overruns), as a budget planned from our clock (the
+// time left until the deadline) ends well before it.
+func stopMargin(left time.Duration) time.Duration {
+	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
 }
 
 // PlayerFactory makes a new Player; the bot makes one per game, and another
@@ -49,17 +67,10 @@ type GameInfo struct {
 	Increment  time.Duration
 }
 
-// Limits is the time a Player may use for one move.
-type Limits struct {
-	WTime, BTime time.Duration // clocks when the position was received
-	WInc, BInc   time.Duration
-	White        bool          // we play white
-	Budget       time.Duration // the time to aim for
-	Deadline     time.Time     // the move must be chosen by then
-}
-
-// Decision is a Player's answer.
-type Decision struct {
+// Choice is a Player's answer to Think: the move, and what its search saw
+// (the worker uses the score for draw offers, resigning, !eval and the
+// record).
+type Choice struct {
 	Move      string   // UCI
 	ScoreCP   int      // centipawns from the mover's point of view (when Mate == 0)
 	Mate      int      // mate in N moves (>0 we mate, <0 we are mated); 0 = none

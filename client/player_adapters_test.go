@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
@@ -135,8 +137,8 @@ func legalIn(t *testing.T, moves []string, move string) bool {
 	return err == nil && p.IsLegal(m)
 }
 
-func limitsIn(d time.Duration, white bool) Limits {
-	return Limits{WTime: time.Minute, BTime: time.Minute, White: white, Budget: d / 2, Deadline: time.Now().Add(d)}
+func limitsIn(d time.Duration, white bool) MoveClock {
+	return MoveClock{WTime: time.Minute, BTime: time.Minute, White: white, Running: true, Deadline: time.Now().Add(d)}
 }
 
 func TestBuiltinPlayerGame(t *testing.T) {
@@ -168,6 +170,9 @@ func TestBuiltinPlayerGame(t *testing.T) {
 			t.Errorf("move %d: decision without search data: %+v", i, d)
 		}
 		moves = append(moves, d.Move)
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
 		if err := p.Ponder(ctx); err != nil {
 			t.Fatalf("ponder: %v", err)
 		}
@@ -238,7 +243,7 @@ func TestBuiltinPlayerMeetsDeadline(t *testing.T) {
 	if err := p.Position(ctx, moves); err != nil {
 		t.Fatal(err)
 	}
-	lim := Limits{WTime: time.Hour, BTime: time.Hour, White: false, Budget: time.Hour, Deadline: time.Now().Add(300 * time.Millisecond)}
+	lim := MoveClock{WTime: time.Hour, BTime: time.Hour, White: false, Running: true, Deadline: time.Now().Add(300 * time.Millisecond)}
 	d, err := p.Think(ctx, lim)
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +252,64 @@ func TestBuiltinPlayerMeetsDeadline(t *testing.T) {
 		t.Errorf("answered after the deadline")
 	}
 	if !legalIn(t, moves, d.Move) {
+		t.Errorf("illegal move %q", d.Move)
+	}
+}
+
+// The built-in player hands ponder our clock as the time left until the
+// deadline (ponder's PlanMove owns the budget) and stops the search
+// stopMargin before the deadline at the latest.
+func TestBuiltinLimits(t *testing.T) {
+	now := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := MoveClock{WTime: time.Minute, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second,
+		White: true, Running: true, Deadline: now.Add(10 * time.Second)}
+	lim, stopAt := builtinLimits(c, 5, now)
+	want := ponder.ThinkLimits{WTime: 10 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second, Depth: 5}
+	if !reflect.DeepEqual(lim, want) || !stopAt.Equal(now.Add(10*time.Second-150*time.Millisecond)) {
+		t.Errorf("running clocks: %+v stop at %v, want %+v stop 150ms before the deadline", lim, stopAt.Sub(now), want)
+	}
+	c.Running, c.MoveTime = false, 2*time.Second
+	if lim, _ = builtinLimits(c, 0, now); lim.MoveTime != 2*time.Second || ponder.PlanMove(lim, true, 0, 0).Hard != 2*time.Second {
+		t.Errorf("first move: %+v, want the fixed 2s move time", lim)
+	}
+	// The margin is a safety net only: from any clock worth planning on,
+	// ponder's hard limit ends before it.
+	for left := 100 * time.Millisecond; left < 10*time.Minute; left = left * 5 / 4 {
+		for _, inc := range []time.Duration{0, time.Second, 10 * time.Second} {
+			c := MoveClock{WTime: time.Hour, BTime: time.Hour, WInc: inc, BInc: inc, White: false, Running: true, Deadline: now.Add(left)}
+			lim, stopAt := builtinLimits(c, 0, now)
+			if hard := ponder.PlanMove(lim, false, 0, 0).Hard; now.Add(hard).After(stopAt) {
+				t.Fatalf("left %v inc %v: ponder's hard limit %v passes the stop at %v", left, inc, hard, stopAt.Sub(now))
+			}
+		}
+	}
+	if _, stopAt := builtinLimits(MoveClock{WTime: time.Second}, 0, now); !stopAt.IsZero() {
+		t.Errorf("no deadline: stop at %v", stopAt)
+	}
+}
+
+// A fixed move time (our first move before the clocks run) is used whole.
+func TestBuiltinPlayerFixedMoveTime(t *testing.T) {
+	ctx := context.Background()
+	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testLogger(t)})(ctx)
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	c := MoveClock{WTime: time.Minute, BTime: time.Minute, White: true, MoveTime: 200 * time.Millisecond,
+		Deadline: start.Add(20 * time.Second)}
+	d, err := p.Think(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took < 200*time.Millisecond || took > 10*time.Second {
+		t.Errorf("a 200ms move time took %v", took)
+	}
+	if !legalIn(t, nil, d.Move) {
 		t.Errorf("illegal move %q", d.Move)
 	}
 }
@@ -286,6 +349,30 @@ func fakeUCI(t *testing.T, die string) (UCIOptions, string) {
 	return UCIOptions{Path: exe, Options: map[string]string{"Hash": "32"}, Ponder: true, Logger: testLogger(t)}, mark
 }
 
+// The external engine gets "go wtime … btime … winc … binc" with our clock
+// reduced to the time left until the deadline, or "go movetime" for the
+// first move; the driver stops it stopMargin before the deadline.
+func TestGoLimits(t *testing.T) {
+	now := time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)
+	c := MoveClock{WTime: time.Minute, BTime: 30 * time.Second, WInc: time.Second, BInc: 2 * time.Second,
+		White: false, Running: true, Deadline: now.Add(20 * time.Second)}
+	ul, stopAt := goLimits(c, now)
+	if got := ul.Command(); got != "go wtime 60000 btime 20000 winc 1000 binc 2000" {
+		t.Errorf("running clocks: %q", got)
+	}
+	if ul.Deadline != 20*time.Second-150*time.Millisecond || !stopAt.Equal(now.Add(20*time.Second-75*time.Millisecond)) {
+		t.Errorf("stop after %v, give up at %v", ul.Deadline, stopAt.Sub(now))
+	}
+	c.Running, c.MoveTime = false, 2*time.Second
+	if ul, _ = goLimits(c, now); ul.Command() != "go movetime 2000" {
+		t.Errorf("first move: %q", ul.Command())
+	}
+	c = MoveClock{WTime: time.Second, BTime: time.Second, White: true, Running: true, Deadline: now.Add(-time.Second)}
+	if ul, _ = goLimits(c, now); ul.Command() != "go wtime 1 btime 1000" {
+		t.Errorf("deadline passed: %q, want our clock at 1 ms", ul.Command())
+	}
+}
+
 func TestUCIPlayerPonderHit(t *testing.T) {
 	ctx := context.Background()
 	opts, _ := fakeUCI(t, "")
@@ -307,6 +394,9 @@ func TestUCIPlayerPonderHit(t *testing.T) {
 	if d.Move == "" || !legalIn(t, nil, d.Move) || !d.HasScore || d.ScoreCP != 17 || d.Depth != 1 {
 		t.Fatalf("first decision %+v", d)
 	}
+	if err := p.Position(ctx, []string{d.Move}); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Ponder(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -326,10 +416,13 @@ func TestUCIPlayerPonderHit(t *testing.T) {
 		t.Errorf("illegal %q", d2.Move)
 	}
 	// Another reply: the ponder search is dropped and a new one runs.
+	moves = append(moves, d2.Move)
+	if err := p.Position(ctx, moves); err != nil {
+		t.Fatal(err)
+	}
 	if err := p.Ponder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	moves = append(moves, d2.Move)
 	other := ""
 	for _, m := range []string{"h7h6", "a7a6", "h7h5", "a7a5"} {
 		if m != d2.PV[1] && legalIn(t, moves, m) {
@@ -404,6 +497,9 @@ func TestUCIPlayerDiesWhilePondering(t *testing.T) {
 	}
 	d, err := p.Think(ctx, limitsIn(10*time.Second, true))
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, []string{d.Move}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Ponder(ctx); err != nil {

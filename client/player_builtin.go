@@ -36,12 +36,6 @@ type BuiltinOptions struct {
 	Logger zerolog.Logger
 }
 
-// stopMargin is how long before a Think deadline the search is told to
-// stop, so that its answer reaches the worker in time.
-func stopMargin(left time.Duration) time.Duration {
-	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
-}
-
 // NewBuiltinPlayer returns a factory of players that choose moves with
 // ponderosa's own engine: one ponder.Game (search engine, transposition
 // table and persistent tree) per game, kept for the whole game, pondering
@@ -63,8 +57,6 @@ type builtinPlayer struct {
 	log      zerolog.Logger
 	startFEN string
 	chess960 bool
-	moves    []string // the position set by Position
-	last     string   // our last move (for Ponder)
 	closed   bool
 	thinking sync.WaitGroup // Think calls in flight (Close waits for them)
 }
@@ -96,7 +88,7 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		Seed:      seed,
 		Logger:    log,
 		// The worker's deadline already leaves the move overhead and the
-		// measured latency: the clocks given to Think are what is left.
+		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,
 	})
 	p.mu.Lock()
@@ -110,7 +102,6 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	}
 	p.g, p.log = g, log
 	p.startFEN, p.chess960 = gi.InitialFEN, gi.Chess960
-	p.moves, p.last = nil, ""
 	if err := g.SetPosition(p.startFEN, p.chess960, nil); err != nil {
 		return fmt.Errorf("builtin player: start position: %w", err)
 	}
@@ -132,56 +123,40 @@ func (p *builtinPlayer) Position(ctx context.Context, moves []string) error {
 	if err := g.SetPosition(fen, c960, moves); err != nil {
 		return fmt.Errorf("builtin player: set position: %w", err)
 	}
-	p.mu.Lock()
-	p.moves = append(p.moves[:0], moves...)
-	p.mu.Unlock()
 	return nil
 }
 
-func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+// Think decides our move with ponder, which owns the budget (PlanMove):
+// it sees our clock as the time left until the deadline, or the fixed move
+// time when the clock situation has one.
+func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
 	p.mu.Lock()
 	g := p.g
 	switch {
 	case p.closed:
 		p.mu.Unlock()
-		return Decision{}, errors.New("builtin player closed")
+		return Choice{}, errors.New("builtin player closed")
 	case g == nil:
 		p.mu.Unlock()
-		return Decision{}, errors.New("builtin player: no game started")
+		return Choice{}, errors.New("builtin player: no game started")
 	}
 	p.thinking.Add(1) // under mu: Close sets closed under mu before it waits
 	p.mu.Unlock()
 	defer p.thinking.Done()
-	pl := ponder.Limits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc, Depth: p.opts.MaxDepth}
-	if !lim.Deadline.IsZero() {
-		left := time.Until(lim.Deadline)
-		// Our clock, as far as this move is concerned, ends at the deadline.
-		if lim.White {
-			pl.WTime = min(pl.WTime, left)
-		} else {
-			pl.BTime = min(pl.BTime, left)
-		}
-		if pl.WTime <= 0 && pl.BTime <= 0 { // no clock at all: aim at the budget
-			pl.MoveTime = max(lim.Budget, time.Millisecond)
-		}
+	pl, stopAt := builtinLimits(c, p.opts.MaxDepth, time.Now())
+	if !stopAt.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, lim.Deadline.Add(-stopMargin(left)))
+		ctx, cancel = context.WithDeadline(ctx, stopAt)
 		defer cancel()
-	} else if lim.WTime <= 0 && lim.BTime <= 0 && lim.Budget > 0 {
-		pl.MoveTime = lim.Budget
 	}
-	pl.WTime, pl.BTime = max(pl.WTime, 0), max(pl.BTime, 0)
 	d, err := g.Think(ctx, pl, nil)
 	if err != nil {
-		return Decision{}, fmt.Errorf("builtin player: %w", err)
+		return Choice{}, fmt.Errorf("builtin player: %w", err)
 	}
 	if d.NoMove || d.UCI == "" {
-		return Decision{}, errors.New("builtin player: no legal move in this position")
+		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
-	p.mu.Lock()
-	p.last = d.UCI
-	p.mu.Unlock()
-	out := Decision{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
+	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
 	if d.Source != ponder.FromForced {
 		out.HasScore = true
 		out.Mate = d.Mate
@@ -192,8 +167,9 @@ func (p *builtinPlayer) Think(ctx context.Context, lim Limits) (Decision, error)
 	return out, nil
 }
 
-// Ponder plays our last move on the game's board and thinks on the
-// opponent's time until the next call.
+// Ponder thinks on the opponent's time, in the position set by the last
+// Position (the one after our move), until the next Position, Think or
+// EndGame.
 func (p *builtinPlayer) Ponder(ctx context.Context) error {
 	if !p.opts.Ponder {
 		return nil
@@ -202,20 +178,6 @@ func (p *builtinPlayer) Ponder(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	last := p.last
-	moves := append(append([]string(nil), p.moves...), last)
-	p.last = ""
-	p.mu.Unlock()
-	if last == "" {
-		return errors.New("builtin player: ponder: no move of ours to ponder after")
-	}
-	if err := g.Play(last); err != nil {
-		return fmt.Errorf("builtin player: ponder: %w", err)
-	}
-	p.mu.Lock()
-	p.moves = moves
-	p.mu.Unlock()
 	g.StartPonder(ctx)
 	return nil
 }
@@ -225,31 +187,21 @@ func (p *builtinPlayer) EndGame(ctx context.Context) error {
 	if err != nil {
 		return nil
 	}
-	defer keepStopping(g)()
 	return g.StopPonder()
 }
 
-// keepStopping tells g's engine to stop every few milliseconds until the
-// returned function is called. A stop that comes just before a ponder
-// search starts is cleared by the search when it starts; ponder repeats it
-// only after the search's next iteration, which can take long deep in a
-// ponder search. Only for the end of a game: no search of ours may run
-// meanwhile.
-func keepStopping(g *ponder.Game) func() {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			g.Engine().Stop()
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done) }
+// builtinLimits turns a clock situation into ponder's limits at now: both
+// clocks and increments, ours reduced to the time left until the deadline
+// (MoveClock.Clocks), the fixed move time if any, and the depth cap.
+// stopAt is when the search is stopped at the latest: the deadline less
+// stopMargin (zero without a deadline).
+func builtinLimits(c MoveClock, maxDepth int, now time.Time) (lim ponder.ThinkLimits, stopAt time.Time) {
+	wtime, btime := c.Clocks(now)
+	lim = ponder.ThinkLimits{WTime: wtime, BTime: btime, WInc: c.WInc, BInc: c.BInc, MoveTime: c.MoveTime, Depth: maxDepth}
+	if !c.Deadline.IsZero() {
+		stopAt = c.Deadline.Add(-stopMargin(c.Left(now)))
+	}
+	return lim, stopAt
 }
 
 // Close stops any search and frees the game's tree and table. It logs the
@@ -264,7 +216,6 @@ func (p *builtinPlayer) Close() error {
 	if g == nil {
 		return nil
 	}
-	defer keepStopping(g)()
 	g.Stop()
 	done := make(chan struct{})
 	go func() { p.thinking.Wait(); close(done) }()

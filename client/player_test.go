@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 )
 
@@ -27,6 +28,7 @@ type testPlayer struct {
 	blockAt  int           // ... but only from this ply on
 	prefer   []string      // moves played when legal
 	seen     [][]string    // the positions Think was asked about
+	calls    []string      // "position <moves>", "think", "ponder", in order
 }
 
 func (p *testPlayer) NewGame(ctx context.Context, g GameInfo) error {
@@ -40,12 +42,14 @@ func (p *testPlayer) Position(ctx context.Context, moves []string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.moves = append([]string(nil), moves...)
+	p.calls = append(p.calls, strings.TrimSpace("position "+strings.Join(moves, " ")))
 	return nil
 }
 
-func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	p.mu.Lock()
 	p.thinks++
+	p.calls = append(p.calls, "think")
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
 	if len(p.moves) < p.blockAt {
 		block = nil
@@ -54,42 +58,43 @@ func (p *testPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
 	if err != nil {
-		return Decision{}, err
+		return Choice{}, err
 	}
 	if hang {
 		<-release
-		return Decision{}, errors.New("released")
+		return Choice{}, errors.New("released")
 	}
 	if block != nil {
 		select {
 		case <-block:
 		case <-ctx.Done():
-			return Decision{}, ctx.Err()
+			return Choice{}, ctx.Err()
 		}
 	}
 	if illegal {
-		return Decision{Move: "a1a8", HasScore: true}, nil
+		return Choice{Move: "a1a8", HasScore: true}, nil
 	}
 	b, err := newBoard(info.Variant, info.InitialFEN, moves)
 	if err != nil {
-		return Decision{}, err
+		return Choice{}, err
 	}
 	legal := b.LegalMoves()
 	if len(legal) == 0 {
-		return Decision{}, errors.New("no legal move")
+		return Choice{}, errors.New("no legal move")
 	}
 	for _, m := range prefer {
 		if c, err := b.Legal(m); err == nil {
 			legal = []string{c}
 		}
 	}
-	return Decision{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
+	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
 }
 
 func (p *testPlayer) Ponder(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ponders++
+	p.calls = append(p.calls, "ponder")
 	return nil
 }
 

@@ -58,15 +58,16 @@ type uciPlayer struct {
 	e    *uci.ExternalEngine
 	log  zerolog.Logger
 
-	mu       sync.Mutex
-	info     GameInfo
-	ponderOK bool     // the engine has the Ponder option and pondering is on
-	moves    []string // the position set by Position
-	last     uci.ExternalResult
-	lastLim  Limits
-	pon      *uci.ExternalSearch // running "go ponder"
-	ponMoves []string            // the position it searches (ending with the expected reply)
-	hit      bool                // Position matched ponMoves: Think sends ponderhit
+	mu        sync.Mutex
+	info      GameInfo
+	ponderOK  bool     // the engine has the Ponder option and pondering is on
+	moves     []string // the position last set by Position (what the engine searches next)
+	last      uci.ExternalResult
+	expect    []string            // after Think: the position, our move and the reply the engine expects
+	lastClock MoveClock           // of the last Think, for Ponder
+	pon       *uci.ExternalSearch // running "go ponder"
+	ponMoves  []string            // the position it searches (ending with the expected reply)
+	hit       bool                // Position matched ponMoves: Think sends ponderhit
 }
 
 func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
@@ -91,7 +92,7 @@ func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	defer p.mu.Unlock()
 	p.info = gi
 	p.ponderOK = p.opts.Ponder && hasPonder
-	p.moves, p.last = nil, uci.ExternalResult{}
+	p.moves, p.last, p.expect = nil, uci.ExternalResult{}, nil
 	return nil
 }
 
@@ -121,32 +122,21 @@ func (p *uciPlayer) Position(ctx context.Context, moves []string) error {
 	return nil
 }
 
-func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
+// Think runs "go" with the clock situation (goLimits): the engine plans its
+// own time from our clock reduced to the time left until the deadline.
+func (p *uciPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
 	start := time.Now()
-	ul := uci.GoLimits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
-	if !lim.Deadline.IsZero() {
-		left := time.Until(lim.Deadline)
-		// Our clock, as far as this move is concerned, ends at the deadline.
-		if lim.White {
-			ul.WTime = min(ul.WTime, left)
-		} else {
-			ul.BTime = min(ul.BTime, left)
-		}
-		ul.Deadline = max(left-stopMargin(left), time.Millisecond)
+	ul, stopAt := goLimits(c, start)
+	if !stopAt.IsZero() {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, lim.Deadline.Add(-stopMargin(left)/2))
+		ctx, cancel = context.WithDeadline(ctx, stopAt)
 		defer cancel()
-	}
-	ul.WTime, ul.BTime = max(ul.WTime, time.Millisecond), max(ul.BTime, time.Millisecond)
-	if lim.WTime <= 0 && lim.BTime <= 0 { // no clock: aim at the budget
-		ul.WTime, ul.BTime = 0, 0
-		ul.MoveTime = max(lim.Budget, 10*time.Millisecond)
 	}
 
 	p.mu.Lock()
 	s, hit := p.pon, p.hit
 	p.pon, p.ponMoves, p.hit = nil, nil, false
-	p.lastLim = lim
+	p.lastClock = c
 	p.mu.Unlock()
 
 	var res uci.ExternalResult
@@ -167,13 +157,16 @@ func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 		if res.BestMove != "" && errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, uci.ErrEngineDied) {
 			err = nil
 		} else {
-			return Decision{}, fmt.Errorf("uci player: %w", err)
+			return Choice{}, fmt.Errorf("uci player: %w", err)
 		}
 	}
 	p.mu.Lock()
-	p.last = res
+	p.last, p.expect = res, nil
+	if res.PonderMove != "" {
+		p.expect = append(slices.Clone(p.moves), res.BestMove, res.PonderMove)
+	}
 	p.mu.Unlock()
-	d := Decision{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
+	d := Choice{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
 	switch res.Score.Kind {
 	case uci.ScoreCP:
 		d.HasScore, d.ScoreCP = true, res.Score.Value
@@ -185,28 +178,31 @@ func (p *uciPlayer) Think(ctx context.Context, lim Limits) (Decision, error) {
 	return d, nil
 }
 
-// Ponder starts "go ponder" on the position after our last move and the
-// reply the engine expects, if it named one.
+// Ponder starts "go ponder" on the position last set (the one after our
+// move) followed by the reply the engine expects, when that position ends
+// with the move the engine chose and the engine named a reply.
 func (p *uciPlayer) Ponder(ctx context.Context) error {
 	p.mu.Lock()
-	ok, last, lim := p.ponderOK, p.last, p.lastLim
-	moves := slices.Clone(p.moves)
+	ok, last, c := p.ponderOK, p.last, p.lastClock
+	var moves []string
+	if n := len(p.expect); n > 0 && slices.Equal(p.moves, p.expect[:n-1]) {
+		moves = slices.Clone(p.expect)
+	}
 	fen := p.info.InitialFEN
 	white := p.info.White
 	p.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	if last.BestMove == "" || last.PonderMove == "" {
+	if moves == nil {
 		return errors.New("uci player: no expected reply to ponder on")
 	}
-	moves = append(moves, last.BestMove, last.PonderMove)
 	if err := p.e.Position(fen, moves); err != nil {
 		return fmt.Errorf("uci player: ponder: %w", err)
 	}
 	// The clocks after the expected reply: ours lost this move's thinking
 	// time and gained the increment; the opponent's is unknown, keep it.
-	ul := uci.GoLimits{WTime: lim.WTime, BTime: lim.BTime, WInc: lim.WInc, BInc: lim.BInc}
+	ul := uci.GoLimits{WTime: c.WTime, BTime: c.BTime, WInc: c.WInc, BInc: c.BInc}
 	used := last.Time
 	if white {
 		ul.WTime = max(ul.WTime-used+ul.WInc, time.Millisecond)
@@ -221,6 +217,29 @@ func (p *uciPlayer) Ponder(ctx context.Context) error {
 	p.pon, p.ponMoves, p.hit = s, moves, false
 	p.mu.Unlock()
 	return nil
+}
+
+// goLimits turns a clock situation into the limits of "go" at now: "go
+// wtime … btime … winc … binc" with our clock reduced to the time left
+// until the deadline (MoveClock.Clocks: the latency and the move overhead
+// are off it), or "go movetime" for a fixed move time. The driver sends
+// "stop" stopMargin before the deadline (GoLimits.Deadline); stopAt, half
+// that margin before it, is when the player stops waiting for the answer
+// to "stop" (zero without a deadline).
+func goLimits(c MoveClock, now time.Time) (ul uci.GoLimits, stopAt time.Time) {
+	if c.MoveTime > 0 {
+		ul.MoveTime = c.MoveTime
+	} else {
+		wtime, btime := c.Clocks(now)
+		// 0 would read as "no clock"; a flagged clock is 1 ms.
+		ul = uci.GoLimits{WTime: max(wtime, time.Millisecond), BTime: max(btime, time.Millisecond), WInc: c.WInc, BInc: c.BInc}
+	}
+	if !c.Deadline.IsZero() {
+		left := c.Left(now)
+		ul.Deadline = max(left-stopMargin(left), time.Millisecond)
+		stopAt = c.Deadline.Add(-stopMargin(left) / 2)
+	}
+	return ul, stopAt
 }
 
 // stopPonder stops and discards a running ponder search.

@@ -43,7 +43,7 @@ func pgnResult(st lichess.GameState) string {
 }
 
 // pgn renders the game; SAN comes from the rules board, comments from our
-// decisions (Lichess-style [%eval] from White's point of view).
+// choices (Lichess-style [%eval] from White's point of view).
 func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 	f := g.full
 	var sb strings.Builder
@@ -89,7 +89,7 @@ func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 			line = append(line, fmt.Sprintf("%d...", num))
 		}
 		line = append(line, b.SAN(m))
-		if d, ok := g.decisions[i]; ok && d.HasScore {
+		if d, ok := g.choices[i]; ok && d.HasScore {
 			line = append(line, "{ "+evalComment(d, white)+" }")
 		}
 		if err := b.Play(m); err != nil {
@@ -138,9 +138,9 @@ func variantName(v lichess.Variant) string {
 	return v.Key
 }
 
-// evalComment renders a decision made by the side to move (white or not)
+// evalComment renders a choice made by the side to move (white or not)
 // as "[%eval 0.35] depth 12".
-func evalComment(d Decision, white bool) string {
+func evalComment(d Choice, white bool) string {
 	sign := 1
 	if !white {
 		sign = -1

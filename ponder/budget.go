@@ -25,13 +25,6 @@ type Budget struct {
 	Timed bool
 }
 
-// Clock is our side's clock for a timed move.
-type Clock struct {
-	Remaining time.Duration
-	Increment time.Duration
-	MovesToGo int // 0: sudden death / increment only
-}
-
 // Budget rule constants.
 const (
 	// PonderShare is the part of the time pondered on this position that
@@ -43,12 +36,6 @@ const (
 	// MinThink is the least a converted search gets on our clock.
 	MinThink = 5 * time.Millisecond
 )
-
-// clockBudget is the clock allocation of engine/search (search.Budget):
-// the same pace for both front ends; the tree only adds the pondering rule.
-func clockBudget(c Clock, overhead time.Duration) (base, hard time.Duration) {
-	return search.Budget(search.Clock{Remaining: c.Remaining, Increment: c.Increment, MovesToGo: c.MovesToGo}, overhead)
-}
 
 // PlanMove derives the budget of a move from the limits, the move overhead
 // and the time already spent pondering this very position (0 when it was
@@ -63,21 +50,23 @@ func clockBudget(c Clock, overhead time.Duration) (base, hard time.Duration) {
 // and Hard are all the move time; no overhead is taken off it (the front
 // end that measured the lag takes it off) and pondering does not shorten
 // it.
-func PlanMove(lim Limits, white bool, overhead, pondered time.Duration) Budget {
+func PlanMove(lim ThinkLimits, white bool, overhead, pondered time.Duration) Budget {
 	if lim.Infinite {
 		return Budget{}
 	}
 	if mt := lim.MoveTime; mt > 0 {
 		return Budget{Base: mt, Target: mt, Soft: mt, Hard: mt, Timed: true}
 	}
-	c := Clock{Remaining: lim.WTime, Increment: lim.WInc, MovesToGo: lim.MovesToGo}
+	// The clock allocation is engine/search's (search.Budget), the same
+	// pace for both front ends; the tree only adds the pondering rule.
+	c := search.Clock{Remaining: lim.WTime, Increment: lim.WInc, MovesToGo: lim.MovesToGo}
 	if !white {
 		c.Remaining, c.Increment = lim.BTime, lim.BInc
 	}
 	if c.Remaining <= 0 {
 		return Budget{}
 	}
-	base, hard := clockBudget(c, overhead)
+	base, hard := search.Budget(c, overhead)
 	pondered = max(pondered, 0)
 	target := base + time.Duration(PonderShare*float64(pondered))
 	target = min(target, hard+pondered)

@@ -10,7 +10,7 @@ import (
 const ms = time.Millisecond
 
 func TestPlanMove(t *testing.T) {
-	clock := Limits{WTime: 60 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: time.Second}
+	clock := ThinkLimits{WTime: 60 * time.Second, BTime: 30 * time.Second, WInc: time.Second, BInc: time.Second}
 	// The base allocation is engine/search's; the tree adds the ponder rule.
 	wBase, wHard := search.Budget(search.Clock{Remaining: 60 * time.Second, Increment: time.Second}, 100*ms)
 	bBase, bHard := search.Budget(search.Clock{Remaining: 30 * time.Second, Increment: time.Second}, 100*ms)
@@ -20,7 +20,7 @@ func TestPlanMove(t *testing.T) {
 	}
 	tests := []struct {
 		name     string
-		lim      Limits
+		lim      ThinkLimits
 		white    bool
 		pondered time.Duration
 		want     Budget
@@ -36,17 +36,17 @@ func TestPlanMove(t *testing.T) {
 			Budget{Base: wBase, Target: 2*wBase + 500*ms, Soft: MinThink, Hard: wHard, Timed: true}},
 		{"black clock", clock, false, 0, Budget{Base: bBase, Target: bBase, Soft: bBase, Hard: bHard, Timed: true}},
 		// Short clock: the hard limit is never raised by pondering.
-		{"short clock", Limits{WTime: time.Second}, true, 5 * time.Second,
+		{"short clock", ThinkLimits{WTime: time.Second}, true, 5 * time.Second,
 			Budget{Base: sBase, Target: sBase + 2500*ms, Soft: MinThink, Hard: sHard, Timed: true}},
 		// A fixed move time is used whole: no overhead off, no pondering rule.
-		{"movetime ignores pondering", Limits{MoveTime: time.Second}, true, 3 * time.Second,
+		{"movetime ignores pondering", ThinkLimits{MoveTime: time.Second}, true, 3 * time.Second,
 			Budget{Base: time.Second, Target: time.Second, Soft: time.Second, Hard: time.Second, Timed: true}},
-		{"movetime 100ms", Limits{MoveTime: 100 * ms}, false, 0,
+		{"movetime 100ms", ThinkLimits{MoveTime: 100 * ms}, false, 0,
 			Budget{Base: 100 * ms, Target: 100 * ms, Soft: 100 * ms, Hard: 100 * ms, Timed: true}},
-		{"movetime below overhead", Limits{MoveTime: 30 * ms, WTime: time.Second}, true, 0,
+		{"movetime below overhead", ThinkLimits{MoveTime: 30 * ms, WTime: time.Second}, true, 0,
 			Budget{Base: 30 * ms, Target: 30 * ms, Soft: 30 * ms, Hard: 30 * ms, Timed: true}},
-		{"infinite", Limits{Infinite: true, WTime: time.Second}, true, 0, Budget{}},
-		{"depth only", Limits{Depth: 5}, true, time.Second, Budget{}},
+		{"infinite", ThinkLimits{Infinite: true, WTime: time.Second}, true, 0, Budget{}},
+		{"depth only", ThinkLimits{Depth: 5}, true, time.Second, Budget{}},
 	}
 	for _, tc := range tests {
 		got := PlanMove(tc.lim, tc.white, 100*ms, tc.pondered)
@@ -62,7 +62,7 @@ func TestPlanMove(t *testing.T) {
 // Pondering never lengthens our clock time, and each extra second pondered
 // shortens it by (1-PonderShare) seconds until MinThink.
 func TestPlanMovePonderedMonotone(t *testing.T) {
-	lim := Limits{BTime: 5 * time.Minute, BInc: 3 * time.Second}
+	lim := ThinkLimits{BTime: 5 * time.Minute, BInc: 3 * time.Second}
 	prev := PlanMove(lim, false, 0, 0)
 	for p := 100 * ms; p < 60*time.Second; p += 100 * ms {
 		b := PlanMove(lim, false, 0, p)
@@ -119,22 +119,21 @@ func TestCheckSoftKeepsFixedMoveTime(t *testing.T) {
 	// 8s spent of a 10s budget, best move stable for many iterations: the
 	// stability rule (0.75 of Soft) says stop; a fixed move time does not.
 	for _, tc := range []struct {
-		lim  Limits
+		lim  ThinkLimits
 		stop bool
 	}{
-		{Limits{WTime: 10 * time.Minute, MovesToGo: 1}, true},
-		{Limits{MoveTime: 10 * time.Second}, false},
+		{ThinkLimits{WTime: 10 * time.Minute, MovesToGo: 1}, true},
+		{ThinkLimits{MoveTime: 10 * time.Second}, false},
 	} {
-		cancelled := false
 		r := &run{converted: true, lim: tc.lim, stable: 10, hitAt: time.Now().Add(-8 * time.Second),
-			cancel: func() { cancelled = true }}
+			sig: new(search.Signals)}
 		r.budget = PlanMove(tc.lim, true, 0, 0)
 		if tc.stop {
 			// the clock case needs a soft target near 10s for the comparison
 			r.budget.Soft, r.budget.Hard = 10*time.Second, 20*time.Second
 		}
 		g.checkSoft(r, search.Info{Depth: 20})
-		if r.stopAsked != tc.stop || cancelled != tc.stop {
+		if cancelled := r.sig.Stopped(); r.stopAsked != tc.stop || cancelled != tc.stop {
 			t.Errorf("%+v: stopAsked %v cancelled %v, want %v", tc.lim, r.stopAsked, cancelled, tc.stop)
 		}
 	}
@@ -149,13 +148,13 @@ func TestConvertKeepsFixedMoveTime(t *testing.T) {
 		g.depths.record(d, ms<<(d-1)) // 1, 2, 4, 8, 16 ms
 	}
 	for _, tc := range []struct {
-		lim       Limits
+		lim       ThinkLimits
 		immediate bool
 	}{
-		{Limits{WTime: 10 * time.Second, MovesToGo: 1}, true},
-		{Limits{MoveTime: 10 * time.Second}, false},
+		{ThinkLimits{WTime: 10 * time.Second, MovesToGo: 1}, true},
+		{ThinkLimits{MoveTime: 10 * time.Second}, false},
 	} {
-		r := &run{ponder: true, depth: 60, start: time.Now(), cancel: func() {}}
+		r := &run{ponder: true, depth: 60, start: time.Now(), sig: new(search.Signals)}
 		g.mu.Lock()
 		g.convert(r, tc.lim)
 		if r.timer != nil {

@@ -18,7 +18,7 @@
 //	g := ponder.NewGame(ponder.Options{HashMB: 64, Ponder: true, Logger: log})
 //	defer g.Close()
 //	g.SetPosition(startFEN, chess960, moves) // or g.Play(move)
-//	d, err := g.Think(ctx, ponder.Limits{WTime: …, BTime: …}, info)
+//	d, err := g.Think(ctx, ponder.ThinkLimits{WTime: …, BTime: …}, info)
 //	// play d.UCI, then g.Play(d.UCI)
 //	g.StartPonder(ctx) // returns at once; thinks until the next Think
 //
@@ -52,6 +52,11 @@
 // ends (the search goroutine needs the mutex to record its lines), so the
 // state can change across a wait. The engine (search.Engine) is safe for
 // concurrent use and searches without the mutex.
+//
+// Each run's search is stopped and hit only through the run's own
+// search.Signals (run.stop, convert), so a stop or ponder-hit given before
+// the search goroutine enters Engine.Search is kept, and none reaches the
+// search of another run.
 //
 // The time budget of a move (PlanMove) starts from engine/search's clock
 // allocation and counts the time already pondered on the position p:

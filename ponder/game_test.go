@@ -26,7 +26,7 @@ func newTestGame(t *testing.T, opts Options) *Game {
 	return g
 }
 
-func think(t *testing.T, g *Game, lim Limits) Decision {
+func think(t *testing.T, g *Game, lim ThinkLimits) Decision {
 	t.Helper()
 	d, err := g.Think(context.Background(), lim, nil)
 	if err != nil {
@@ -67,7 +67,7 @@ func waitPonderDepth(t *testing.T, g *Game, d int) {
 
 func TestThinkFillsTree(t *testing.T) {
 	g := newTestGame(t, Options{})
-	d := think(t, g, Limits{Depth: 4})
+	d := think(t, g, ThinkLimits{Depth: 4})
 	if d.Source != FromSearch || d.Depth != 4 {
 		t.Fatalf("decision %+v", d)
 	}
@@ -113,7 +113,7 @@ func TestThinkFillsTree(t *testing.T) {
 
 func TestPlayRerootsAndKeepsPlayedSubtree(t *testing.T) {
 	g := newTestGame(t, Options{})
-	d := think(t, g, Limits{Depth: 5})
+	d := think(t, g, ThinkLimits{Depth: 5})
 	g.mu.Lock()
 	child := g.tree.findChild(g.tree.root, d.Move)
 	want := dump(g.tree, child, "")
@@ -126,7 +126,7 @@ func TestPlayRerootsAndKeepsPlayedSubtree(t *testing.T) {
 		t.Errorf("position changed the tree before Think: live %d -> %d", liveBefore, g.tree.live)
 	}
 	g.mu.Unlock()
-	d2 := think(t, g, Limits{Depth: 1})
+	d2 := think(t, g, ThinkLimits{Depth: 1})
 	st := g.Stats()
 	ms := st.PerMove[1]
 	if ms.KeptNodes != len(want) || ms.TreeNodesBefore != liveBefore || ms.FreedNodes != liveBefore-len(want) {
@@ -151,11 +151,11 @@ func TestPlayRerootsAndKeepsPlayedSubtree(t *testing.T) {
 
 func TestSetPositionExtendsOrStartsOver(t *testing.T) {
 	g := newTestGame(t, Options{})
-	think(t, g, Limits{Depth: 3})
+	think(t, g, ThinkLimits{Depth: 3})
 	if err := g.SetPosition("startpos", false, []string{"e2e4", "e7e5"}); err != nil {
 		t.Fatal(err)
 	}
-	think(t, g, Limits{Depth: 3})
+	think(t, g, ThinkLimits{Depth: 3})
 	if g.Stats().PerMove[1].KeptNodes == 0 {
 		t.Error("extension did not keep the tree")
 	}
@@ -184,7 +184,7 @@ func TestSetPositionExtendsOrStartsOver(t *testing.T) {
 func TestPonderHitRepliesAtOnce(t *testing.T) {
 	var logBuf bytes.Buffer
 	g := newTestGame(t, Options{Ponder: true, PonderDepth: 6, Logger: zerolog.New(&logBuf)})
-	d := think(t, g, Limits{Depth: 5})
+	d := think(t, g, ThinkLimits{Depth: 5})
 	if d.PonderUCI == "" {
 		t.Fatal("no predicted reply")
 	}
@@ -196,7 +196,7 @@ func TestPonderHitRepliesAtOnce(t *testing.T) {
 	waitPonderDepth(t, g, 6) // capped: the search now waits for the opponent
 	play(t, g, d.PonderUCI)
 	searches := g.Searches()
-	d2 := think(t, g, Limits{Depth: 5})
+	d2 := think(t, g, ThinkLimits{Depth: 5})
 	if d2.Source != FromPonderAtOnce {
 		t.Errorf("source %v, want ponder-at-once", d2.Source)
 	}
@@ -233,13 +233,13 @@ func TestPonderHitRepliesAtOnce(t *testing.T) {
 // (no new search) and goes on under our limits.
 func TestPonderHitConvertsRunningSearch(t *testing.T) {
 	g := newTestGame(t, Options{Ponder: true})
-	d := think(t, g, Limits{Depth: 4})
+	d := think(t, g, ThinkLimits{Depth: 4})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 2)
 	play(t, g, d.PonderUCI)
 	searches := g.Searches()
-	d2 := think(t, g, Limits{Depth: 40, Nodes: 20000})
+	d2 := think(t, g, ThinkLimits{Depth: 40, Nodes: 20000})
 	if d2.Source != FromPonder {
 		t.Errorf("source %v, want ponder (converted)", d2.Source)
 	}
@@ -253,7 +253,7 @@ func TestPonderHitConvertsRunningSearch(t *testing.T) {
 
 func TestPonderMissStartsNewSearch(t *testing.T) {
 	g := newTestGame(t, Options{Ponder: true, PonderDepth: 4})
-	d := think(t, g, Limits{Depth: 4})
+	d := think(t, g, ThinkLimits{Depth: 4})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 4)
@@ -272,7 +272,7 @@ func TestPonderMissStartsNewSearch(t *testing.T) {
 	}
 	play(t, g, other)
 	searches := g.Searches()
-	d2 := think(t, g, Limits{Depth: 3})
+	d2 := think(t, g, ThinkLimits{Depth: 3})
 	if d2.Source != FromSearch || g.Searches() != searches+1 {
 		t.Errorf("source %v, %d new searches; want a new search", d2.Source, g.Searches()-searches)
 	}
@@ -287,7 +287,7 @@ func TestPonderMissStartsNewSearch(t *testing.T) {
 
 func TestPonderOpponentStrategyFillsReplies(t *testing.T) {
 	g := newTestGame(t, Options{Ponder: true, Strategy: PonderOpponent, PonderDepth: 4})
-	d := think(t, g, Limits{Depth: 3})
+	d := think(t, g, ThinkLimits{Depth: 3})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 4)
@@ -307,7 +307,7 @@ func TestPonderOpponentStrategyFillsReplies(t *testing.T) {
 		t.Errorf("%d replies recorded, want all 20", kids)
 	}
 	play(t, g, d.PonderUCI)
-	d2 := think(t, g, Limits{Depth: 3})
+	d2 := think(t, g, ThinkLimits{Depth: 3})
 	if ms := g.Stats().PerMove[1]; ms.DepthAtMove < 3 || !ms.Predicted {
 		t.Errorf("stats %+v: want depth >= 3 available, predicted", ms)
 	}
@@ -327,7 +327,7 @@ func TestUCIGoPonderThenPonderHit(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		d, err = g.Think(context.Background(), Limits{Ponder: true, Depth: 3}, func(search.Info) { infos++ })
+		d, err = g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 3}, func(search.Info) { infos++ })
 	}()
 	for {
 		g.mu.Lock()
@@ -365,7 +365,7 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 	}
 	done := make(chan Decision)
 	go func() {
-		d, _ := g.Think(context.Background(), Limits{Ponder: true}, nil)
+		d, _ := g.Think(context.Background(), ThinkLimits{Ponder: true}, nil)
 		done <- d
 	}()
 	for {
@@ -388,7 +388,7 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 	if err := g.SetPosition("startpos", false, []string{"e2e4", "c7c5"}); err != nil {
 		t.Fatal(err)
 	}
-	think(t, g, Limits{Depth: 2})
+	think(t, g, ThinkLimits{Depth: 2})
 	if ms := g.Stats().PerMove[0]; !ms.Predicted || ms.PonderHit {
 		t.Errorf("stats %+v: want a predicted miss", ms)
 	}
@@ -399,7 +399,7 @@ func TestTreeCapHoldsDuringLongSearch(t *testing.T) {
 	g := newTestGame(t, Options{TreeNodes: capNodes, Ponder: true, PonderNodes: 15000, VarietyCP: 1})
 	moves := 0
 	for moves < 4 {
-		d := think(t, g, Limits{Nodes: 15000, MultiPV: 4})
+		d := think(t, g, ThinkLimits{Nodes: 15000, MultiPV: 4})
 		play(t, g, d.UCI)
 		g.StartPonder(context.Background())
 		waitPonderDepth(t, g, 1)
@@ -428,7 +428,7 @@ func TestTreeCapHoldsDuringLongSearch(t *testing.T) {
 
 func TestVariety(t *testing.T) {
 	const fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-	lim := Limits{Depth: 5}
+	lim := ThinkLimits{Depth: 5}
 	// Off: the search's best move, every time.
 	var first string
 	for i := 0; i < 3; i++ {
@@ -490,7 +490,7 @@ func TestForcedMoveAndGameOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	searches := g.Searches()
-	d, err := g.Think(context.Background(), Limits{BTime: time.Minute}, nil)
+	d, err := g.Think(context.Background(), ThinkLimits{BTime: time.Minute}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,21 +498,21 @@ func TestForcedMoveAndGameOver(t *testing.T) {
 		t.Errorf("forced: %+v", d)
 	}
 	// With a depth limit (analysis) it searches anyway.
-	if d = think(t, g, Limits{Depth: 2}); d.Source != FromSearch || d.UCI != "h8h7" {
+	if d = think(t, g, ThinkLimits{Depth: 2}); d.Source != FromSearch || d.UCI != "h8h7" {
 		t.Errorf("forced with depth: %+v", d)
 	}
 	// Stalemate: no move.
 	if err := g.SetPosition("k7/8/1Q6/8/8/8/8/7K b - - 0 1", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	if d, err = g.Think(context.Background(), Limits{Depth: 3}, nil); err != nil || !d.NoMove {
+	if d, err = g.Think(context.Background(), ThinkLimits{Depth: 3}, nil); err != nil || !d.NoMove {
 		t.Errorf("stalemate: %+v %v", d, err)
 	}
 	// Checkmated side: no move.
 	if err := g.SetPosition("k7/1Q6/1K6/8/8/8/8/8 b - - 0 1", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	d, err = g.Think(context.Background(), Limits{Depth: 3}, nil)
+	d, err = g.Think(context.Background(), ThinkLimits{Depth: 3}, nil)
 	if err != nil || !d.NoMove {
 		t.Errorf("mated: %+v %v", d, err)
 	}
@@ -524,7 +524,7 @@ func TestForcedMoveAndGameOver(t *testing.T) {
 
 func TestCloseStopsPondering(t *testing.T) {
 	g := NewGame(Options{HashMB: 2, Ponder: true})
-	d := think(t, g, Limits{Depth: 3})
+	d := think(t, g, ThinkLimits{Depth: 3})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 1)
@@ -532,7 +532,7 @@ func TestCloseStopsPondering(t *testing.T) {
 	if g.Pondering() {
 		t.Error("pondering after Close")
 	}
-	if _, err := g.Think(context.Background(), Limits{Depth: 1}, nil); err != ErrClosed {
+	if _, err := g.Think(context.Background(), ThinkLimits{Depth: 1}, nil); err != ErrClosed {
 		t.Errorf("think after close: %v", err)
 	}
 	if err := g.Play("e7e5"); err != ErrClosed {
@@ -544,13 +544,13 @@ func TestCloseStopsPondering(t *testing.T) {
 // exactly PlanMove(lim, pondered), so pondering shortens our thinking.
 func TestPonderHitBudgetFollowsRule(t *testing.T) {
 	g := newTestGame(t, Options{Ponder: true, MoveOverhead: 10 * time.Millisecond})
-	d := think(t, g, Limits{Depth: 4})
+	d := think(t, g, ThinkLimits{Depth: 4})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 3)
 	time.Sleep(20 * time.Millisecond) // some pondered time, whatever the machine
 	play(t, g, d.PonderUCI)
-	lim := Limits{WTime: 3 * time.Second, BTime: 3 * time.Second, WInc: 100 * time.Millisecond, BInc: 100 * time.Millisecond}
+	lim := ThinkLimits{WTime: 3 * time.Second, BTime: 3 * time.Second, WInc: 100 * time.Millisecond, BInc: 100 * time.Millisecond}
 	d2 := think(t, g, lim)
 	ms := g.Stats().PerMove[1]
 	if !ms.PonderHit || ms.Pondered < 20*time.Millisecond {
@@ -570,7 +570,7 @@ func TestPonderHitBudgetFollowsRule(t *testing.T) {
 
 func TestTimedThink(t *testing.T) {
 	g := newTestGame(t, Options{MoveOverhead: 5 * time.Millisecond})
-	lim := Limits{WTime: 600 * time.Millisecond, BTime: 600 * time.Millisecond}
+	lim := ThinkLimits{WTime: 600 * time.Millisecond, BTime: 600 * time.Millisecond}
 	d := think(t, g, lim)
 	if !d.Budget.Timed || d.Budget != PlanMove(lim, true, 5*time.Millisecond, 0) || d.Source != FromSearch {
 		t.Errorf("decision %+v", d)
@@ -579,7 +579,7 @@ func TestTimedThink(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	play(t, g, d.UCI)
-	d2, err := g.Think(ctx, Limits{Infinite: true}, nil)
+	d2, err := g.Think(ctx, ThinkLimits{Infinite: true}, nil)
 	if err != nil || d2.Move == board.NoMove {
 		t.Errorf("cancelled infinite think: %+v %v", d2, err)
 	}
@@ -589,13 +589,13 @@ func TestTimedThink(t *testing.T) {
 // on (the TT keeps the pondered work).
 func TestPonderHitBelowNeededDepthSearchesOn(t *testing.T) {
 	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3})
-	d := think(t, g, Limits{Depth: 4})
+	d := think(t, g, ThinkLimits{Depth: 4})
 	play(t, g, d.UCI)
 	g.StartPonder(context.Background())
 	waitPonderDepth(t, g, 3)
 	play(t, g, d.PonderUCI)
 	searches := g.Searches()
-	d2 := think(t, g, Limits{Depth: 6})
+	d2 := think(t, g, ThinkLimits{Depth: 6})
 	if d2.Depth != 6 || d2.Source != FromSearch || g.Searches() != searches+1 {
 		t.Errorf("depth %d source %v searches +%d", d2.Depth, d2.Source, g.Searches()-searches)
 	}
@@ -608,7 +608,7 @@ func TestPonderHitBelowNeededDepthSearchesOn(t *testing.T) {
 // TT before the next search; a reversible one does not.
 func TestIrreversibleMoveAgesTT(t *testing.T) {
 	g := newTestGame(t, Options{})
-	think(t, g, Limits{Depth: 2})
+	think(t, g, ThinkLimits{Depth: 2})
 	tests := []struct {
 		move  string
 		irrev bool
@@ -631,7 +631,7 @@ func TestIrreversibleMoveAgesTT(t *testing.T) {
 			t.Fatalf("%s: %v", tc.move, err)
 		}
 		gen := g.Engine().TT().Generation()
-		think(t, g, Limits{Depth: 1})
+		think(t, g, ThinkLimits{Depth: 1})
 		// Each search advances the generation by one; AgeOut by 3 more.
 		want := (gen + 1) & 63
 		if tc.irrev {
@@ -659,9 +659,9 @@ func TestRandomAPISequence(t *testing.T) {
 			if err := g.SetPosition("startpos", false, moves); err != nil {
 				t.Fatal(err)
 			}
-			lim := Limits{Nodes: uint64(500 + rng.Intn(3000))}
+			lim := ThinkLimits{Nodes: uint64(500 + rng.Intn(3000))}
 			if rng.Intn(4) == 0 {
-				lim = Limits{WTime: 200 * time.Millisecond, BTime: 200 * time.Millisecond}
+				lim = ThinkLimits{WTime: 200 * time.Millisecond, BTime: 200 * time.Millisecond}
 			}
 			if rng.Intn(5) == 0 {
 				go g.Stop()
@@ -722,7 +722,7 @@ func TestRandomAPISequence(t *testing.T) {
 // hang into a failure instead of a test-binary timeout.
 func TestStopRightAfterStartPonder(t *testing.T) {
 	g := newTestGame(t, Options{HashMB: 2, Ponder: true})
-	d := think(t, g, Limits{Depth: 2})
+	d := think(t, g, ThinkLimits{Depth: 2})
 	play(t, g, d.UCI)
 	done := make(chan struct{})
 	go func() {

@@ -37,7 +37,7 @@ func (g *Game) Pondering() bool {
 // of PlanMove, and when the ponder search is already as deep as this
 // move's budget would reach, it is stopped at once (never under a fixed
 // move time, which is used whole).
-func (g *Game) convert(r *run, lim Limits) {
+func (g *Game) convert(r *run, lim ThinkLimits) {
 	now := time.Now()
 	pondered := now.Sub(r.start)
 	b := PlanMove(lim, g.pos.SideToMove() == board.White, g.opts.MoveOverhead, pondered)
@@ -58,10 +58,9 @@ func (g *Game) convert(r *run, lim Limits) {
 		}
 	}
 	r.immediate = immediate
-	g.eng.PonderHit()
+	r.sig.PonderHit()
 	if immediate {
-		r.stopAsked = true
-		r.cancel()
+		r.stop()
 		return
 	}
 	g.armHard(r)
@@ -191,7 +190,7 @@ func (g *Game) predict(pos *board.Position, ml *board.MoveList) prediction {
 // has ended. searchOn is true instead when r ended at its own cap (the
 // depth or nodes of a background ponder search) with budget left: the
 // caller then searches on with what is left of r.budget.
-func (g *Game) convertedDecision(r *run, lim Limits) (d Decision, searchOn bool) {
+func (g *Game) convertedDecision(r *run, lim ThinkLimits) (d Decision, searchOn bool) {
 	res := r.res
 	g.pending.NodesAfterHit = res.Nodes - min(res.Nodes, r.nodesAtHit)
 	leftover := !r.stopAsked && !lim.Infinite && r.budget.Timed && time.Since(r.hitAt) < r.budget.Soft
@@ -211,7 +210,7 @@ func (g *Game) convertedDecision(r *run, lim Limits) (d Decision, searchOn bool)
 
 // thinkPonder is UCI "go ponder": search the current position (ending with
 // the predicted reply) in ponder mode until PonderHit or Stop.
-func (g *Game) thinkPonder(ctx context.Context, lim Limits, slim search.Limits, info func(search.Info)) (Decision, error) {
+func (g *Game) thinkPonder(ctx context.Context, lim ThinkLimits, slim search.Limits, info func(search.Info)) (Decision, error) {
 	g.pending.Ply = len(g.moves)
 	g.ageTT(len(g.moves), false)
 	if n := len(g.moves); n > 0 {

@@ -19,7 +19,7 @@ type run struct {
 	strategy   Strategy
 	start      time.Time
 	done       chan struct{}
-	cancel     context.CancelFunc
+	sig        *search.Signals // this run's own stop and ponder-hit (see stop)
 	res        search.Result
 
 	// changed while the search runs
@@ -27,7 +27,7 @@ type run struct {
 	immediate  bool
 	stopAsked  bool
 	hitAt      time.Time
-	lim        Limits
+	lim        ThinkLimits
 	budget     Budget
 	timer      *time.Timer
 	depth      int // last completed depth
@@ -44,28 +44,30 @@ type run struct {
 func (g *Game) Stop() {
 	g.mu.Lock()
 	if g.run != nil {
-		g.run.stopAsked = true
-		g.run.cancel()
+		g.run.stop()
 	}
 	g.mu.Unlock()
 }
 
-// startRun launches r's search on its own goroutine.
+// stop asks r's search to end. The stop goes to r's own search.Signals,
+// so it is honoured even when given before the search goroutine enters
+// Engine.Search, and it can never reach another run's search.
+func (r *run) stop() {
+	r.stopAsked = true
+	r.sig.Stop()
+}
+
+// startRun launches r's search on its own goroutine. The search is stopped
+// and hit only through r.sig (r.stop, convert); the caller's context is
+// watched here so that r.stopAsked is set when it ends.
 func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
-	// Runs are stopped by cancelling their own context (r.cancel; set
-	// r.stopAsked first). Unlike Engine.Stop, whose flag the next Search
-	// clears when it starts, a cancellation persists, so a stop given
-	// before the goroutine enters Engine.Search is not lost. The caller's
-	// context is watched here so that r.stopAsked is set when it ends.
-	runCtx, cancelRun := context.WithCancel(context.Background())
-	r.cancel = cancelRun
+	r.sig = new(search.Signals)
 	stopAfter := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		if g.run == r {
-			r.stopAsked = true
-			r.cancel()
+			r.stop()
 		}
 		g.mu.Unlock()
 	})
@@ -75,8 +77,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	pos := r.pos.Clone()
 	go func() {
 		defer stopAfter()
-		defer cancelRun()
-		res := g.eng.Search(runCtx, pos, slim, func(inf search.Info) { g.onInfo(r, inf) })
+		res := g.eng.Search(context.Background(), pos, slim, r.sig, func(inf search.Info) { g.onInfo(r, inf) })
 		g.mu.Lock()
 		r.res = res
 		if r.timer != nil {
@@ -92,8 +93,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 
 // stopAndWait stops r's search and waits for it to end (see wait).
 func (g *Game) stopAndWait(r *run) {
-	r.stopAsked = true
-	r.cancel()
+	r.stop()
 	g.wait(r)
 }
 
@@ -122,20 +122,8 @@ func (g *Game) waitOrStop(ctx context.Context, r *run) {
 func (g *Game) onInfo(r *run, inf search.Info) {
 	g.mu.Lock()
 	if g.closed {
-		// A stop given before this search entered Engine.Search was
-		// cleared by it: repeat it, or Close would wait forever.
-		g.eng.Stop()
 		g.mu.Unlock()
 		return
-	}
-	if r.converted && r.ponder {
-		// Re-issue the hit: one given before the search goroutine entered
-		// Engine.Search was cleared by it. Our limits carry no clock, so
-		// the engine's own hit time does not matter.
-		g.eng.PonderHit()
-	}
-	if r.stopAsked {
-		g.eng.Stop() // in case it came before the search started
 	}
 	if inf.Bound == search.BoundExact {
 		g.recordLine(r, inf)

@@ -16,7 +16,7 @@ import (
 // in the tree and TT); a timed game with a single legal move, or a tree
 // node already deeper than the budget reaches, answers without searching;
 // otherwise a new search runs. With lim.Ponder it is UCI "go ponder".
-func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (Decision, error) {
+func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -110,7 +110,7 @@ func (g *Game) Think(ctx context.Context, lim Limits, info func(search.Info)) (D
 
 // searchLimits translates our limits to the engine's (time is ours: the
 // budget is applied by onInfo and a hard timer, so no clock goes down).
-func (g *Game) searchLimits(lim Limits, pos *board.Position) (search.Limits, error) {
+func (g *Game) searchLimits(lim ThinkLimits, pos *board.Position) (search.Limits, error) {
 	sl := search.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Mate: lim.Mate, Infinite: lim.Infinite,
 		MultiPV: max(lim.MultiPV, 1)}
 	if g.opts.VarietyCP > 0 {
@@ -144,8 +144,7 @@ func (g *Game) armHard(r *run) {
 	r.timer = time.AfterFunc(r.budget.Hard, func() {
 		g.mu.Lock()
 		if g.run == r {
-			r.stopAsked = true
-			r.cancel()
+			r.stop()
 		}
 		g.mu.Unlock()
 	})
@@ -177,8 +176,7 @@ func (g *Game) checkSoft(r *run, inf search.Info) {
 		}
 	}
 	if stop {
-		r.stopAsked = true
-		r.cancel()
+		r.stop()
 	}
 }
 

@@ -66,9 +66,11 @@ type Options struct {
 	Logger          zerolog.Logger // the game's logger (zero value: silent)
 }
 
-// Limits of one Think, as a front end receives them (UCI "go" or a Lichess
-// clock). Zero values mean "no limit".
-type Limits struct {
+// ThinkLimits are the limits of one Think, as a front end hands them over
+// (UCI "go", or the Lichess bot's clock situation). Think turns them into a
+// budget (PlanMove) and the engine's search.Limits. Zero values mean "no
+// limit".
+type ThinkLimits struct {
 	WTime, BTime time.Duration
 	WInc, BInc   time.Duration
 	MovesToGo    int

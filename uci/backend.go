@@ -264,8 +264,8 @@ func (b *EngineBackend) Position() *board.Position {
 // time (not for a ponder search, whose clock starts at "ponderhit").
 // Search moves that are not legal in pos are dropped; if none is left the
 // restriction is dropped too (the GUI gets a move rather than none).
-func gameLimits(pos *board.Position, l GoLimits, multiPV int, elapsed time.Duration) ponder.Limits {
-	gl := ponder.Limits{
+func gameLimits(pos *board.Position, l GoLimits, multiPV int, elapsed time.Duration) ponder.ThinkLimits {
+	gl := ponder.ThinkLimits{
 		Depth:     l.Depth,
 		MoveTime:  l.MoveTime,
 		Infinite:  l.Infinite,

@@ -496,25 +496,25 @@ func TestGameLimits(t *testing.T) {
 		pos     *board.Position
 		l       GoLimits
 		elapsed time.Duration
-		want    ponder.Limits
+		want    ponder.ThinkLimits
 	}{
 		{"depth nodes mate", white, GoLimits{Depth: 7, Nodes: 1000, Mate: 3}, 0,
-			ponder.Limits{Depth: 7, Nodes: 1000, Mate: 3, MultiPV: 2}},
+			ponder.ThinkLimits{Depth: 7, Nodes: 1000, Mate: 3, MultiPV: 2}},
 		{"white clock loses elapsed", white, GoLimits{WTime: 1000 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5}, 40 * ms,
-			ponder.Limits{WTime: 960 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5, MultiPV: 2}},
+			ponder.ThinkLimits{WTime: 960 * ms, BTime: 900 * ms, WInc: 10 * ms, BInc: 20 * ms, MovesToGo: 5, MultiPV: 2}},
 		{"black clock loses elapsed", black, GoLimits{WTime: 1000 * ms, BTime: 900 * ms}, 40 * ms,
-			ponder.Limits{WTime: 1000 * ms, BTime: 860 * ms, MultiPV: 2}},
+			ponder.ThinkLimits{WTime: 1000 * ms, BTime: 860 * ms, MultiPV: 2}},
 		{"clock never below 1ms", white, GoLimits{WTime: 10 * ms, MoveTime: 5 * ms}, 40 * ms,
-			ponder.Limits{WTime: ms, MoveTime: ms, MultiPV: 2}},
+			ponder.ThinkLimits{WTime: ms, MoveTime: ms, MultiPV: 2}},
 		{"ponder clock starts at ponderhit", white, GoLimits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms}, 40 * ms,
-			ponder.Limits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms, MultiPV: 2}},
-		{"infinite", white, GoLimits{Infinite: true}, 0, ponder.Limits{Infinite: true, MultiPV: 2}},
+			ponder.ThinkLimits{Ponder: true, WTime: 1000 * ms, MoveTime: 100 * ms, MultiPV: 2}},
+		{"infinite", white, GoLimits{Infinite: true}, 0, ponder.ThinkLimits{Infinite: true, MultiPV: 2}},
 		{"searchmoves: illegal dropped", white, GoLimits{SearchMoves: []string{"e2e4", "e2e5", "e7e5"}}, 0,
-			ponder.Limits{SearchMoves: []string{"e2e4"}, MultiPV: 2}},
+			ponder.ThinkLimits{SearchMoves: []string{"e2e4"}, MultiPV: 2}},
 		{"searchmoves: none legal means all", white, GoLimits{SearchMoves: []string{"e2e5"}}, 0,
-			ponder.Limits{MultiPV: 2}},
+			ponder.ThinkLimits{MultiPV: 2}},
 		{"searchmoves: castling normalized", castle, GoLimits{SearchMoves: []string{"e1h1", "e1c1"}}, 0,
-			ponder.Limits{SearchMoves: []string{"e1g1", "e1c1"}, MultiPV: 2}},
+			ponder.ThinkLimits{SearchMoves: []string{"e1g1", "e1c1"}, MultiPV: 2}},
 	}
 	for _, tc := range tests {
 		got := gameLimits(tc.pos, tc.l, 2, tc.elapsed)

@@ -243,7 +243,7 @@ func playGame(op opening, oa, ob ponder.Options, aWhite bool, base, inc time.Dur
 		if err := g.SetPosition(op.fen, false, moves); err != nil {
 			return 0, "", ponder.GameStats{}, ponder.GameStats{}, err
 		}
-		lim := ponder.Limits{WTime: clock[board.White], BTime: clock[board.Black], WInc: inc, BInc: inc}
+		lim := ponder.ThinkLimits{WTime: clock[board.White], BTime: clock[board.Black], WInc: inc, BInc: inc}
 		start := time.Now()
 		dec, err := g.Think(ctx, lim, nil)
 		used := time.Since(start)

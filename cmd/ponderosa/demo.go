@@ -78,22 +78,22 @@ func demoCmd(e env, args []string) int {
 // column.
 type decisionLog struct {
 	mu sync.Mutex
-	m  map[string]map[int]client.Decision
+	m  map[string]map[int]client.Choice
 }
 
-func (l *decisionLog) put(id string, ply int, d client.Decision) {
+func (l *decisionLog) put(id string, ply int, d client.Choice) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
-		l.m = map[string]map[int]client.Decision{}
+		l.m = map[string]map[int]client.Choice{}
 	}
 	if l.m[id] == nil {
-		l.m[id] = map[int]client.Decision{}
+		l.m[id] = map[int]client.Choice{}
 	}
 	l.m[id][ply] = d
 }
 
-func (l *decisionLog) get(id string, ply int) (client.Decision, bool) {
+func (l *decisionLog) get(id string, ply int) (client.Choice, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	d, ok := l.m[id][ply]
@@ -128,7 +128,7 @@ func (p *observedPlayer) Position(ctx context.Context, moves []string) error {
 	return p.Player.Position(ctx, moves)
 }
 
-func (p *observedPlayer) Think(ctx context.Context, lim client.Limits) (client.Decision, error) {
+func (p *observedPlayer) Think(ctx context.Context, lim client.MoveClock) (client.Choice, error) {
 	d, err := p.Player.Think(ctx, lim)
 	if err == nil {
 		p.log.put(p.id, p.ply, d)
@@ -274,7 +274,7 @@ func adjudicate(srv *lichesstest.Server, snap lichesstest.GameSnapshot, decision
 
 // whiteEval is a decision's score from White's side in centipawns (mates
 // as ±100000), for the mover of ply (White moves at even plies).
-func whiteEval(d client.Decision, ply int) int {
+func whiteEval(d client.Choice, ply int) int {
 	v := d.ScoreCP
 	if d.Mate > 0 {
 		v = 100000

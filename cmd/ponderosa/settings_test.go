@@ -181,8 +181,8 @@ func TestPlayerFactoryFromConfig(t *testing.T) {
 	if err := p.Position(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	d, err := p.Think(context.Background(), client.Limits{WTime: time.Second, BTime: time.Second, White: true,
-		Budget: 50 * time.Millisecond, Deadline: time.Now().Add(time.Second)})
+	d, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
+		Running: true, Deadline: time.Now().Add(time.Second)})
 	if err != nil || d.Move == "" {
 		t.Fatalf("built-in player from config: %+v, %v", d, err)
 	}

@@ -24,7 +24,7 @@ func TestSearchMoves(t *testing.T) {
 	}
 	e := New(Options{})
 	var pvFirst []board.Move
-	res := e.Search(context.Background(), p, Limits{Depth: 6, SearchMoves: restrict}, func(i Info) {
+	res := e.Search(context.Background(), p, Limits{Depth: 6, SearchMoves: restrict}, nil, func(i Info) {
 		pvFirst = append(pvFirst, i.PV[0])
 	})
 	if !contains(restrict, res.BestMove) {
@@ -40,12 +40,12 @@ func TestSearchMoves(t *testing.T) {
 	}
 	// Only illegal search moves: the restriction is ignored.
 	bogus := board.NewMove(board.E2, board.E5)
-	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil)
+	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: []board.Move{bogus}}, nil, nil)
 	if !isLegal(p, res.BestMove) || len(res.RootMoves) != 20 {
 		t.Fatalf("illegal-only searchmoves: best %v, %d root moves", res.BestMove, len(res.RootMoves))
 	}
 	// A single legal search move is still searched and returned.
-	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: restrict[1:]}, nil)
+	res = e.Search(context.Background(), p, Limits{Depth: 3, SearchMoves: restrict[1:]}, nil, nil)
 	if res.BestMove != restrict[1] {
 		t.Fatalf("best %v, want %v", res.BestMove, restrict[1])
 	}
@@ -56,7 +56,7 @@ func TestMultiPV(t *testing.T) {
 	e := New(Options{})
 	const n = 4
 	last := map[int]Info{}
-	res := e.Search(context.Background(), p, Limits{Depth: 7, MultiPV: n}, func(i Info) {
+	res := e.Search(context.Background(), p, Limits{Depth: 7, MultiPV: n}, nil, func(i Info) {
 		if i.Bound == BoundExact {
 			last[i.MultiPV] = i
 		}
@@ -94,7 +94,7 @@ func TestResultAndRootStats(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	e := New(Options{})
 	var infos []Info
-	res := e.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) {
+	res := e.Search(context.Background(), p, Limits{Depth: 8}, nil, func(i Info) {
 		// Aspiration fail-high/low reports (only after a second, so only
 		// on a slow machine) are not iterations.
 		if i.Bound == BoundExact {
@@ -150,7 +150,7 @@ func TestResultAndRootStats(t *testing.T) {
 	// With a small table the fill shows up in the last report.
 	small := New(Options{HashMB: 1})
 	var last Info
-	small.Search(context.Background(), p, Limits{Depth: 8}, func(i Info) { last = i })
+	small.Search(context.Background(), p, Limits{Depth: 8}, nil, func(i Info) { last = i })
 	if last.Hashfull <= 0 {
 		t.Fatalf("hashfull %d after a depth-8 search in 1 MB", last.Hashfull)
 	}
@@ -195,9 +195,10 @@ func TestThreadsRace(t *testing.T) {
 func TestPonderHit(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	e := New(Options{})
+	sig := new(Signals)
 	done := make(chan Result)
 	go func() {
-		done <- e.Search(context.Background(), p, Limits{Ponder: true, MoveTime: 20 * time.Millisecond}, nil)
+		done <- e.Search(context.Background(), p, Limits{Ponder: true, MoveTime: 20 * time.Millisecond}, sig, nil)
 	}()
 	for e.Nodes() < 20000 {
 		time.Sleep(time.Millisecond)
@@ -207,7 +208,7 @@ func TestPonderHit(t *testing.T) {
 		t.Fatal("ponder search returned before PonderHit")
 	default:
 	}
-	e.PonderHit() // now 20ms of movetime from this moment
+	sig.PonderHit() // now 20ms of movetime from this moment
 	res := <-done
 	if !isLegal(p, res.BestMove) {
 		t.Fatalf("illegal %v", res.BestMove)
@@ -219,12 +220,13 @@ func TestPonderFinishedSearchWaits(t *testing.T) {
 	// bestmove before ponderhit/stop) and returns on Stop.
 	p := board.NewPosition()
 	e := New(Options{})
+	sig := new(Signals)
 	var res Result
 	reached := make(chan struct{})
 	returned := make(chan struct{})
 	go func() {
 		defer close(returned)
-		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, func(i Info) {
+		res = e.Search(context.Background(), p, Limits{Ponder: true, Depth: 2}, sig, func(i Info) {
 			if i.Depth == 2 {
 				close(reached)
 			}
@@ -237,7 +239,7 @@ func TestPonderFinishedSearchWaits(t *testing.T) {
 		t.Fatal("finished ponder search returned without Stop or PonderHit")
 	default:
 	}
-	e.Stop()
+	sig.Stop()
 	<-returned
 	if res.Depth != 2 || !isLegal(p, res.BestMove) {
 		t.Fatalf("result %+v", res)
@@ -270,7 +272,7 @@ func TestNoAllocationsPerNode(t *testing.T) {
 		t.Fatalf("only %d nodes: the test needs a real search", res.Nodes)
 	}
 	// Per search: root move list with PV buffers (~50), result copies (~50),
-	// the context goroutine. Nothing per node.
+	// the context hook. Nothing per node.
 	if allocs > 300 {
 		t.Fatalf("%d allocations for %d nodes", allocs, res.Nodes)
 	}
@@ -295,7 +297,7 @@ func TestSelfPlayPVsLegal(t *testing.T) {
 		e := New(Options{HashMB: 4})
 		for ply := 0; ply < 40; ply++ {
 			var bad []board.Move
-			res := e.Search(context.Background(), p, Limits{Depth: 5}, func(i Info) {
+			res := e.Search(context.Background(), p, Limits{Depth: 5}, nil, func(i Info) {
 				q := p.Clone()
 				for _, m := range i.PV {
 					if !isLegal(q, m) {
@@ -336,7 +338,7 @@ func TestSelfPlayPVsLegal(t *testing.T) {
 func TestBestThreadVote(t *testing.T) {
 	p := board.NewPosition()
 	e := New(Options{Threads: 3})
-	ctl := newControl(e, p, Limits{}, time.Now())
+	ctl := newControl(e, p, Limits{}, nil, time.Now())
 	for _, th := range e.threads {
 		th.prepare(p, ctl)
 	}

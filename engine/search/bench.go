@@ -92,7 +92,7 @@ func Bench(out io.Writer, depth int) (BenchResult, error) {
 			return res, fmt.Errorf("bench position %d: %w", i+1, err)
 		}
 		e.NewGame()
-		r := e.Search(context.Background(), pos, Limits{Depth: depth}, nil)
+		r := e.Search(context.Background(), pos, Limits{Depth: depth}, nil, nil)
 		res.Nodes += r.Nodes
 		res.Time += r.Time
 		res.Positions++

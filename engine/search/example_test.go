@@ -14,7 +14,7 @@ func ExampleEngine_Search() {
 		panic(err)
 	}
 	e := search.New(search.Options{Threads: 1, HashMB: 16})
-	res := e.Search(context.Background(), pos, search.Limits{Depth: 4}, func(info search.Info) {
+	res := e.Search(context.Background(), pos, search.Limits{Depth: 4}, nil, func(info search.Info) {
 		// One call per completed iteration: depth, score, nodes, PV...
 	})
 	fmt.Println(pos.MoveToUCI(res.BestMove), "mate", res.Mate)

@@ -63,12 +63,12 @@ func TestFeatureEffects(t *testing.T) {
 		for _, fen := range benchFENs {
 			e.NewGame()
 			p, _ := board.ParseFEN(fen)
-			benchNodes += e.Search(context.Background(), p, Limits{Depth: depth}, nil).Nodes
+			benchNodes += e.Search(context.Background(), p, Limits{Depth: depth}, nil, nil).Nodes
 		}
 		solved := 0
 		for _, c := range cases {
 			e.NewGame()
-			res := e.Search(context.Background(), mustFEN(t, c.fen), Limits{Nodes: nodes}, nil)
+			res := e.Search(context.Background(), mustFEN(t, c.fen), Limits{Nodes: nodes}, nil, nil)
 			if c.solved(res.BestMove) {
 				solved++
 			}

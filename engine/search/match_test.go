@@ -106,7 +106,7 @@ func playGame(t *testing.T, fen string, a, b *Engine, aWhite bool, nodes uint64)
 		if (p.SideToMove() == board.White) == aWhite {
 			e = a
 		}
-		res := e.Search(context.Background(), p, Limits{Nodes: nodes}, nil)
+		res := e.Search(context.Background(), p, Limits{Nodes: nodes}, nil, nil)
 		// Adjudicate clear results to save time.
 		if res.Mate != 0 || res.Score > 1500 || res.Score < -1500 {
 			if (res.Score > 0) == (p.SideToMove() == board.White) {

@@ -4,8 +4,14 @@
 // threads (lazy SMP), and clock-based time management.
 //
 // An Engine keeps its transposition table across the searches of a game
-// (call NewGame between games). One Search runs at a time per Engine; Stop
-// and PonderHit may be called from any goroutine while it runs.
+// (call NewGame between games). One Search runs at a time per Engine.
+//
+// Each search is stopped only through what its caller hands to that one
+// search: its context, and optionally its own Signals (Stop, and PonderHit
+// for a ponder search). Both persist: a stop or hit given before the search
+// starts is honoured when it starts, and since every search gets a new
+// context or Signals, nothing aimed at one search can reach the next. The
+// Engine itself has no stop or ponder-hit state.
 package search
 
 import (
@@ -21,7 +27,7 @@ import (
 type Options struct {
 	Threads      int           // search threads (lazy SMP); <1 means 1
 	HashMB       int           // transposition table size; <1 means 16
-	MoveOverhead time.Duration // subtracted from the clock for lag
+	MoveOverhead time.Duration // subtracted from the clock for lag (not from a fixed MoveTime)
 }
 
 // Limits say when a search stops. Zero values mean "no limit"; with no
@@ -29,8 +35,8 @@ type Options struct {
 type Limits struct {
 	Depth    int           // maximum depth in plies
 	Nodes    uint64        // node budget (all threads; checked every ~1k nodes)
-	MoveTime time.Duration // fixed time for this move
-	Infinite bool          // search until Stop or context cancellation
+	MoveTime time.Duration // fixed time for this move, used whole (no overhead taken off, no early stop)
+	Infinite bool          // search until stopped (Signals.Stop or the context)
 	Mate     int           // stop once a mate in this many moves is found
 
 	// Clock play. Used when WTime or BTime is set; the side to move's clock
@@ -46,13 +52,37 @@ type Limits struct {
 	// principal variation (<1 means 1).
 	MultiPV int
 
-	// Ponder starts the search in ponder mode: no time limit until
-	// PonderHit, which turns it into a normal search with these limits. The
-	// clock budget is measured from the PonderHit moment unless
-	// PonderTimeFromStart is set.
+	// Ponder starts the search in ponder mode: no time limit until the
+	// search's Signals.PonderHit, which turns it into a normal search with
+	// these limits. The clock budget is measured from the PonderHit moment
+	// unless PonderTimeFromStart is set. A ponder search without Signals
+	// ends only when its context does.
 	Ponder              bool
 	PonderTimeFromStart bool
 }
+
+// Signals are the caller's handle on one search: Stop ends it, PonderHit
+// turns it from pondering into a normal search. Make a new one for every
+// search (the zero value is ready to use) and pass it to Search; either
+// call may come from any goroutine, before the search starts, while it
+// runs or after it ended. A call is never lost (the search honours it when
+// it starts) and never reaches another search. The search reads them
+// every 1024 nodes (two atomic loads, no allocation).
+type Signals struct {
+	stop atomic.Bool
+	hit  atomic.Int64 // UnixNano of the first PonderHit; 0 before it
+}
+
+// Stop ends the search as soon as possible; Search then returns the best
+// move found so far (a legal move even when the stop came first).
+func (s *Signals) Stop() { s.stop.Store(true) }
+
+// Stopped reports whether Stop was called (not whether the search ended).
+func (s *Signals) Stopped() bool { return s.stop.Load() }
+
+// PonderHit turns a ponder search into a normal search under the limits it
+// was started with, its clock starting now (the first call counts).
+func (s *Signals) PonderHit() { s.hit.CompareAndSwap(0, time.Now().UnixNano()) }
 
 // Info reports one completed iteration (or an aspiration failure, with Bound
 // telling which side failed) of one MultiPV line.
@@ -106,10 +136,7 @@ type Engine struct {
 
 	feat features // search features (all on; tests switch some off to measure them)
 
-	stop      atomic.Bool
-	pondering atomic.Bool
-	ponderHit atomic.Int64 // UnixNano of the PonderHit call
-	nodesPub  atomic.Uint64
+	nodesPub atomic.Uint64
 }
 
 // New returns an Engine with the given options.
@@ -189,61 +216,31 @@ func (e *Engine) TT() *TT { return e.tt }
 // Probe looks a position key up in the transposition table.
 func (e *Engine) Probe(key uint64) (TTEntry, bool) { return e.tt.Probe(key) }
 
-// Stop ends the running search as soon as possible; Search then returns
-// the best move found so far. Calling it with no search running is harmless
-// (the next Search starts with a clear flag) — which also means a Stop that
-// races with the start of a Search may be lost: to stop a search that may
-// not have started yet, cancel its context instead (cancellation persists).
-func (e *Engine) Stop() { e.stop.Store(true) }
-
-// PonderHit turns a ponder search into a normal search under the limits it
-// was started with.
-func (e *Engine) PonderHit() {
-	e.ponderHit.Store(time.Now().UnixNano())
-	e.pondering.Store(false)
-}
-
 // Nodes returns the node count of the running (or last) search, updated
 // every few thousand nodes.
 func (e *Engine) Nodes() uint64 { return e.nodesPub.Load() }
 
 // Search searches pos (which is not modified; its move history is used for
 // repetition detection) under lim, calling report (if not nil) from the
-// search goroutine after each iteration. It returns when a limit is reached,
-// Stop is called or ctx is cancelled; in Infinite or ponder mode it does not
-// return before Stop/cancellation (or PonderHit followed by the limits),
-// even when the search is complete.
-func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, report func(Info)) Result {
+// search goroutine after each iteration. sig (may be nil) is this search's
+// own Signals. It returns when a limit is reached, ctx is done or sig.Stop
+// is called; in Infinite or ponder mode it does not return before one of
+// the last two (or sig.PonderHit followed by the limits), even when the
+// search is complete.
+func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, sig *Signals, report func(Info)) Result {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	start := time.Now()
-	e.stop.Store(false)
-	e.pondering.Store(lim.Ponder)
-	e.ponderHit.Store(0)
 	e.nodesPub.Store(0)
 	e.tt.NewSearch()
 
-	// A goroutine turns context cancellation into the stop flag; it has
-	// exited before Search returns, so a late cancellation can never stop
-	// the next search.
-	if ctx.Done() != nil {
-		done := make(chan struct{})
-		exited := make(chan struct{})
-		go func() {
-			defer close(exited)
-			select {
-			case <-ctx.Done():
-				e.stop.Store(true)
-			case <-done:
-			}
-		}()
-		defer func() {
-			close(done)
-			<-exited
-		}()
+	ctl := newControl(e, pos, lim, sig, start)
+	// The context's end raises this search's own stop flag; a late call of
+	// the function can only touch this search's control.
+	if ctx.Err() != nil {
+		ctl.stop.Store(true)
 	}
-
-	ctl := newControl(e, pos, lim, start)
+	defer context.AfterFunc(ctx, func() { ctl.stop.Store(true) })()
 	main := e.threads[0]
 	for _, t := range e.threads {
 		t.prepare(pos, ctl)
@@ -253,7 +250,7 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, re
 		if pos.InCheck() {
 			res.Score, res.Mate = -MateScore, 0
 		}
-		e.waitIfInfinite(ctl)
+		ctl.waitIfInfinite()
 		return res
 	}
 
@@ -268,8 +265,8 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, re
 	main.report = report
 	main.iterate()
 	main.report = nil
-	e.waitIfInfinite(ctl)
-	e.stop.Store(true)
+	ctl.waitIfInfinite()
+	ctl.stop.Store(true)
 	wg.Wait()
 
 	return e.bestThread().result(start)
@@ -314,20 +311,23 @@ func (e *Engine) bestThread() *thread {
 }
 
 // waitIfInfinite blocks while the search must not return on its own:
-// infinite mode until Stop, ponder mode until Stop or PonderHit.
-func (e *Engine) waitIfInfinite(c *control) {
-	for !e.stop.Load() {
-		if !c.lim.Infinite && !e.pondering.Load() {
+// infinite mode until stopped, ponder mode until stopped or hit.
+func (c *control) waitIfInfinite() {
+	for !c.stopped() {
+		if !c.lim.Infinite && !c.pondering() {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
 }
 
-// control holds the limits of one search, shared read-only by its threads
-// (the main thread alone decides about time).
+// control holds the limits and the stop state of one search, shared by its
+// threads (the main thread alone decides about time). It is made anew for
+// every search, so nothing in it outlives its search.
 type control struct {
-	e           *Engine
+	stop        atomic.Bool // raised by the context, a limit, or the end of the main thread
+	sig         *Signals    // the caller's; never nil (own when the caller gave none)
+	ownSig      Signals
 	lim         Limits
 	start       time.Time
 	timed       bool // a clock or movetime budget applies
@@ -337,8 +337,11 @@ type control struct {
 	multiPV     int
 }
 
-func newControl(e *Engine, pos *board.Position, lim Limits, start time.Time) *control {
-	c := &control{e: e, lim: lim, start: start, maxDepth: MaxPly - 1, multiPV: max(lim.MultiPV, 1)}
+func newControl(e *Engine, pos *board.Position, lim Limits, sig *Signals, start time.Time) *control {
+	c := &control{sig: sig, lim: lim, start: start, maxDepth: MaxPly - 1, multiPV: max(lim.MultiPV, 1)}
+	if c.sig == nil {
+		c.sig = &c.ownSig
+	}
 	if lim.Depth > 0 && lim.Depth < c.maxDepth {
 		c.maxDepth = lim.Depth
 	}
@@ -353,7 +356,7 @@ func newControl(e *Engine, pos *board.Position, lim Limits, start time.Time) *co
 	switch {
 	case lim.MoveTime > 0:
 		c.timed = true
-		c.budget = movetimeBudget(lim.MoveTime, e.opts.MoveOverhead)
+		c.budget = movetimeBudget(lim.MoveTime)
 	case lim.WTime > 0 || lim.BTime > 0:
 		c.timed = true
 		c.budget = allocate(Clock{Remaining: remaining, Increment: inc, MovesToGo: lim.MovesToGo}, e.opts.MoveOverhead)
@@ -361,11 +364,19 @@ func newControl(e *Engine, pos *board.Position, lim Limits, start time.Time) *co
 	return c
 }
 
+// stopped reports whether the search must end: its context is done, its
+// caller called Stop, or a limit was reached.
+func (c *control) stopped() bool { return c.stop.Load() || c.sig.stop.Load() }
+
+// pondering reports whether this is a ponder search not yet hit.
+func (c *control) pondering() bool { return c.lim.Ponder && c.sig.hit.Load() == 0 }
+
 // elapsed is the time counted against the budget: from the start, or from
-// PonderHit for a ponder search (unless PonderTimeFromStart).
+// PonderHit for a ponder search (unless PonderTimeFromStart). A hit given
+// before the search started counts from the hit: our clock ran since then.
 func (c *control) elapsed(now time.Time) time.Duration {
 	if c.lim.Ponder && !c.lim.PonderTimeFromStart {
-		if hit := c.e.ponderHit.Load(); hit != 0 {
+		if hit := c.sig.hit.Load(); hit != 0 {
 			return now.Sub(time.Unix(0, hit))
 		}
 	}
@@ -374,7 +385,7 @@ func (c *control) elapsed(now time.Time) time.Duration {
 
 // timeUp reports whether the hard limit has passed.
 func (c *control) timeUp() bool {
-	if !c.timed || c.e.pondering.Load() {
+	if !c.timed || c.pondering() {
 		return false
 	}
 	return c.elapsed(time.Now()) >= c.budget.hard
@@ -382,7 +393,7 @@ func (c *control) timeUp() bool {
 
 // softUp reports whether an iteration should not be started.
 func (c *control) softUp(scale float64) bool {
-	if !c.timed || c.e.pondering.Load() {
+	if !c.timed || c.pondering() {
 		return false
 	}
 	return c.elapsed(time.Now()) >= c.budget.scaledSoft(scale)

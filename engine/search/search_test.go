@@ -18,7 +18,7 @@ func mustFEN(t testing.TB, fen string) *board.Position {
 
 func search(t testing.TB, e *Engine, p *board.Position, lim Limits) Result {
 	t.Helper()
-	return e.Search(context.Background(), p, lim, nil)
+	return e.Search(context.Background(), p, lim, nil, nil)
 }
 
 func isLegal(p *board.Position, m board.Move) bool {
@@ -151,7 +151,7 @@ func TestTwofoldInsideTree(t *testing.T) {
 	e := New(Options{})
 	th := e.threads[0]
 	p := mustFEN(t, "4k3/8/8/8/8/8/R7/4K1N1 w - - 0 1")
-	th.prepare(p, newControl(e, p, Limits{}, time.Now()))
+	th.prepare(p, newControl(e, p, Limits{}, nil, time.Now()))
 	playUCI(t, th.pos, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3")
 	// The position after g1f3 came back once, 4 plies later: a draw when that
 	// whole cycle lies inside the tree (root 5 plies back), not when the
@@ -170,7 +170,7 @@ func TestStopByContextReturnsLegalMove(t *testing.T) {
 	e := New(Options{Threads: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Result)
-	go func() { done <- e.Search(ctx, p, Limits{Infinite: true}, nil) }()
+	go func() { done <- e.Search(ctx, p, Limits{Infinite: true}, nil, nil) }()
 	for e.Nodes() < 20000 {
 		time.Sleep(time.Millisecond)
 	}
@@ -187,12 +187,13 @@ func TestStopByContextReturnsLegalMove(t *testing.T) {
 func TestStopMethod(t *testing.T) {
 	p := board.NewPosition()
 	e := New(Options{})
+	sig := new(Signals)
 	done := make(chan Result)
-	go func() { done <- e.Search(context.Background(), p, Limits{Infinite: true}, nil) }()
+	go func() { done <- e.Search(context.Background(), p, Limits{Infinite: true}, sig, nil) }()
 	for e.Nodes() < 5000 {
 		time.Sleep(time.Millisecond)
 	}
-	e.Stop()
+	sig.Stop()
 	if res := <-done; !isLegal(p, res.BestMove) {
 		t.Fatalf("best move %v is not legal", res.BestMove)
 	}

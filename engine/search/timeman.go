@@ -11,8 +11,9 @@ type Clock struct {
 
 // timeBudget is what the time manager derives for one move.
 type timeBudget struct {
-	soft time.Duration // aim to finish an iteration before this (scaled by stability)
-	hard time.Duration // never search longer than this
+	soft  time.Duration // aim to finish an iteration before this (scaled by stability)
+	hard  time.Duration // never search longer than this
+	fixed bool          // a fixed move time: search until hard, no earlier stop
 }
 
 const (
@@ -66,16 +67,15 @@ func allocate(c Clock, overhead time.Duration) timeBudget {
 	return timeBudget{soft: soft, hard: hard}
 }
 
-// movetimeBudget is the budget for a fixed time per move.
-func movetimeBudget(mt, overhead time.Duration) timeBudget {
-	h := mt - overhead
-	if h < mt/2 {
-		h = mt / 2
-	}
-	if h < minThink {
-		h = minThink
-	}
-	return timeBudget{soft: h, hard: h}
+// movetimeBudget is the budget for a fixed time per move (UCI "go
+// movetime"): all of it. The move overhead is not taken off (it is for the
+// lag of a clock we play against, and a fixed move time has no clock), and
+// the search neither stops early on a stable best move nor on a forced one:
+// whoever asks for a fixed time wants exactly that much thinking (as other
+// engines give it).
+func movetimeBudget(mt time.Duration) timeBudget {
+	h := max(mt, minThink)
+	return timeBudget{soft: h, hard: h, fixed: true}
 }
 
 // softScale is the factor applied to the soft limit after an iteration:
@@ -105,8 +105,12 @@ func softScale(stable int, changes float64, drop int) float64 {
 	return f
 }
 
-// scaledSoft applies softScale to the budget, never beyond the hard limit.
+// scaledSoft applies softScale to the budget, never beyond the hard limit;
+// a fixed budget has no soft limit before the hard one.
 func (b timeBudget) scaledSoft(scale float64) time.Duration {
+	if b.fixed {
+		return b.hard
+	}
 	s := time.Duration(float64(b.soft) * scale)
 	if s > b.hard {
 		s = b.hard
@@ -117,7 +121,7 @@ func (b timeBudget) scaledSoft(scale float64) time.Duration {
 // Budget returns the soft target and the hard limit the search uses for one
 // move under clock c (MoveOverhead already subtracted). Callers that manage
 // time themselves (the per-game tree) can use it with Limits{Infinite: true}
-// and Stop.
+// and a stop (their context, or their Signals).
 func Budget(c Clock, overhead time.Duration) (soft, hard time.Duration) {
 	b := allocate(c, overhead)
 	return b.soft, b.hard

@@ -3,6 +3,8 @@ package search
 import (
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 func TestAllocate(t *testing.T) {
@@ -65,16 +67,35 @@ func TestAllocateMonotone(t *testing.T) {
 	}
 }
 
+// A fixed move time is used whole: the move overhead is not taken off, and
+// no stability scaling brings the soft limit before it.
 func TestMovetimeBudget(t *testing.T) {
 	tests := []struct{ mt, ov, want time.Duration }{
-		{time.Second, 50 * time.Millisecond, 950 * time.Millisecond},
-		{100 * time.Millisecond, 80 * time.Millisecond, 50 * time.Millisecond},
+		{time.Second, 50 * time.Millisecond, time.Second},
+		{time.Second, 100 * time.Millisecond, time.Second},
+		{100 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond},
+		{100 * time.Millisecond, 80 * time.Millisecond, 100 * time.Millisecond},
 		{0, 0, minThink},
 	}
+	p := board.NewPosition()
 	for _, tc := range tests {
-		b := movetimeBudget(tc.mt, tc.ov)
-		if b.hard != tc.want || b.soft != tc.want {
-			t.Errorf("movetime %v overhead %v: %+v, want %v", tc.mt, tc.ov, b, tc.want)
+		b := movetimeBudget(tc.mt)
+		if b.hard != tc.want || b.soft != tc.want || !b.fixed {
+			t.Errorf("movetime %v: %+v, want soft = hard = %v, fixed", tc.mt, b, tc.want)
+		}
+		for _, scale := range []float64{0.4, softScale(8, 0, 0), 1, 3} {
+			if got := b.scaledSoft(scale); got != tc.want {
+				t.Errorf("movetime %v: scaledSoft(%.2f) = %v, want %v (no early stop)", tc.mt, scale, got, tc.want)
+			}
+		}
+		// The engine's MoveOverhead does not reach a fixed move time.
+		if tc.mt <= 0 {
+			continue
+		}
+		e := New(Options{MoveOverhead: tc.ov})
+		c := newControl(e, p, Limits{MoveTime: tc.mt, WTime: time.Minute, BTime: time.Minute}, nil, time.Now())
+		if !c.timed || c.budget != b {
+			t.Errorf("movetime %v, overhead %v: search budget %+v, want %+v", tc.mt, tc.ov, c.budget, b)
 		}
 	}
 }
@@ -124,23 +145,25 @@ func TestBudgetMatchesAllocate(t *testing.T) {
 }
 
 func TestControlPonderClock(t *testing.T) {
-	e := New(Options{})
 	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	hit := start.Add(10 * time.Second)
 	now := start.Add(13 * time.Second)
 	for _, fromStart := range []bool{false, true} {
-		c := &control{e: e, start: start, timed: true, budget: timeBudget{soft: time.Second, hard: 5 * time.Second},
+		c := &control{sig: new(Signals), start: start, timed: true, budget: timeBudget{soft: time.Second, hard: 5 * time.Second},
 			lim: Limits{Ponder: true, PonderTimeFromStart: fromStart}}
-		e.ponderHit.Store(0)
 		if got := c.elapsed(now); got != 13*time.Second {
 			t.Errorf("before ponderhit: elapsed %v, want 13s", got)
 		}
-		e.pondering.Store(true)
+		if !c.pondering() {
+			t.Error("a ponder search without a hit is not pondering")
+		}
 		if c.timeUp() || c.softUp(1) {
 			t.Error("time ran out while pondering")
 		}
-		e.ponderHit.Store(hit.UnixNano())
-		e.pondering.Store(false)
+		c.sig.hit.Store(hit.UnixNano())
+		if c.pondering() {
+			t.Error("a hit ponder search is still pondering")
+		}
 		want := 3 * time.Second // measured from the ponderhit
 		if fromStart {
 			want = 13 * time.Second
@@ -150,8 +173,7 @@ func TestControlPonderClock(t *testing.T) {
 		}
 	}
 	// A search that started long ago is over its hard limit once not pondering.
-	c := &control{e: e, start: time.Now().Add(-time.Hour), timed: true, budget: timeBudget{soft: time.Second, hard: time.Second}}
-	e.ponderHit.Store(0)
+	c := &control{sig: new(Signals), start: time.Now().Add(-time.Hour), timed: true, budget: timeBudget{soft: time.Second, hard: time.Second}}
 	if !c.timeUp() || !c.softUp(1) {
 		t.Error("an hour-old search is not over its limits")
 	}

@@ -29,7 +29,7 @@ func (s *SearchPlayer) BestMove(ctx context.Context, p *board.Position) (board.M
 	if s.lim.Nodes == 0 && s.lim.Depth == 0 {
 		return 0, 0, fmt.Errorf("search player: no node or depth limit")
 	}
-	res := s.e.Search(ctx, p, s.lim, nil)
+	res := s.e.Search(ctx, p, s.lim, nil, nil)
 	if err := ctx.Err(); err != nil {
 		return 0, 0, err
 	}

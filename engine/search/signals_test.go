@@ -1,0 +1,151 @@
+package search
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// hangLimit bounds how long these tests wait for a search that must return
+// on its own. It is no speed requirement: a lost stop or hit makes the
+// search wait forever, so any bound this far above a depth-1 search tells
+// the two apart on any machine.
+const hangLimit = 30 * time.Second
+
+// searchAsync runs a search on its own goroutine.
+func searchAsync(ctx context.Context, e *Engine, p *board.Position, lim Limits, sig *Signals) <-chan Result {
+	done := make(chan Result, 1)
+	go func() { done <- e.Search(ctx, p, lim, sig, nil) }()
+	return done
+}
+
+func awaitResult(t *testing.T, done <-chan Result, what string) Result {
+	t.Helper()
+	select {
+	case res := <-done:
+		return res
+	case <-time.After(hangLimit):
+		t.Fatalf("%s: the search did not return within %v (stop or hit lost)", what, hangLimit)
+	}
+	return Result{}
+}
+
+// A stop given before the search starts ends it at once, even a search
+// that would otherwise never return on its own (infinite, or ponder with
+// no hit); it still answers with a legal move.
+func TestStopBeforeStart(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	for _, tc := range []struct {
+		name string
+		lim  Limits
+	}{
+		{"infinite", Limits{Infinite: true}},
+		{"ponder", Limits{Ponder: true, WTime: time.Minute, BTime: time.Minute}},
+	} {
+		t.Run(tc.name+"/signals", func(t *testing.T) {
+			e := New(Options{Threads: 2})
+			sig := new(Signals)
+			sig.Stop()
+			res := awaitResult(t, searchAsync(context.Background(), e, p, tc.lim, sig), "stopped before start")
+			if !isLegal(p, res.BestMove) {
+				t.Fatalf("best move %v is not legal", res.BestMove)
+			}
+		})
+		t.Run(tc.name+"/context", func(t *testing.T) {
+			e := New(Options{Threads: 2})
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			res := awaitResult(t, searchAsync(ctx, e, p, tc.lim, nil), "cancelled before start")
+			if !isLegal(p, res.BestMove) {
+				t.Fatalf("best move %v is not legal", res.BestMove)
+			}
+		})
+	}
+}
+
+// A stop aimed at search N, however late it comes (here: over and over
+// while search N+1 runs), never stops search N+1, which reaches its depth.
+func TestStopNeverReachesNextSearch(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	e := New(Options{Threads: 2, HashMB: 8})
+	sig1 := new(Signals)
+	ctx1, cancel1 := context.WithCancel(context.Background())
+	first := searchAsync(ctx1, e, p, Limits{Infinite: true}, sig1)
+	for e.Nodes() < 5000 {
+		time.Sleep(time.Millisecond)
+	}
+	sig1.Stop()
+	awaitResult(t, first, "search N")
+
+	stopping := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for {
+			sig1.Stop()
+			cancel1()
+			select {
+			case <-stopping:
+				return
+			case <-time.After(100 * time.Microsecond):
+			}
+		}
+	}()
+	const depth = 9
+	res := awaitResult(t, searchAsync(context.Background(), e, p, Limits{Depth: depth}, new(Signals)), "search N+1")
+	close(stopping)
+	<-stopped
+	if res.Depth != depth {
+		t.Fatalf("search N+1 stopped at depth %d, want %d: a stop of search N reached it", res.Depth, depth)
+	}
+}
+
+// A ponder-hit given before the ponder search starts is honoured: the
+// search runs under its limits (here a depth) and returns by itself.
+func TestPonderHitBeforeStart(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	e := New(Options{})
+	sig := new(Signals)
+	sig.PonderHit()
+	res := awaitResult(t, searchAsync(context.Background(), e, p, Limits{Ponder: true, Depth: 4}, sig), "hit before start")
+	if res.Depth != 4 || !isLegal(p, res.BestMove) {
+		t.Fatalf("result %+v", res)
+	}
+	// And a hit search on the clock stops by itself too.
+	sig = new(Signals)
+	sig.PonderHit()
+	res = awaitResult(t, searchAsync(context.Background(), e, p, Limits{Ponder: true, MoveTime: 20 * time.Millisecond}, sig), "timed hit before start")
+	if !isLegal(p, res.BestMove) {
+		t.Fatalf("illegal %v", res.BestMove)
+	}
+}
+
+// Stopped tells whether Stop was called.
+func TestSignalsStopped(t *testing.T) {
+	sig := new(Signals)
+	if sig.Stopped() {
+		t.Fatal("new Signals report a stop")
+	}
+	sig.PonderHit()
+	if sig.Stopped() {
+		t.Fatal("PonderHit reported as a stop")
+	}
+	sig.Stop()
+	if !sig.Stopped() {
+		t.Fatal("Stop not reported")
+	}
+}
+
+// The first PonderHit sets the search's clock; later ones do not move it.
+func TestPonderHitFirstCounts(t *testing.T) {
+	sig := new(Signals)
+	sig.PonderHit()
+	first := sig.hit.Load()
+	time.Sleep(2 * time.Millisecond)
+	sig.PonderHit()
+	if got := sig.hit.Load(); got != first || first == 0 {
+		t.Fatalf("hit time %d after a second PonderHit, want the first %d", got, first)
+	}
+}
