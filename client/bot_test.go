@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // The event stream of a Bot is reopened after the read deadline, and games
@@ -33,11 +34,11 @@ func TestBotReconnectsIdleEventStream(t *testing.T) {
 	f.keepAlive = 20 * time.Millisecond
 	c := f.client(t, lichess.WithStreamIdleTimeout(150*time.Millisecond))
 	pool := &playerPool{}
-	b := NewBot(c, pool.factory, Settings{ReconnectMin: 10 * time.Millisecond}, testLogger(t))
+	b := NewBot(c, pool.factory, Settings{ReconnectMin: 10 * time.Millisecond}, testsupport.Logger(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
-	waitFor(t, "second event stream", func() bool { return opened.Load() >= 2 })
+	testsupport.WaitFor(t, "second event stream", func() bool { return opened.Load() >= 2 })
 	// A game started now arrives over the new stream and is played.
 	f.addGame("late1", true, func(g *fakeGame) { g.resignAfter = 4 })
 	f.sendEvent(`{"type":"gameStart","game":{"gameId":"late1","fullId":"late1xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)

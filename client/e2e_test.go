@@ -11,6 +11,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 	"golang.org/x/oauth2"
 )
 
@@ -57,11 +58,11 @@ func (e *e2e) runBot(s Settings, pool *playerPool) (*Bot, func()) {
 		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 100*time.Millisecond
 	}
 	c, err := lichess.New(e.srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e2eBotToken}),
-		lichess.WithStreamIdleTimeout(time.Second), lichess.WithLogger(testLogger(e.t)))
+		lichess.WithStreamIdleTimeout(time.Second), lichess.WithLogger(testsupport.Logger(e.t)))
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	b := NewBot(c, pool.factory, s, testLogger(e.t))
+	b := NewBot(c, pool.factory, s, testsupport.Logger(e.t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
@@ -147,7 +148,7 @@ func TestE2EFullGame(t *testing.T) {
 	id := e.challenge("Greedy", blitz)
 	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)
-	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
+	testsupport.WaitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
 	stop()
 	if g.Status == "started" || g.Status == "aborted" || len(g.Moves) < 2 {
 		t.Fatalf("game ended %s after %d plies", g.Status, len(g.Moves))

@@ -13,10 +13,10 @@ import (
 	"time"
 
 	"github.com/notnil/chess"
-	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // A small fake of the Lichess Bot API for unit tests: one bot account, games
@@ -90,19 +90,12 @@ func newFake(t *testing.T) *fakeLichess {
 }
 
 func (f *fakeLichess) client(t *testing.T, opts ...lichess.Option) *lichess.Client {
-	opts = append([]lichess.Option{lichess.WithStreamIdleTimeout(2 * time.Second), lichess.WithLogger(testLogger(t))}, opts...)
+	opts = append([]lichess.Option{lichess.WithStreamIdleTimeout(2 * time.Second), lichess.WithLogger(testsupport.Logger(t))}, opts...)
 	c, err := lichess.New(f.srv.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func testLogger(t *testing.T) zerolog.Logger {
-	if testing.Verbose() {
-		return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
 }
 
 // addGame creates a game in progress.
@@ -560,23 +553,10 @@ func (f *fakeLichess) gameAction(w http.ResponseWriter, r *http.Request, id stri
 	}
 }
 
-// waitFor polls cond (under the fake's lock) until true or the test times out.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 // waitLocked polls cond under the fake's lock.
 func (f *fakeLichess) waitLocked(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	waitFor(t, what, func() bool {
+	testsupport.WaitFor(t, what, func() bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		return cond()

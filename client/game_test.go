@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // runBot starts a Bot on f and returns it with a stop function that cancels
@@ -22,7 +23,7 @@ func runBot(t *testing.T, f *fakeLichess, s Settings, pool *playerPool, opts ...
 	if s.ReconnectMin == 0 {
 		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 50*time.Millisecond
 	}
-	b := NewBot(f.client(t, opts...), pool.factory, s, testLogger(t))
+	b := NewBot(f.client(t, opts...), pool.factory, s, testsupport.Logger(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()
@@ -63,7 +64,7 @@ func TestFullGameFromChallenge(t *testing.T) {
 		Greeting: ChatMessages{Player: "Hi {opponent}, good luck!", Spectator: "Hi all, {me} here"},
 		Goodbye:  ChatMessages{Player: "Thanks for the game."}}}
 	_, stop := runBot(t, f, s, pool)
-	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
+	testsupport.WaitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
 	f.offerChallenge(lichess.Challenge{ID: "chal1", Challenger: lichess.ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
 		Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true, Color: "random",
 		TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}})
@@ -76,7 +77,7 @@ func TestFullGameFromChallenge(t *testing.T) {
 		}
 		return false
 	})
-	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, "chal1.pgn")); return err == nil })
+	testsupport.WaitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, "chal1.pgn")); return err == nil })
 	stop()
 	f.with(func() {
 		g := f.games["chal1"]
@@ -118,7 +119,7 @@ func TestDeclineChallenges(t *testing.T) {
 	f := newFake(t)
 	s := Settings{Challenge: ChallengePolicy{AcceptHumans: true, MaxGames: 1}}
 	b, _ := runBot(t, f, s, &playerPool{})
-	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
+	testsupport.WaitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
 	mk := func(id string, mod func(*lichess.Challenge)) lichess.Challenge {
 		c := lichess.Challenge{ID: id, Challenger: lichess.ChallengeUser{ID: "x" + id, Name: "X"}, Variant: lichess.Variant{Key: "standard"},
 			Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}}
@@ -156,7 +157,7 @@ func TestMoveDedupe(t *testing.T) {
 	block := make(chan struct{})
 	pool := &playerPool{next: func(i int, p *testPlayer) { p.block = block }}
 	_, stop := runBot(t, f, Settings{}, pool)
-	waitFor(t, "player thinking", func() bool {
+	testsupport.WaitFor(t, "player thinking", func() bool {
 		ps := pool.all()
 		n := 0
 		if len(ps) > 0 {
@@ -172,7 +173,7 @@ func TestMoveDedupe(t *testing.T) {
 		close(g.drop)
 		g.drop = make(chan struct{})
 	})
-	waitFor(t, "game stream reopened", func() bool { return f.requestCount("GET /api/bot/game/stream/d1") >= 2 })
+	testsupport.WaitFor(t, "game stream reopened", func() bool { return f.requestCount("GET /api/bot/game/stream/d1") >= 2 })
 	f.with(func() { f.broadcastStateLocked(f.games["d1"]) })
 	close(block)
 	f.waitLocked(t, "game over", gameOver(f, "d1"))
@@ -258,7 +259,7 @@ func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
 	f.waitLocked(t, "free game over", gameOver(f, "free"))
 	// On a loaded machine the free game can end before the limited game's
 	// first move request has been answered; the checks below need it.
-	waitFor(t, "limited game's move refused", func() bool {
+	testsupport.WaitFor(t, "limited game's move refused", func() bool {
 		return f.requestCount("POST /api/bot/game/limited/move/") >= 1 && b.c.Cooldown("move/limited") > 0
 	})
 	if d := b.c.Cooldown("move/limited"); d < 59*time.Minute {
@@ -280,7 +281,7 @@ func TestRestartMidGame(t *testing.T) {
 	defer close(hang)
 	pool1 := &playerPool{next: func(i int, p *testPlayer) { p.block, p.blockAt = hang, 4 }}
 	_, stop1 := runBot(t, f, Settings{}, pool1)
-	waitFor(t, "ply 4 thinking", func() bool {
+	testsupport.WaitFor(t, "ply 4 thinking", func() bool {
 		n := 0
 		for _, p := range pool1.all() {
 			p.get(func(p *testPlayer) { n += p.thinks })
@@ -527,7 +528,7 @@ func TestDrain(t *testing.T) {
 	f.waitLocked(t, "our move", func() bool { return len(f.games["dn"].moves) == 1 })
 	drained := make(chan error, 1)
 	go func() { drained <- b.Drain(context.Background()) }()
-	waitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
+	testsupport.WaitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
 	f.offerChallenge(lichess.Challenge{ID: "late", Challenger: lichess.ChallengeUser{ID: "bob", Name: "Bob"}, Variant: lichess.Variant{Key: "standard"},
 		Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}})
 	f.waitLocked(t, "decline", func() bool { return f.declines["late"] == "later" })
@@ -559,14 +560,14 @@ func TestDrain(t *testing.T) {
 func TestRunRefusesNonBotAccount(t *testing.T) {
 	f := newFake(t)
 	f.title = ""
-	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{}, testLogger(t))
+	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{}, testsupport.Logger(t))
 	err := b.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "not a Bot account") {
 		t.Fatalf("Run for a non-bot account: %v", err)
 	}
 	f.scopes = "board:play"
 	f.title = "BOT"
-	if err := NewBot(f.client(t), nil, Settings{}, testLogger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
+	if err := NewBot(f.client(t), nil, Settings{}, testsupport.Logger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
 		t.Fatalf("Run without bot:play: %v", err)
 	}
 }
@@ -667,7 +668,7 @@ func TestRunEndsWhenTokenRevoked(t *testing.T) {
 		}
 		return 0, nil, "", false
 	}
-	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testLogger(t))
+	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testsupport.Logger(t))
 	err := b.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), testToken) {
 		t.Fatalf("Run with a revoked token: %v", err)
@@ -685,7 +686,7 @@ func TestRunRetriesStartUp(t *testing.T) {
 		return 0, nil, "", false
 	}
 	_, stop := runBot(t, f, Settings{}, &playerPool{})
-	waitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
+	testsupport.WaitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
 	stop()
 	if n := f.requestCount("GET /api/account") - f.requestCount("GET /api/account/playing"); n != 3 {
 		t.Errorf("account asked %d times, want 3", n)
@@ -720,7 +721,7 @@ func TestEndGamesAndWait(t *testing.T) {
 		f.games["late"].silent = true
 		f.broadcastLocked(f.games["early"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
 	})
-	waitFor(t, "both games running", func() bool { return len(b.Games()) == 2 })
+	testsupport.WaitFor(t, "both games running", func() bool { return len(b.Games()) == 2 })
 	time.Sleep(200 * time.Millisecond) // a claim, if any, would be sent now
 	if err := b.EndGames(context.Background()); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestSpeedOf(t *testing.T) {
@@ -36,7 +37,7 @@ func TestSpeedOf(t *testing.T) {
 func TestMatchmakerHoldsBack(t *testing.T) {
 	f := newFake(t)
 	c := f.client(t)
-	b := NewBot(c, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testLogger(t))
+	b := NewBot(c, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testsupport.Logger(t))
 	b.me = lichess.Account{ID: botID, Username: botName}
 	mm := b.Settings().Matchmaking
 	ctx := context.Background()

@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // The API's tests run against lichesstest, the fake Lichess server beside
@@ -42,19 +42,12 @@ func newServer(t *testing.T, opts ...lichesstest.Option) *lichesstest.Server {
 // newTestClient returns a client of our bot for the server at baseURL.
 func newTestClient(t *testing.T, baseURL string, opts ...Option) *Client {
 	t.Helper()
-	opts = append([]Option{WithStreamIdleTimeout(2 * time.Second), WithLogger(testLogger(t))}, opts...)
+	opts = append([]Option{WithStreamIdleTimeout(2 * time.Second), WithLogger(testsupport.Logger(t))}, opts...)
 	c, err := New(baseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func testLogger(t *testing.T) zerolog.Logger {
-	if testing.Verbose() {
-		return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
 }
 
 // startGame starts a 5+3 game of our bot (white) against the human and
