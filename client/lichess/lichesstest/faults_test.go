@@ -397,3 +397,97 @@ func TestInjected429WithoutRetryAfter(t *testing.T) {
 		t.Fatalf("violations %d, want 1", v)
 	}
 }
+
+// A lost answer: the move is played, the client sees its connection cut,
+// and the record keeps the status the server meant to send.
+func TestInjectLostAnswer(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	s.InjectLostAnswer("POST /api/bot/game/*/move/*", 1)
+	req, err := http.NewRequest("POST", s.URL()+"/api/bot/game/"+id+"/move/e2e4", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer tw")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("lost answer arrived: status %d", resp.StatusCode)
+	}
+	if snap, _ := s.Game(id); strings.Join(snap.Moves, " ") != "e2e4" {
+		t.Fatalf("moves %v: the move did not take effect", snap.Moves)
+	}
+	recs := s.RequestsMatching("POST /api/bot/game/*/move/*")
+	if len(recs) != 1 || !recs[0].Lost || recs[0].Status != 200 {
+		t.Fatalf("records %+v", recs)
+	}
+	// The next one is answered.
+	wantStatus(t, post(t, s.URL(), "tb", "/api/bot/game/"+id+"/move/e7e5", nil), 200)
+}
+
+// A silenced stream answers 200 and then writes nothing at all.
+func TestInjectSilence(t *testing.T) {
+	s := newTestServer(t, WithKeepAlive(5*time.Millisecond))
+	s.AddAccount("bot", "tok", true, 1500)
+	s.InjectSilence("GET /api/stream/event", 1)
+	st := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if st.status != 200 {
+		t.Fatalf("status %d", st.status)
+	}
+	select {
+	case l, ok := <-st.lines:
+		t.Fatalf("silenced stream wrote %q (open %v)", l, ok)
+	case <-time.After(100 * time.Millisecond): // twenty keep-alive periods
+	}
+	if s.EventStreamOpen("bot") {
+		t.Error("a silenced event stream counts as open")
+	}
+	st.cancel()
+	// The next stream is served.
+	next := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if l := <-next.lines; l != "" {
+		t.Fatalf("first line %q, want a keep-alive", l)
+	}
+}
+
+func TestRepeatGameStateAndDropAfter(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	if s.RepeatGameState(id) {
+		t.Fatal("state repeated with no stream open")
+	}
+	s.DropGameStreamsAfter(id, 2)
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.Move(id, "w", "e2e4"); err != nil {
+		t.Fatal(err)
+	}
+	if st := gs.nextOfType(t, "gameState"); plies(st) != 1 {
+		t.Fatalf("state %v", st)
+	}
+	if !s.RepeatGameState(id) {
+		t.Fatal("state not repeated")
+	}
+	if st := gs.nextOfType(t, "gameState"); str(st, "moves") != "e2e4" {
+		t.Fatalf("repeated state %v", st)
+	}
+	if err := s.Move(id, "b", "e7e5"); err != nil {
+		t.Fatal(err)
+	}
+	for m := gs.next(t); m != nil; m = gs.next(t) {
+	}
+	if err := gs.waitEnd(t); err == nil {
+		t.Fatal("the stream ended cleanly, want it cut after ply 2")
+	}
+	if s.GameStreams(id, "w") != 0 {
+		t.Error("a cut stream still counts")
+	}
+	// Only once: a new stream sees the next states.
+	gs = openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.Move(id, "w", "g1f3"); err != nil {
+		t.Fatal(err)
+	}
+	if st := gs.nextOfType(t, "gameState"); plies(st) != 3 {
+		t.Fatalf("state %v", st)
+	}
+}

@@ -68,6 +68,7 @@ type game struct {
 	watchers []*subscriber // public move streams
 	timer    *time.Timer
 	house    [2]*time.Timer // pending house-player moves
+	dropAt   map[int]bool   // DropGameStreamsAfter: plies after whose state the streams are cut
 }
 
 var (
@@ -186,7 +187,7 @@ func (s *Server) gameStateLocked(g *game) jsonGameState {
 	now := time.Now()
 	c := g.clocks(now)
 	st := jsonGameState{
-		Type: "gameState", Moves: strings.Join(g.moves, " "),
+		Type: "gameState", Moves: strings.Join(s.writtenMovesLocked(g), " "),
 		Wtime: c[white].Milliseconds(), Btime: c[black].Milliseconds(),
 		Winc: g.inc.Milliseconds(), Binc: g.inc.Milliseconds(),
 		Status: g.status,
@@ -301,5 +302,29 @@ func (s *Server) broadcastLocked(g *game, v any, only int) {
 
 func (s *Server) pushStateLocked(g *game) {
 	s.broadcastLocked(g, s.gameStateLocked(g), none)
+	if ply := len(g.moves); g.dropAt[ply] {
+		delete(g.dropAt, ply)
+		s.dropGameStreamsLocked(g)
+	}
 	s.notifyLocked()
+}
+
+// writtenMovesLocked returns g's moves as the game streams write them:
+// castling as the king taking its rook with WithCastlingAsKingTakesRook.
+func (s *Server) writtenMovesLocked(g *game) []string {
+	if !s.cfg.kingTakesRook {
+		return g.moves
+	}
+	out := append([]string(nil), g.moves...)
+	for i, m := range g.cg.Moves() {
+		if i < len(out) && (m.HasTag(chess.KingSideCastle) || m.HasTag(chess.QueenSideCastle)) {
+			rookFile := "h"
+			if m.HasTag(chess.QueenSideCastle) {
+				rookFile = "a"
+			}
+			from := m.S1().String()
+			out[i] = from + rookFile + from[1:]
+		}
+	}
+	return out
 }

@@ -467,3 +467,35 @@ func TestRandomGameBetweenTwoHTTPClients(t *testing.T) {
 		t.Errorf("%d move requests, %d accepted, for %d moves", len(moves), ok, len(snap.Moves))
 	}
 }
+
+func TestCastlingAsKingTakesRook(t *testing.T) {
+	s := newTestServer(t, WithCastlingAsKingTakesRook())
+	s.AddAccount("w", "tw", true, 1500)
+	s.AddAccount("b", "tb", true, 1500)
+	id, err := s.Challenge("w", "b", ChallengeParams{
+		ClockLimit: time.Minute, Color: "white",
+		FEN: "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	for _, m := range [][2]string{{"w", "e1g1"}, {"b", "e8c8"}, {"w", "a2a3"}} {
+		if err := s.Move(id, m[0], m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var st map[string]any
+	for st = gs.nextOfType(t, "gameState"); plies(st) < 3; st = gs.nextOfType(t, "gameState") {
+	}
+	if got := str(st, "moves"); got != "e1h1 e8a8 a2a3" {
+		t.Errorf("stream moves %q, want castling as king takes rook", got)
+	}
+	if snap, _ := s.Game(id); strings.Join(snap.Moves, " ") != "e1g1 e8c8 a2a3" {
+		t.Errorf("snapshot moves %v", snap.Moves)
+	}
+}

@@ -14,9 +14,10 @@ type RequestRecord struct {
 	Query      string // query, without '?' (re-encoded, tokens redacted)
 	Time       time.Time
 	Duration   time.Duration // until the handler returned (streams: until they ended)
-	Status     int           // 0 while a response has not started, or if the connection was cut first
+	Status     int           // 0 while a response has not started, or if the connection was cut first (but see Lost)
 	Account    string        // lower-case id of the token's account, "" if none or unknown
 	InCoolDown bool          // sent while its client was in a cool-down after a 429
+	Lost       bool          // InjectLostAnswer: handled (Status is what the server meant to send), answer never sent
 }
 
 // Stats counts notable things the server saw.
