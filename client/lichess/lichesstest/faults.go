@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -345,6 +346,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: now,
 			Account: user, InCoolDown: active != nil,
 		})
+		rec := &statusRecorder{ResponseWriter: w}
+		s.live = append(s.live, rec)
 		var delay time.Duration
 		if lo, hi := s.faults.latencyMin, s.faults.latencyMax; hi > 0 {
 			delay = lo
@@ -401,24 +404,28 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if !stream {
 				s.inflight[key]--
 			}
+			if gen == s.recGen {
+				s.live[idx] = nil
+			}
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		}
 
-		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
 			if !stream {
 				s.inflight[key]--
 			}
+			status := rec.status()
 			if gen == s.recGen {
-				s.records[idx].Status = rec.status
+				s.records[idx].Status = status
 				s.records[idx].Duration = time.Since(now)
+				s.live[idx] = nil
 			}
-			if rec.status == http.StatusTooManyRequests {
+			if status == http.StatusTooManyRequests {
 				s.stats.TooManyRequests++
 			}
-			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, rec.status, time.Since(now).Round(time.Millisecond))
+			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, status, time.Since(now).Round(time.Millisecond))
 			s.notifyLocked()
 			s.mu.Unlock()
 		}()
@@ -437,7 +444,7 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			// Take effect, then cut the connection: the answer is lost.
 			discard := &statusRecorder{ResponseWriter: &discardWriter{header: http.Header{}}}
 			next.ServeHTTP(discard, r)
-			rec.status = discard.status
+			rec.code.Store(int32(discard.status()))
 			panic(http.ErrAbortHandler)
 		case silence:
 			rec.Header().Set("Content-Type", "application/x-ndjson")
@@ -492,22 +499,22 @@ func clientKey(token string, r *http.Request) string {
 	return "addr:" + host
 }
 
+// statusRecorder notes the status of an answer as it starts, so that a
+// record shows it (Requests) even before its handler has returned.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	code atomic.Int32
 }
 
+func (r *statusRecorder) status() int { return int(r.code.Load()) }
+
 func (r *statusRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
+	r.code.CompareAndSwap(0, int32(code))
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
+	r.code.CompareAndSwap(0, http.StatusOK)
 	return r.ResponseWriter.Write(b)
 }
 

@@ -491,3 +491,22 @@ func TestRepeatGameStateAndDropAfter(t *testing.T) {
 		t.Fatalf("state %v", st)
 	}
 }
+
+// A record shows the status of its answer as soon as the answer starts: an
+// open stream is recorded 200 before it ends.
+func TestRecordStatusWhileStreaming(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	st := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
+		t.Fatal(err)
+	}
+	recs := s.RequestsMatching("GET /api/stream/event")
+	if len(recs) != 1 || recs[0].Status != 200 || recs[0].Duration != 0 {
+		t.Fatalf("records of an open stream %+v", recs)
+	}
+	st.cancel()
+	if err := s.WaitFor(testCtx(t), func() bool { return s.RequestsMatching("GET /api/stream/event")[0].Duration > 0 }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,7 +27,8 @@ type Server struct {
 	games      map[string]*game
 	gameOrder  []string
 	records    []RequestRecord
-	recGen     int // bumped by ResetRecords
+	live       []*statusRecorder // beside records: the answer of each request until its handler returns
+	recGen     int               // bumped by ResetRecords
 	faults     faults
 	stats      Stats
 	coolDowns  []*coolDown
