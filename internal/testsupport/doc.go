@@ -1,7 +1,8 @@
 // Package testsupport holds the helpers that the tests of several packages
 // share, so that each exists once: a goroutine-safe buffer for logs
 // (SyncBuffer), polling until a condition holds (WaitFor), a logger for
-// tests (Logger), positions from FEN (MustFEN), and a fake UCI engine.
+// tests (Logger), positions from FEN and moves (MustFEN, Play), and a fake
+// UCI engine.
 //
 // Only tests import it. It imports engine/board and nothing else of ours,
 // so the tests of every package above the board, uci's included, can use

@@ -66,12 +66,18 @@ func MustFEN(t testing.TB, fen string, moves ...string) *board.Position {
 	if err != nil {
 		t.Fatalf("parse %q: %v", fen, err)
 	}
+	Play(t, p, moves...)
+	return p
+}
+
+// Play plays moves (UCI notation) on p, failing the test at a bad one.
+func Play(t testing.TB, p *board.Position, moves ...string) {
+	t.Helper()
 	for _, s := range moves {
 		m, err := p.ParseUCIMove(s)
 		if err != nil {
-			t.Fatalf("move %s after %q: %v", s, fen, err)
+			t.Fatalf("move %s in %s: %v", s, p.FEN(), err)
 		}
 		p.MakeMove(m)
 	}
-	return p
 }
