@@ -42,9 +42,7 @@ func newHarness(t *testing.T, opts ...lichesstest.Option) *harness {
 	srv := lichesstest.NewStarted(opts...)
 	t.Cleanup(srv.Close)
 	srv.AddAccount(botName, botToken, true, 2000)
-	ctx, cancel := context.WithTimeout(context.Background(), testsupport.WaitLimit)
-	t.Cleanup(cancel)
-	return &harness{t: t, srv: srv, ctx: ctx}
+	return &harness{t: t, srv: srv, ctx: testsupport.Context(t)}
 }
 
 // addHuman adds a human opponent that does nothing unless the test acts

@@ -1,7 +1,6 @@
 package lichess
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -21,9 +20,6 @@ const (
 	botName    = "Ponderosa"
 	humanName  = "Alice"
 	humanToken = "lip_aliceTOKEN456"
-	// waitLimit bounds the waits of the tests: it turns a hang into a
-	// failure and is never an assertion about speed.
-	waitLimit = 20 * time.Second
 )
 
 // newServer starts a lichesstest server with our bot and a human account.
@@ -72,12 +68,10 @@ func requestCount(s *lichesstest.Server, pattern string) int {
 }
 
 // awaitServer waits until cond holds (cond is checked after every change on
-// the server) or fails the test after waitLimit.
+// the server) or fails the test after testsupport.WaitLimit.
 func awaitServer(t *testing.T, s *lichesstest.Server, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	if err := s.WaitFor(ctx, cond); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }

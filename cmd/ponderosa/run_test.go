@@ -27,7 +27,6 @@ func TestMain(m *testing.M) { testsupport.Main(m, nil) }
 const (
 	runBot      = "Ponderosa"
 	runBotToken = "lip_runSecretToken"
-	waitLimit   = 30 * time.Second // turns a hang into a failure; never asserts speed
 )
 
 type runEnv struct {
@@ -81,8 +80,7 @@ func newRunEnv(t *testing.T, bot bool) *runEnv {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	t.Cleanup(cancel)
+	ctx := testsupport.Context(t)
 	return &runEnv{t: t, srv: srv, cfgPath: writeConfig(t, runConfig(t, srv.URL(), "")), logs: &testsupport.SyncBuffer{},
 		sigs: make(chan os.Signal, 4), reloads: make(chan error, 4), ctx: ctx}
 }

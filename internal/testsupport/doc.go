@@ -1,6 +1,7 @@
 // Package testsupport holds the helpers that the tests of several packages
 // share, so that each exists once: a goroutine-safe buffer for logs
-// (SyncBuffer), polling until a condition holds (WaitFor), a logger for
+// (SyncBuffer), polling until a condition holds (WaitFor), a context that
+// bounds a test's waits (Context), a logger for
 // tests (Logger), positions from FEN and moves (MustFEN, Play), and a fake
 // UCI engine.
 //

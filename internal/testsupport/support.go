@@ -2,6 +2,7 @@ package testsupport
 
 import (
 	"bytes"
+	"context"
 	"sync"
 	"testing"
 	"time"
@@ -11,9 +12,9 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
-// WaitLimit bounds WaitFor: it turns a hang into a failure and is never an
-// assertion about speed.
-const WaitLimit = 20 * time.Second
+// WaitLimit bounds WaitFor and Context: it turns a hang into a failure and
+// is never an assertion about speed.
+const WaitLimit = 30 * time.Second
 
 // SyncBuffer is a bytes.Buffer that goroutines may write while a test
 // reads it (a log sink, an engine's output). The zero value is ready.
@@ -47,6 +48,14 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// Context returns a context that ends after WaitLimit, or when the test
+// ends: for the waits of a test that take a context.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), WaitLimit)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // Logger returns a logger for code under test: at debug level into the

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestKeepAliveLines(t *testing.T) {
@@ -34,7 +36,7 @@ func TestKeepAliveLines(t *testing.T) {
 				if l == "" {
 					empty++
 				}
-			case <-time.After(waitLimit):
+			case <-time.After(testsupport.WaitLimit):
 				t.Fatalf("%s stream: only %d keep-alive lines", name, empty)
 			}
 		}
@@ -113,7 +115,7 @@ func TestStreamDropAndReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs.nextOfType(t, "gameState")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.GameStreams(id, "w") == 1 }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.GameStreams(id, "w") == 1 }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -143,7 +145,7 @@ func TestSecondEventStreamClosesFirst(t *testing.T) {
 	s := newTestServer(t)
 	s.AddAccount("bot", "tok", true, 1500)
 	first := openStream(t, s.URL(), "tok", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
 		t.Fatal(err)
 	}
 	_ = openStream(t, s.URL(), "tok", "/api/stream/event")
@@ -191,7 +193,7 @@ func TestInjectedUnknownLinesAndFields(t *testing.T) {
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
 	ev := openStream(t, s.URL(), "tw", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("w") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("w") }); err != nil {
 		t.Fatal(err)
 	}
 	if !s.InjectEventLine("w", `{"type":"somethingNew","x":1}`) {
@@ -278,7 +280,7 @@ func TestConcurrentRequestsCounted(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	if err := s.WaitFor(testCtx(t), func() bool { return len(s.Requests()) == 1 }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return len(s.Requests()) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	s.SetLatency(0, 0)
@@ -375,7 +377,7 @@ func TestConcurrentUse(t *testing.T) {
 		_ = openStream(t, base, "", "/api/stream/game/"+id)
 	}
 	for _, id := range ids {
-		if _, err := s.WaitGameOver(testCtx(t), id); err != nil {
+		if _, err := s.WaitGameOver(testsupport.Context(t), id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -498,7 +500,7 @@ func TestRecordStatusWhileStreaming(t *testing.T) {
 	s := newTestServer(t)
 	s.AddAccount("bot", "tok", true, 1500)
 	st := openStream(t, s.URL(), "tok", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
 		t.Fatal(err)
 	}
 	recs := s.RequestsMatching("GET /api/stream/event")
@@ -506,7 +508,7 @@ func TestRecordStatusWhileStreaming(t *testing.T) {
 		t.Fatalf("records of an open stream %+v", recs)
 	}
 	st.cancel()
-	if err := s.WaitFor(testCtx(t), func() bool { return s.RequestsMatching("GET /api/stream/event")[0].Duration > 0 }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.RequestsMatching("GET /api/stream/event")[0].Duration > 0 }); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,12 +2,14 @@ package lichesstest
 
 import (
 	"net/url"
-
-	"github.com/notnil/chess"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notnil/chess"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // scriptedPlayer plays script (the whole game's moves, both colours) for
@@ -276,7 +278,7 @@ func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
 	if err := s.Move(id, "b", "e8d7"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +329,7 @@ func TestFirstMoveAbortAfterWhiteMoved(t *testing.T) {
 	if err := s.Move(id, "w", "d2d4"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}

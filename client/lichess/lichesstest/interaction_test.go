@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/notnil/chess"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // startGame makes w (white) and b play a 1-minute game and returns its id.
@@ -323,7 +325,7 @@ func TestHousePlayersPlayEachOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestHouseAnswersOffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+		if _, err := s.WaitGameStarted(testsupport.Context(t), "mybot"); err != nil {
 			t.Fatal(err)
 		}
 		base := s.URL()
@@ -439,7 +441,7 @@ func TestAutoGoneAndHouseClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+	if _, err := s.WaitGameStarted(testsupport.Context(t), "mybot"); err != nil {
 		t.Fatal(err)
 	}
 	base := s.URL()
@@ -449,7 +451,7 @@ func TestAutoGoneAndHouseClaims(t *testing.T) {
 	for st := gs.nextOfType(t, "gameState"); plies(st) < 2; st = gs.nextOfType(t, "gameState") {
 	}
 	gs.cancel() // the bot disconnects from its game
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +504,7 @@ func TestHouseScriptAndResignAt(t *testing.T) {
 	if err := s.AcceptChallenge(id); err != nil {
 		t.Fatal(err)
 	}
-	ctx := testCtx(t)
+	ctx := testsupport.Context(t)
 	for i, m := range []string{"e2e4", "d2d4", "d4e5", "g1f3"} {
 		if err := s.Move(id, "mybot", m); err != nil {
 			t.Fatal(err)
