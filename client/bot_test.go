@@ -1,52 +1,29 @@
 package client
 
 import (
-	"context"
-	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // The event stream of a Bot is reopened after the read deadline, and games
 // are rejoined after the reconnect.
 func TestBotReconnectsIdleEventStream(t *testing.T) {
-	f := newFake(t)
-	var opened atomic.Int32
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if r.URL.Path == "/api/stream/event" {
-			if opened.Add(1) == 1 {
-				// First connection: silent (a dead link).
-				f.mu.Lock()
-				f.silentEvents = true
-				f.mu.Unlock()
-			} else {
-				f.mu.Lock()
-				f.silentEvents = false
-				f.mu.Unlock()
-			}
-		}
-		return 0, nil, "", false
-	}
-	f.keepAlive = 20 * time.Millisecond
-	c := f.client(t, lichess.WithStreamIdleTimeout(150*time.Millisecond))
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(4))
+	// First connection: answered, then silent (a dead link).
+	h.srv.InjectSilence("GET /api/stream/event", 1)
 	pool := &playerPool{}
-	b := NewBot(c, pool.factory, Settings{ReconnectMin: 10 * time.Millisecond}, testLogger(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	waitFor(t, "second event stream", func() bool { return opened.Load() >= 2 })
+	_, stop := h.runBot(Settings{ReconnectMin: 10 * time.Millisecond}, pool, lichess.WithStreamIdleTimeout(150*time.Millisecond))
+	testsupport.WaitFor(t, "second event stream", func() bool { return h.requests("GET /api/stream/event") >= 2 })
 	// A game started now arrives over the new stream and is played.
-	f.addGame("late1", true, func(g *fakeGame) { g.resignAfter = 4 })
-	f.sendEvent(`{"type":"gameStart","game":{"gameId":"late1","fullId":"late1xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
-	f.waitLocked(t, "game late1 over", func() bool { return f.games["late1"].status != "started" })
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if n := f.requestCount("GET /api/account/playing"); n < 2 {
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	h.waitOver(id)
+	stop()
+	if n := h.requests("GET /api/account/playing"); n < 2 {
 		t.Errorf("games in progress listed %d times, want at start and after the reconnect", n)
 	}
 }

@@ -1,153 +1,31 @@
 package client
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
-	"golang.org/x/oauth2"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
-// End-to-end tests: the Bot against lichesstest, the project's
-// Lichess-compatible server, over real HTTP.
-
-const (
-	e2eBot      = "Ponderosa"
-	e2eBotToken = "lip_e2eBotToken"
-)
-
-// e2eLimit bounds waits; it turns a hang into a failure, never asserts speed.
-const e2eLimit = 20 * time.Second
-
-type e2e struct {
-	t   *testing.T
-	srv *lichesstest.Server
-	ctx context.Context
-}
-
-func newE2E(t *testing.T, opts ...lichesstest.Option) *e2e {
-	t.Helper()
-	opts = append([]lichesstest.Option{lichesstest.WithKeepAlive(20 * time.Millisecond), lichesstest.WithChallengeTTL(0)}, opts...)
-	srv := lichesstest.NewStarted(opts...)
-	t.Cleanup(srv.Close)
-	srv.AddAccount(e2eBot, e2eBotToken, true, 2000)
-	ctx, cancel := context.WithTimeout(context.Background(), e2eLimit)
-	t.Cleanup(cancel)
-	return &e2e{t: t, srv: srv, ctx: ctx}
-}
-
-// addHouse adds a human opponent played by the server.
-func (e *e2e) addHouse(name string, opts lichesstest.HouseOptions) {
-	e.srv.AddAccount(name, "tok-"+name, false, 1800)
-	if err := e.srv.SetHousePlayer(name, opts); err != nil {
-		e.t.Fatal(err)
-	}
-}
-
-// runBot starts a Bot; the returned stop cancels it and waits.
-func (e *e2e) runBot(s Settings, pool *playerPool) (*Bot, func()) {
-	e.t.Helper()
-	if s.ReconnectMin == 0 {
-		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 100*time.Millisecond
-	}
-	c, err := lichess.New(e.srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: e2eBotToken}),
-		lichess.WithStreamIdleTimeout(time.Second), lichess.WithLogger(testLogger(e.t)))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	b := NewBot(c, pool.factory, s, testLogger(e.t))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				e.t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	e.t.Cleanup(stop)
-	if err := e.srv.WaitFor(e.ctx, func() bool { return e.srv.EventStreamOpen(e2eBot) }); err != nil {
-		e.t.Fatal(err)
-	}
-	return b, stop
-}
-
-func (e *e2e) challenge(from string, p lichesstest.ChallengeParams) string {
-	e.t.Helper()
-	id, err := e.srv.Challenge(from, e2eBot, p)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return id
-}
-
-func (e *e2e) waitOver(id string) lichesstest.GameSnapshot {
-	e.t.Helper()
-	g, err := e.srv.WaitGameOver(e.ctx, id)
-	if err != nil {
-		e.t.Fatalf("game %s not over: %v", id, err)
-	}
-	return g
-}
-
-func (e *e2e) waitPlies(id string, n int) {
-	e.t.Helper()
-	err := e.srv.WaitFor(e.ctx, func() bool { g, ok := e.srv.Game(id); return ok && (len(g.Moves) >= n || g.Finished) })
-	if err != nil {
-		e.t.Fatalf("game %s: %v", id, err)
-	}
-}
-
-// resignAfter makes who resign game id once it has n plies (keeps games
-// between two weak players short).
-func (e *e2e) resignAfter(id, who string, n int) {
-	e.t.Helper()
-	e.waitPlies(id, n)
-	if g, _ := e.srv.Game(id); !g.Finished {
-		if err := e.srv.Resign(id, who); err != nil {
-			e.t.Fatalf("resign %s: %v", id, err)
-		}
-	}
-}
-
-// noRefusedMoves: a move posted twice (or illegal) is refused by the server.
-// A move crossing the end of the game (the test resigned for the opponent
-// meanwhile) does not count.
-func (e *e2e) noRefusedMoves() {
-	e.t.Helper()
-	for _, r := range e.srv.RequestsMatching("POST /api/bot/game/*/move/*") {
-		if r.Status == 200 || r.Status == 429 || r.Status == 0 { // 0: still in flight, or cut by the client
-			continue
-		}
-		id := strings.Split(r.Path, "/")[4]
-		g, _ := e.srv.Game(id)
-		if g.Finished && !r.Time.Add(r.Duration).Before(g.FinishedAt) {
-			continue
-		}
-		e.t.Errorf("move refused: %s %s → %d after %v (game %s, %d plies, last %v, finished %v after the request)", r.Method, r.Path, r.Status, r.Duration, g.Status, len(g.Moves), g.Moves[len(g.Moves)-1:], g.FinishedAt.Sub(r.Time))
-	}
-}
+// End-to-end tests: the Bot against house players of lichesstest, which
+// challenge it or accept its challenges and play whole games (harness in
+// harness_test.go).
 
 var blitz = lichesstest.ChallengeParams{ClockLimit: 60 * time.Second, ClockIncrement: time.Second, Color: "random"}
 
 func TestE2EFullGame(t *testing.T) {
-	e := newE2E(t, lichesstest.WithUnknownFields())
+	e := newHarness(t, lichesstest.WithUnknownFields())
 	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	dir := t.TempDir()
 	_, stop := e.runBot(Settings{PGNDir: dir, Chat: ChatSettings{Greeting: ChatMessages{Player: "hi"}, Goodbye: ChatMessages{Player: "gg", Spectator: "gg all"}}}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
 	e.resignAfter(id, "Greedy", 12)
 	g := e.waitOver(id)
-	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
+	testsupport.WaitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
 	stop()
 	if g.Status == "started" || g.Status == "aborted" || len(g.Moves) < 2 {
 		t.Fatalf("game ended %s after %d plies", g.Status, len(g.Moves))
@@ -166,7 +44,7 @@ func TestE2EFullGame(t *testing.T) {
 }
 
 func TestE2EDeclines(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.srv.AddAccount("Human", "tok-Human", false, 1800)
 	e.runBot(Settings{Challenge: ChallengePolicy{AcceptBots: true}}, &playerPool{})
 	id := e.challenge("Human", blitz)
@@ -183,14 +61,14 @@ func TestE2EDeclines(t *testing.T) {
 }
 
 func TestE2EStreamDroppedMidGame(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	_, stop := e.runBot(Settings{}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
 	for _, n := range []int{4, 8} {
 		e.waitPlies(id, n)
 		e.srv.DropGameStreams(id)
-		e.srv.DropEventStream(e2eBot)
+		e.srv.DropEventStream(botName)
 	}
 	e.resignAfter(id, "Greedy", 14)
 	g := e.waitOver(id)
@@ -207,7 +85,7 @@ func TestE2EStreamDroppedMidGame(t *testing.T) {
 // A 429 on one game's move: that game waits out its cool-down (no move
 // request inside it) while the other game keeps moving.
 func TestE2ERateLimitedMove(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.addHouse("Alpha", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	e.addHouse("Beta", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	_, stop := e.runBot(Settings{Challenge: ChallengePolicy{MaxGames: 2}}, &playerPool{})
@@ -256,7 +134,7 @@ func TestE2ERateLimitedMove(t *testing.T) {
 }
 
 func TestE2ERestartMidGame(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
 	_, stop1 := e.runBot(Settings{}, &playerPool{})
 	id := e.challenge("Greedy", blitz)
@@ -279,7 +157,7 @@ func TestE2ERestartMidGame(t *testing.T) {
 }
 
 func TestE2EOpponentGoneClaimVictory(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.addHouse("Leaver", lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst})
 	_, stop := e.runBot(Settings{}, &playerPool{})
 	id := e.challenge("Leaver", lichesstest.ChallengeParams{ClockLimit: time.Minute, Color: "black"}) // bot white
@@ -303,10 +181,10 @@ func TestE2EOpponentGoneClaimVictory(t *testing.T) {
 
 // Unknown event types and fields on both streams are ignored.
 func TestE2EUnknownEvents(t *testing.T) {
-	e := newE2E(t, lichesstest.WithUnknownFields())
+	e := newHarness(t, lichesstest.WithUnknownFields())
 	e.addHouse("Slow", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy, ThinkTime: 5 * time.Millisecond})
 	_, stop := e.runBot(Settings{}, &playerPool{})
-	if !e.srv.InjectEventLine(e2eBot, `{"type":"somethingNew","payload":[1,2,3]}`) {
+	if !e.srv.InjectEventLine(botName, `{"type":"somethingNew","payload":[1,2,3]}`) {
 		t.Fatal("event line not injected")
 	}
 	id := e.challenge("Slow", blitz)
@@ -325,7 +203,7 @@ func TestE2EUnknownEvents(t *testing.T) {
 // Matchmaking: when idle the bot challenges online bots, skips one that
 // declined, plays, and stops at the daily bot-game limit.
 func TestE2EMatchmaking(t *testing.T) {
-	e := newE2E(t)
+	e := newHarness(t)
 	e.srv.AddAccount("HouseBot", "tok-hb", true, 1900)
 	if err := e.srv.SetHousePlayer("HouseBot", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy}); err != nil {
 		t.Fatal(err)
@@ -340,7 +218,7 @@ func TestE2EMatchmaking(t *testing.T) {
 			TimeControls: []TimeControlSetting{{Base: time.Minute, Increment: time.Second}}},
 	}
 	_, stop := e.runBot(s, &playerPool{})
-	id, err := e.srv.WaitGameStarted(e.ctx, e2eBot)
+	id, err := e.srv.WaitGameStarted(e.ctx, botName)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,95 +6,56 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
-// runBot starts a Bot on f and returns it with a stop function that cancels
-// Run and waits for it.
-func runBot(t *testing.T, f *fakeLichess, s Settings, pool *playerPool, opts ...lichess.Option) (*Bot, func()) {
-	t.Helper()
-	if s.ReconnectMin == 0 {
-		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 50*time.Millisecond
-	}
-	b := NewBot(f.client(t, opts...), pool.factory, s, testLogger(t))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx) }()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return b, stop
-}
+// Unit tests of the Bot and its game workers against lichesstest (see
+// harness_test.go). "opponent" is a house player that plays the first legal
+// move (and resigns at a ply where a test says so), or a silent human the
+// test acts for.
 
-// noDuplicatePosts fails if any ply got two accepted moves.
-func noDuplicatePosts(t *testing.T, f *fakeLichess, id string) {
-	t.Helper()
-	f.with(func() {
-		for ply, n := range f.games[id].posts {
-			if n != 1 {
-				t.Errorf("game %s ply %d: %d moves accepted", id, ply, n)
-			}
-		}
-	})
-}
-
-func gameOver(f *fakeLichess, id string) func() bool {
-	return func() bool { g := f.games[id]; return g != nil && g.status != "started" }
+// houseFirst is a house player playing the first legal move, resigning on
+// its turn once the game has resignAt plies (0: never).
+func houseFirst(resignAt int) lichesstest.HouseOptions {
+	return lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst, ResignAt: resignAt}
 }
 
 func TestFullGameFromChallenge(t *testing.T) {
-	f := newFake(t)
+	h := newHarness(t)
+	h.addHouse("Alice", houseFirst(6))
 	dir := t.TempDir()
 	pool := &playerPool{next: func(i int, p *testPlayer) { p.score = 35 }}
 	s := Settings{PGNDir: dir, Chat: ChatSettings{
 		Greeting: ChatMessages{Player: "Hi {opponent}, good luck!", Spectator: "Hi all, {me} here"},
 		Goodbye:  ChatMessages{Player: "Thanks for the game."}}}
-	_, stop := runBot(t, f, s, pool)
-	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
-	f.offerChallenge(lichess.Challenge{ID: "chal1", Challenger: lichess.ChallengeUser{ID: "alice", Name: "Alice", Rating: 1500},
-		Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true, Color: "random",
-		TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}})
-	f.waitLocked(t, "game chal1 over", gameOver(f, "chal1"))
-	f.waitLocked(t, "goodbye", func() bool {
-		for _, l := range f.games["chal1"].chatLines {
-			if strings.HasSuffix(l, "Thanks for the game.") {
-				return true
-			}
-		}
-		return false
-	})
-	waitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, "chal1.pgn")); return err == nil })
+	_, stop := h.runBot(s, pool)
+	id := h.challenge("Alice", lichesstest.ChallengeParams{Rated: true, ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, Color: "black"})
+	h.waitOver(id)
+	h.waitFor("goodbye", func() bool { return slices.Contains(h.botChat(id), "player:Thanks for the game.") })
+	testsupport.WaitFor(t, "record", func() bool { _, err := os.Stat(filepath.Join(dir, id+".pgn")); return err == nil })
 	stop()
-	f.with(func() {
-		g := f.games["chal1"]
-		if g.status != "resign" || g.winner != "white" || len(g.moves) != 7 {
-			t.Errorf("game ended %s/%s after %d plies", g.status, g.winner, len(g.moves))
-		}
-		greet, spect, bye := false, false, false
-		for _, l := range g.chatLines {
-			greet = greet || l == "player:Hi opponent, good luck!" || l == "player:Hi Alice, good luck!"
-			spect = spect || l == "spectator:Hi all, Ponderosa here"
-			bye = bye || l == "player:Thanks for the game."
-		}
-		if !greet || !spect || !bye || len(g.chatLines) != 3 {
-			t.Errorf("chat lines %q: want greeting and goodbye", g.chatLines)
-		}
-	})
-	noDuplicatePosts(t, f, "chal1")
-	pgn, err := os.ReadFile(filepath.Join(dir, "chal1.pgn"))
+	g := h.game(id)
+	if g.Status != "resign" || g.Winner != "white" || len(g.Moves) != 7 {
+		t.Errorf("game ended %s/%s after %d plies", g.Status, g.Winner, len(g.Moves))
+	}
+	lines := h.botChat(id)
+	greet, spect, bye := false, false, false
+	for _, l := range lines {
+		greet = greet || l == "player:Hi opponent, good luck!" || l == "player:Hi Alice, good luck!"
+		spect = spect || l == "spectator:Hi all, Ponderosa here"
+		bye = bye || l == "player:Thanks for the game."
+	}
+	if !greet || !spect || !bye || len(lines) != 3 {
+		t.Errorf("chat lines %q: want greeting and goodbye", lines)
+	}
+	h.noDuplicatePosts(id)
+	pgn, err := os.ReadFile(filepath.Join(dir, id+".pgn"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,35 +76,49 @@ func TestFullGameFromChallenge(t *testing.T) {
 }
 
 func TestDeclineChallenges(t *testing.T) {
-	f := newFake(t)
+	h := newHarness(t)
 	s := Settings{Challenge: ChallengePolicy{AcceptHumans: true, MaxGames: 1}}
-	b, _ := runBot(t, f, s, &playerPool{})
-	waitFor(t, "event stream", func() bool { f.mu.Lock(); defer f.mu.Unlock(); return len(f.evSubs) > 0 })
-	mk := func(id string, mod func(*lichess.Challenge)) lichess.Challenge {
-		c := lichess.Challenge{ID: id, Challenger: lichess.ChallengeUser{ID: "x" + id, Name: "X"}, Variant: lichess.Variant{Key: "standard"},
-			Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}}
-		mod(&c)
-		return c
+	b, _ := h.runBot(s, &playerPool{})
+	blitz5 := lichesstest.ChallengeParams{ClockLimit: 5 * time.Minute}
+	challenge := func(from string, bot bool, p lichesstest.ChallengeParams) string {
+		h.srv.AddAccount(from, "tok-"+from, bot, 1800)
+		return h.challenge(from, p)
 	}
-	f.offerChallenge(mk("v1", func(c *lichess.Challenge) { c.Variant.Key = "atomic" }))
-	f.offerChallenge(mk("b1", func(c *lichess.Challenge) { c.Challenger.Title = "BOT" }))
-	f.offerChallenge(mk("u1", func(c *lichess.Challenge) { c.Speed = "ultraBullet"; c.TimeControl.Limit = 15 }))
+	v1 := challenge("xv1", false, lichesstest.ChallengeParams{ClockLimit: 5 * time.Minute, Variant: "atomic"})
+	b1 := challenge("xb1", true, blitz5)
+	u1 := challenge("xu1", false, lichesstest.ChallengeParams{ClockLimit: 15 * time.Second})
 	// Our own outgoing challenge is not answered.
-	f.offerChallenge(mk("o1", func(c *lichess.Challenge) { c.Challenger.ID = botID; c.Direction = "out" }))
-	f.waitLocked(t, "three declines", func() bool { return len(f.declines) == 3 })
-	f.with(func() {
-		want := map[string]string{"v1": "variant", "b1": "noBot", "u1": "tooFast"}
-		for id, r := range want {
-			if f.declines[id] != r {
-				t.Errorf("challenge %s declined with %q, want %q", id, f.declines[id], r)
+	h.addHuman("xo1")
+	o1, err := h.srv.Challenge(botName, "xo1", blitz5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{v1: "variant", b1: "noBot", u1: "tooFast"}
+	h.waitFor("three declines", func() bool {
+		n := 0
+		for id := range want {
+			if st, _ := h.srv.ChallengeStatus(id); st == "declined" {
+				n++
 			}
 		}
+		return n == 3
 	})
+	for id, r := range want {
+		if _, key := h.srv.ChallengeStatus(id); !strings.EqualFold(key, r) {
+			t.Errorf("challenge %s declined with %q, want %q", id, key, r)
+		}
+	}
 	// New settings apply to the next challenge.
 	b.UpdateSettings(Settings{Challenge: ChallengePolicy{BlockList: []string{"xz1"}}})
-	f.offerChallenge(mk("z1", func(c *lichess.Challenge) {}))
-	f.waitLocked(t, "decline by block list", func() bool { return f.declines["z1"] == "generic" })
-	if n := f.requestCount("POST /api/challenge/o1/"); n != 0 {
+	z1 := challenge("xz1", false, blitz5)
+	h.waitFor("decline by block list", func() bool { st, _ := h.srv.ChallengeStatus(z1); return st == "declined" })
+	if _, key := h.srv.ChallengeStatus(z1); key != "generic" {
+		t.Errorf("challenge of a blocked user declined with %q, want generic", key)
+	}
+	if st, _ := h.srv.ChallengeStatus(o1); st != "created" {
+		t.Errorf("our own challenge is %s", st)
+	}
+	if n := h.requests("POST /api/challenge/" + o1 + "/*"); n != 0 {
 		t.Errorf("our own challenge answered %d times", n)
 	}
 }
@@ -151,12 +126,13 @@ func TestDeclineChallenges(t *testing.T) {
 // A duplicate state for a ply in progress (a reconnect's gameFull, a repeated
 // gameState) starts no second search and no second post.
 func TestMoveDedupe(t *testing.T) {
-	f := newFake(t)
-	f.addGame("d1", true, func(g *fakeGame) { g.resignAfter = 4 })
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(4))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 	block := make(chan struct{})
 	pool := &playerPool{next: func(i int, p *testPlayer) { p.block = block }}
-	_, stop := runBot(t, f, Settings{}, pool)
-	waitFor(t, "player thinking", func() bool {
+	_, stop := h.runBot(Settings{}, pool)
+	testsupport.WaitFor(t, "player thinking", func() bool {
 		ps := pool.all()
 		n := 0
 		if len(ps) > 0 {
@@ -165,20 +141,19 @@ func TestMoveDedupe(t *testing.T) {
 		return n == 1
 	})
 	// While the player thinks: repeated states and a dropped stream.
-	f.with(func() {
-		g := f.games["d1"]
-		f.broadcastStateLocked(g)
-		f.broadcastStateLocked(g)
-		close(g.drop)
-		g.drop = make(chan struct{})
+	if !h.srv.RepeatGameState(id) || !h.srv.RepeatGameState(id) {
+		t.Fatal("no game stream to repeat the state on")
+	}
+	h.srv.DropGameStreams(id)
+	h.waitFor("game stream reopened", func() bool {
+		return h.requests("GET /api/bot/game/stream/"+id) >= 2 && h.srv.GameStreams(id, botName) == 1
 	})
-	waitFor(t, "game stream reopened", func() bool { return f.requestCount("GET /api/bot/game/stream/d1") >= 2 })
-	f.with(func() { f.broadcastStateLocked(f.games["d1"]) })
+	h.srv.RepeatGameState(id)
 	close(block)
-	f.waitLocked(t, "game over", gameOver(f, "d1"))
+	h.waitOver(id)
 	stop()
-	noDuplicatePosts(t, f, "d1")
-	if n := f.requestCount("POST /api/bot/game/d1/move/"); n != 3 {
+	h.noDuplicatePosts(id)
+	if n := h.requests("POST /api/bot/game/" + id + "/move/*"); n != 3 {
 		t.Errorf("%d move posts, want 3 (plies 0, 2 and 4)", n)
 	}
 	pool.all()[0].get(func(p *testPlayer) {
@@ -191,96 +166,80 @@ func TestMoveDedupe(t *testing.T) {
 // A move POST whose answer is lost (the connection breaks after Lichess
 // applied the move) is not played twice.
 func TestMoveLostAnswer(t *testing.T) {
-	f := newFake(t)
-	f.addGame("l1", true, func(g *fakeGame) { g.resignAfter = 4 })
-	var broke atomic.Bool
-	// Wrap the server's handler: apply the first move, then kill the connection.
-	inner := f.srv.Config.Handler
-	f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/bot/game/l1/move/") && broke.CompareAndSwap(false, true) {
-			inner.ServeHTTP(httptestDiscard{}, r)
-			conn, _, err := w.(http.Hijacker).Hijack()
-			if err == nil {
-				conn.Close()
-			}
-			return
-		}
-		inner.ServeHTTP(w, r)
-	})
-	_, stop := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "game over", gameOver(f, "l1"))
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(4))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	// The server applies the first move, then kills the connection.
+	h.srv.InjectLostAnswer("POST /api/bot/game/"+id+"/move/*", 1)
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	h.waitOver(id)
 	stop()
-	if !broke.Load() {
+	broke := false
+	for _, r := range h.srv.RequestsMatching("POST /api/bot/game/" + id + "/move/*") {
+		broke = broke || r.Lost
+	}
+	if !broke {
 		t.Fatal("the connection was never broken")
 	}
-	noDuplicatePosts(t, f, "l1")
+	h.noDuplicatePosts(id)
 }
 
-type httptestDiscard struct{}
-
-func (httptestDiscard) Header() http.Header         { return http.Header{} }
-func (httptestDiscard) Write(b []byte) (int, error) { return len(b), nil }
-func (httptestDiscard) WriteHeader(int)             {}
-
 func TestGameStreamDroppedMidGame(t *testing.T) {
-	f := newFake(t)
-	// The fake drops the game stream right after the states of plies 2,
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(9))
+	id := h.startGame("opponent", false, lichesstest.ChallengeParams{})
+	// The server drops the game stream right after the states of plies 2,
 	// 3, 5 and 7 (the state itself may or may not get through).
-	f.addGame("s1", false, func(g *fakeGame) { g.resignAfter = 9; g.dropAt = map[int]bool{2: true, 3: true, 5: true, 7: true} })
+	h.srv.DropGameStreamsAfter(id, 2, 3, 5, 7)
 	pool := &playerPool{}
-	_, stop := runBot(t, f, Settings{}, pool)
-	f.waitLocked(t, "game over", gameOver(f, "s1"))
+	_, stop := h.runBot(Settings{}, pool)
+	g := h.waitOver(id)
 	stop()
-	noDuplicatePosts(t, f, "s1")
-	if n := f.requestCount("GET /api/bot/game/stream/s1"); n < 2 {
+	h.noDuplicatePosts(id)
+	if n := h.requests("GET /api/bot/game/stream/" + id); n < 2 {
 		t.Errorf("game stream opened %d times, want reconnects", n)
 	}
-	f.with(func() {
-		if g := f.games["s1"]; g.status != "resign" || g.winner != "black" {
-			t.Errorf("game ended %s/%s", g.status, g.winner)
-		}
-	})
+	if g.Status != "resign" || g.Winner != "black" {
+		t.Errorf("game ended %s/%s", g.Status, g.Winner)
+	}
 }
 
 // A 429 on one game's move does not hold up another game.
 func TestRateLimitedGameDoesNotBlockOthers(t *testing.T) {
-	f := newFake(t)
-	f.addGame("limited", true, func(g *fakeGame) { g.resignAfter = 6 })
-	f.addGame("free", true, func(g *fakeGame) { g.resignAfter = 6 })
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if strings.HasPrefix(r.URL.Path, "/api/bot/game/limited/move/") {
-			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
-		}
-		return 0, nil, "", false
-	}
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(6))
+	limited := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	free := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	h.srv.Inject429("POST /api/bot/game/"+limited+"/move/*", 1000, time.Hour)
 	s := Settings{Challenge: ChallengePolicy{MaxGames: 2}}
-	b, stop := runBot(t, f, s, &playerPool{})
-	f.waitLocked(t, "free game over", gameOver(f, "free"))
+	b, stop := h.runBot(s, &playerPool{})
+	h.waitOver(free)
 	// On a loaded machine the free game can end before the limited game's
 	// first move request has been answered; the checks below need it.
-	waitFor(t, "limited game's move refused", func() bool {
-		return f.requestCount("POST /api/bot/game/limited/move/") >= 1 && b.c.Cooldown("move/limited") > 0
+	testsupport.WaitFor(t, "limited game's move refused", func() bool {
+		return h.requests("POST /api/bot/game/"+limited+"/move/*") >= 1 && b.c.Cooldown("move/"+limited) > 0
 	})
-	if d := b.c.Cooldown("move/limited"); d < 59*time.Minute {
+	if d := b.c.Cooldown("move/" + limited); d < 59*time.Minute {
 		t.Errorf("limited game's cool-down %v", d)
 	}
 	stop()
-	if n := f.requestCount("POST /api/bot/game/limited/move/"); n != 1 {
+	if n := h.requests("POST /api/bot/game/" + limited + "/move/*"); n != 1 {
 		t.Errorf("limited game: %d move requests, want 1 (none inside the cool-down)", n)
 	}
-	noDuplicatePosts(t, f, "free")
+	h.noDuplicatePosts(free)
 }
 
 // A bot stopped mid-game and started again finishes the game.
 func TestRestartMidGame(t *testing.T) {
-	f := newFake(t)
-	f.addGame("r1", true, func(g *fakeGame) { g.resignAfter = 10 })
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(10))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 	// The first run's player hangs from ply 4 on; the bot is stopped there.
 	hang := make(chan struct{})
 	defer close(hang)
 	pool1 := &playerPool{next: func(i int, p *testPlayer) { p.block, p.blockAt = hang, 4 }}
-	_, stop1 := runBot(t, f, Settings{}, pool1)
-	waitFor(t, "ply 4 thinking", func() bool {
+	_, stop1 := h.runBot(Settings{}, pool1)
+	testsupport.WaitFor(t, "ply 4 thinking", func() bool {
 		n := 0
 		for _, p := range pool1.all() {
 			p.get(func(p *testPlayer) { n += p.thinks })
@@ -288,20 +247,16 @@ func TestRestartMidGame(t *testing.T) {
 		return n == 3
 	})
 	stop1()
-	f.with(func() {
-		if f.games["r1"].status != "started" {
-			t.Fatal("game ended before the restart")
-		}
-	})
-	_, stop2 := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "game over", gameOver(f, "r1"))
+	if h.game(id).Finished {
+		t.Fatal("game ended before the restart")
+	}
+	_, stop2 := h.runBot(Settings{}, &playerPool{})
+	g := h.waitOver(id)
 	stop2()
-	noDuplicatePosts(t, f, "r1")
-	f.with(func() {
-		if g := f.games["r1"]; g.status != "resign" || len(g.moves) != 11 {
-			t.Errorf("game ended %s after %d plies", g.status, len(g.moves))
-		}
-	})
+	h.noDuplicatePosts(id)
+	if g.Status != "resign" || len(g.Moves) != 11 {
+		t.Errorf("game ended %s after %d plies", g.Status, len(g.Moves))
+	}
 }
 
 func TestOpponentGone(t *testing.T) {
@@ -313,44 +268,46 @@ func TestOpponentGone(t *testing.T) {
 		{"claim draw by choice", "", OpponentGoneClaimDraw, "claim-draw"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t)
-			f.addGame("og", true, func(g *fakeGame) { g.silent = true; g.initialFEN = tc.fen })
-			_, stop := runBot(t, f, Settings{Game: GameSettings{OnOpponentGone: tc.on}}, &playerPool{})
-			f.waitLocked(t, "our move", func() bool { return len(f.games["og"].moves) == 1 })
-			f.with(func() {
-				f.broadcastLocked(f.games["og"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
-			})
-			f.waitLocked(t, "claim", gameOver(f, "og"))
+			h := newHarness(t)
+			h.addHuman("opponent")
+			id := h.startGame("opponent", true, lichesstest.ChallengeParams{FEN: tc.fen})
+			_, stop := h.runBot(Settings{Game: GameSettings{OnOpponentGone: tc.on}}, &playerPool{})
+			h.waitPlies(id, 1) // our move
+			// Gone, and the claim possible at once (claimWinInSeconds 0).
+			if err := h.srv.SetGone(id, "opponent", true, -1); err != nil {
+				t.Fatal(err)
+			}
+			h.waitOver(id)
 			stop()
-			f.with(func() {
-				if c := f.games["og"].claims; len(c) != 1 || c[0] != tc.want {
-					t.Errorf("claims %v, want %s", c, tc.want)
-				}
-			})
+			if c := h.actions(id); len(c) != 1 || c[0] != tc.want {
+				t.Errorf("claims %v, want %s", c, tc.want)
+			}
 		})
 	}
 }
 
 // opponentGone with gone:false cancels a pending claim.
 func TestOpponentBack(t *testing.T) {
-	f := newFake(t)
-	f.addGame("ob", true, func(g *fakeGame) { g.silent = true })
-	_, stop := runBot(t, f, Settings{}, &playerPool{})
-	f.waitLocked(t, "our move", func() bool { return len(f.games["ob"].moves) == 1 })
-	f.with(func() {
-		g := f.games["ob"]
-		f.broadcastLocked(g, `{"type":"opponentGone","gone":true,"claimWinInSeconds":1}`)
-		f.broadcastLocked(g, `{"type":"opponentGone","gone":false}`)
-		f.broadcastLocked(g, `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
-	})
-	f.waitLocked(t, "chat answer", func() bool { return len(f.games["ob"].chatLines) > 0 })
+	h := newHarness(t)
+	h.addHuman("opponent")
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	h.waitPlies(id, 1) // our move
+	for _, err := range []error{
+		h.srv.SetGone(id, "opponent", true, time.Second),
+		h.srv.SetGone(id, "opponent", false, 0),
+		h.srv.Chat(id, "opponent", "player", "!name"),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitFor("chat answer", func() bool { return len(h.botChat(id)) > 0 })
 	time.Sleep(1200 * time.Millisecond) // past the cancelled claim time
 	stop()
-	f.with(func() {
-		if c := f.games["ob"].claims; len(c) != 0 {
-			t.Errorf("claims %v after the opponent came back", c)
-		}
-	})
+	if c := h.actions(id); len(c) != 0 {
+		t.Errorf("claims %v after the opponent came back", c)
+	}
 }
 
 func TestDrawAndTakebackOffers(t *testing.T) {
@@ -366,61 +323,63 @@ func TestDrawAndTakebackOffers(t *testing.T) {
 		{"too early", 10, 30, "no"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFake(t)
-			f.addGame("dr", true, func(g *fakeGame) { g.silent = true })
+			h := newHarness(t)
+			h.addHuman("opponent")
+			id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawAfterMove: tc.afterMove}}
-			_, stop := runBot(t, f, s, &playerPool{next: func(i int, p *testPlayer) { p.score = tc.score }})
-			f.waitLocked(t, "our move", func() bool { return len(f.games["dr"].moves) == 1 })
-			f.with(func() {
-				g := f.games["dr"]
-				applyLocked(g, "e7e5")
-				g.bdraw, g.btake = true, true
-				f.broadcastStateLocked(g)
-			})
-			f.waitLocked(t, "answers", func() bool {
-				g := f.games["dr"]
-				return len(g.drawAnswers) == 1 && len(g.takebackAns) == 1
-			})
-			stop()
-			f.with(func() {
-				g := f.games["dr"]
-				if g.drawAnswers[0] != tc.want || g.takebackAns[0] != "no" {
-					t.Errorf("draw answer %v takeback answer %v", g.drawAnswers, g.takebackAns)
+			// From ply 2 on the player thinks until the end, so that the
+			// offers below come while it is our turn.
+			block := make(chan struct{})
+			defer close(block)
+			pool := &playerPool{next: func(i int, p *testPlayer) { p.score, p.block, p.blockAt = tc.score, block, 2 }}
+			_, stop := h.runBot(s, pool)
+			h.waitPlies(id, 1) // our move
+			// The opponent answers, proposes a takeback and offers a draw.
+			for _, err := range []error{
+				h.srv.Move(id, "opponent", "e7e5"),
+				h.srv.Takeback(id, "opponent", true),
+				h.srv.Draw(id, "opponent", true),
+			} {
+				if err != nil {
+					t.Fatal(err)
 				}
-			})
+			}
+			draw, takeback := "POST /api/bot/game/"+id+"/draw/*", "POST /api/bot/game/"+id+"/takeback/*"
+			h.waitFor("answers", func() bool { return h.requests(draw) >= 1 && h.requests(takeback) >= 1 })
+			stop()
+			if d, tb := h.lastSegments(draw), h.lastSegments(takeback); len(d) != 1 || len(tb) != 1 || d[0] != tc.want || tb[0] != "no" {
+				t.Errorf("draw answer %v takeback answer %v", d, tb)
+			}
 		})
 	}
 }
 
 func TestAbortSilentOpponent(t *testing.T) {
 	for _, white := range []bool{true, false} {
-		f := newFake(t)
-		f.addGame("ab", white, func(g *fakeGame) { g.silent = true })
-		_, stop := runBot(t, f, Settings{Game: GameSettings{AbortAfter: 50 * time.Millisecond}}, &playerPool{})
-		f.waitLocked(t, "abort", gameOver(f, "ab"))
+		h := newHarness(t)
+		h.addHuman("opponent")
+		id := h.startGame("opponent", white, lichesstest.ChallengeParams{})
+		_, stop := h.runBot(Settings{Game: GameSettings{AbortAfter: 50 * time.Millisecond}}, &playerPool{})
+		g := h.waitOver(id)
 		stop()
-		f.with(func() {
-			g := f.games["ab"]
-			if g.status != "aborted" || len(g.claims) != 1 || g.claims[0] != "abort" {
-				t.Errorf("white=%v: status %s claims %v", white, g.status, g.claims)
-			}
-		})
+		if c := h.actions(id); g.Status != "aborted" || len(c) != 1 || c[0] != "abort" {
+			t.Errorf("white=%v: status %s claims %v", white, g.Status, c)
+		}
 	}
 }
 
 // With one legal move the bot plays it without asking the player.
 func TestSingleLegalMove(t *testing.T) {
-	f := newFake(t)
-	f.addGame("one", true, func(g *fakeGame) { g.initialFEN = "k7/8/8/8/8/8/1q6/K7 w - - 0 1"; g.resignAfter = 1 })
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(1))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{FEN: "k7/8/8/8/8/8/1q6/K7 w - - 0 1"})
 	pool := &playerPool{}
-	_, stop := runBot(t, f, Settings{}, pool)
-	f.waitLocked(t, "game over", gameOver(f, "one"))
+	_, stop := h.runBot(Settings{}, pool)
+	g := h.waitOver(id)
 	stop()
-	f.with(func() {
-		if m := f.games["one"].moves; len(m) != 1 || m[0] != "a1b2" {
-			t.Errorf("moves %v, want [a1b2]", m)
-		}
-	})
+	if m := g.Moves; len(m) != 1 || m[0] != "a1b2" {
+		t.Errorf("moves %v, want [a1b2]", m)
+	}
 	for _, p := range pool.all() {
 		p.get(func(p *testPlayer) {
 			if p.thinks != 0 {
@@ -432,15 +391,16 @@ func TestSingleLegalMove(t *testing.T) {
 
 func TestPlayerFailures(t *testing.T) {
 	t.Run("error: restarted through the factory", func(t *testing.T) {
-		f := newFake(t)
-		f.addGame("pf", true, func(g *fakeGame) { g.resignAfter = 4 })
+		h := newHarness(t)
+		h.addHouse("opponent", houseFirst(4))
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 		pool := &playerPool{next: func(i int, p *testPlayer) {
 			if i == 0 {
 				p.thinkErr = errors.New("engine crashed")
 			}
 		}}
-		_, stop := runBot(t, f, Settings{}, pool)
-		f.waitLocked(t, "game over", gameOver(f, "pf"))
+		_, stop := h.runBot(Settings{}, pool)
+		h.waitOver(id)
 		stop()
 		ps := pool.all()
 		if len(ps) != 2 {
@@ -451,92 +411,98 @@ func TestPlayerFailures(t *testing.T) {
 				t.Error("failed player not closed")
 			}
 		})
-		noDuplicatePosts(t, f, "pf")
+		h.noDuplicatePosts(id)
 	})
 	t.Run("illegal move: fallback", func(t *testing.T) {
-		f := newFake(t)
-		f.addGame("il", true, func(g *fakeGame) { g.resignAfter = 4 })
+		h := newHarness(t)
+		h.addHouse("opponent", houseFirst(4))
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 		pool := &playerPool{next: func(i int, p *testPlayer) { p.illegal = true }}
-		_, stop := runBot(t, f, Settings{}, pool)
-		f.waitLocked(t, "game over", gameOver(f, "il"))
+		_, stop := h.runBot(Settings{}, pool)
+		g := h.waitOver(id)
 		stop()
-		f.with(func() {
-			if g := f.games["il"]; g.status != "resign" || len(g.moves) != 5 {
-				t.Errorf("game %s after %d plies", g.status, len(g.moves))
-			}
-		})
-		if n := f.requestCount("POST /api/bot/game/il/move/a1a8"); n != 0 {
+		if g.Status != "resign" || len(g.Moves) != 5 {
+			t.Errorf("game %s after %d plies", g.Status, len(g.Moves))
+		}
+		if n := h.requests("POST /api/bot/game/" + id + "/move/a1a8"); n != 0 {
 			t.Error("illegal move posted")
 		}
 	})
 	t.Run("hung player: fallback before the flag", func(t *testing.T) {
-		f := newFake(t)
-		f.addGame("hu", true, func(g *fakeGame) { g.resignAfter = 2; g.clockMs = 400 })
+		// One second for the first move and on the clock, 300 ms of it
+		// kept back: the server flags a move that comes too late.
+		h := newHarness(t, lichesstest.WithFirstMoveTimeout(time.Second))
+		h.addHouse("opponent", houseFirst(2))
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{ClockLimit: time.Second, ClockIncrement: time.Second})
 		release := make(chan struct{})
 		defer close(release)
 		pool := &playerPool{next: func(i int, p *testPlayer) { p.hang = true; p.release = release }}
-		_, stop := runBot(t, f, Settings{Clock: ClockSettings{MoveOverhead: 50 * time.Millisecond}}, pool)
-		f.waitLocked(t, "game over", gameOver(f, "hu"))
+		_, stop := h.runBot(Settings{Clock: ClockSettings{MoveOverhead: 300 * time.Millisecond}}, pool)
+		g := h.waitOver(id)
 		stop()
-		f.with(func() {
-			if g := f.games["hu"]; g.status != "resign" || len(g.moves) != 3 {
-				t.Errorf("moves %v", g.moves)
-			}
-		})
+		if g.Status != "resign" || len(g.Moves) != 3 {
+			t.Errorf("game %s, moves %v", g.Status, g.Moves)
+		}
 	})
 }
 
 func TestChatCommands(t *testing.T) {
-	f := newFake(t)
-	f.addGame("ch", true, func(g *fakeGame) { g.silent = true })
-	_, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "ponderosa test"}}, &playerPool{next: func(i int, p *testPlayer) { p.score = -42 }})
-	f.waitLocked(t, "our move", func() bool { return len(f.games["ch"].moves) == 1 })
-	f.with(func() {
-		g := f.games["ch"]
-		for _, l := range []string{
-			`{"type":"chatLine","room":"player","username":"opponent","text":"!help"}`,
-			`{"type":"chatLine","room":"player","username":"opponent","text":"!eval"}`,
-			`{"type":"chatLine","room":"spectator","username":"watcher","text":"!eval"}`,
-			`{"type":"chatLine","room":"spectator","username":"watcher","text":"!NAME please"}`,
-			`{"type":"chatLine","room":"player","username":"opponent","text":"hello"}`,
-		} {
-			f.broadcastLocked(g, l)
-		}
-	})
-	f.waitLocked(t, "four answers", func() bool { return len(f.games["ch"].chatLines) >= 4 })
-	stop()
-	f.with(func() {
-		got := strings.Join(f.games["ch"].chatLines, "\n")
-		for _, want := range []string{"player:Commands: !help", "player:!eval is for spectators only",
-			"spectator:Eval -0.42, depth 3", "spectator:ponderosa test"} {
-			if !strings.Contains(got, want) {
-				t.Errorf("chat lacks %q:\n%s", want, got)
+	h := newHarness(t)
+	h.addHuman("opponent")
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	_, stop := h.runBot(Settings{Chat: ChatSettings{Name: "ponderosa test"}}, &playerPool{next: func(i int, p *testPlayer) { p.score = -42 }})
+	h.waitPlies(id, 1) // our move
+	for _, l := range [][2]string{
+		{"player", "!help"},
+		{"player", "!eval"},
+		{"spectator", "!eval"},
+		{"spectator", "!NAME please"},
+		{"player", "hello"},
+	} {
+		if l[0] == "player" {
+			if err := h.srv.Chat(id, "opponent", l[0], l[1]); err != nil {
+				t.Fatal(err)
 			}
+			continue
 		}
-		if n := len(f.games["ch"].chatLines); n != 4 {
-			t.Errorf("%d chat lines, want 4:\n%s", n, got)
+		// A spectator: a line on the game stream only.
+		h.srv.InjectGameLine(id, `{"type":"chatLine","room":"spectator","username":"watcher","text":"`+l[1]+`"}`)
+	}
+	h.waitFor("four answers", func() bool { return len(h.botChat(id)) >= 4 })
+	stop()
+	got := strings.Join(h.botChat(id), "\n")
+	for _, want := range []string{"player:Commands: !help", "player:!eval is for spectators only",
+		"spectator:Eval -0.42, depth 3", "spectator:ponderosa test"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("chat lacks %q:\n%s", want, got)
 		}
-	})
+	}
+	if n := len(h.botChat(id)); n != 4 {
+		t.Errorf("%d chat lines, want 4:\n%s", n, got)
+	}
 }
 
 // Drain declines new challenges and returns once the games are over.
 func TestDrain(t *testing.T) {
-	f := newFake(t)
-	f.addGame("dn", true, func(g *fakeGame) { g.silent = true })
-	b, stop := runBot(t, f, Settings{Challenge: ChallengePolicy{MaxGames: 3}}, &playerPool{})
-	f.waitLocked(t, "our move", func() bool { return len(f.games["dn"].moves) == 1 })
+	h := newHarness(t)
+	h.addHuman("opponent")
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	b, stop := h.runBot(Settings{Challenge: ChallengePolicy{MaxGames: 3}}, &playerPool{})
+	h.waitPlies(id, 1) // our move
 	drained := make(chan error, 1)
 	go func() { drained <- b.Drain(context.Background()) }()
-	waitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
-	f.offerChallenge(lichess.Challenge{ID: "late", Challenger: lichess.ChallengeUser{ID: "bob", Name: "Bob"}, Variant: lichess.Variant{Key: "standard"},
-		Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 300}})
-	f.waitLocked(t, "decline", func() bool { return f.declines["late"] == "later" })
+	testsupport.WaitFor(t, "draining", func() bool { b.mu.Lock(); defer b.mu.Unlock(); return b.draining })
+	h.addHuman("bob")
+	late := h.challenge("bob", lichesstest.ChallengeParams{ClockLimit: 5 * time.Minute})
+	h.waitFor("decline", func() bool { st, key := h.srv.ChallengeStatus(late); return st == "declined" && key == "later" })
 	select {
 	case err := <-drained:
 		t.Fatalf("Drain returned %v with a game running", err)
 	default:
 	}
-	f.with(func() { f.endLocked(f.games["dn"], "resign", "white") })
+	if err := h.srv.Resign(id, "opponent"); err != nil {
+		t.Fatal(err)
+	}
 	if err := <-drained; err != nil {
 		t.Fatalf("Drain: %v", err)
 	}
@@ -545,10 +511,11 @@ func TestDrain(t *testing.T) {
 	}
 	stop()
 	// A drain bounded by a context returns its error while games run.
-	f2 := newFake(t)
-	f2.addGame("dn2", true, func(g *fakeGame) { g.silent = true })
-	b2, _ := runBot(t, f2, Settings{}, &playerPool{})
-	f2.waitLocked(t, "our move", func() bool { return len(f2.games["dn2"].moves) == 1 })
+	h2 := newHarness(t)
+	h2.addHuman("opponent")
+	id2 := h2.startGame("opponent", true, lichesstest.ChallengeParams{})
+	b2, _ := h2.runBot(Settings{}, &playerPool{})
+	h2.waitPlies(id2, 1) // our move
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := b2.Drain(ctx); err == nil {
@@ -557,16 +524,19 @@ func TestDrain(t *testing.T) {
 }
 
 func TestRunRefusesNonBotAccount(t *testing.T) {
-	f := newFake(t)
-	f.title = ""
-	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{}, testLogger(t))
+	h := newHarness(t)
+	// Our account as a human whose token has every scope a bot needs.
+	h.srv.AddAccount(botName, botToken, false, 2000)
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay, lichesstest.ScopeChallengeRead, lichesstest.ScopeChallengeWrite)
+	b := NewBot(h.client(), (&playerPool{}).factory, Settings{}, testsupport.Logger(t))
 	err := b.Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "not a Bot account") {
 		t.Fatalf("Run for a non-bot account: %v", err)
 	}
-	f.scopes = "board:play"
-	f.title = "BOT"
-	if err := NewBot(f.client(t), nil, Settings{}, testLogger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
+	// A bot account whose token lacks bot:play.
+	h.srv.AddAccount(botName, botToken, true, 2000)
+	h.srv.SetScopes(botName, lichesstest.ScopeBoardPlay)
+	if err := NewBot(h.client(), nil, Settings{}, testsupport.Logger(t)).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "bot:play") {
 		t.Fatalf("Run without bot:play: %v", err)
 	}
 }
@@ -574,29 +544,24 @@ func TestRunRefusesNonBotAccount(t *testing.T) {
 // Lichess may write castling as king takes rook even in standard chess; the
 // Player always gets king-to-destination moves.
 func TestCastlingNotation(t *testing.T) {
-	f := newFake(t)
-	f.addGame("cs", true, func(g *fakeGame) {
-		g.initialFEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
-		g.kingTakesRook = true
-		g.oppReplies = []string{"e8g8"}
-		g.resignAfter = 3
-	})
+	h := newHarness(t, lichesstest.WithCastlingAsKingTakesRook())
+	h.addHouse("opponent", lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst, Moves: []string{"e8g8"}, ResignAt: 3})
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{FEN: "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"})
 	pool := &playerPool{next: func(i int, p *testPlayer) { p.prefer = []string{"e1h1"} }}
-	_, stop := runBot(t, f, Settings{}, pool)
-	f.waitLocked(t, "game over", gameOver(f, "cs"))
+	_, stop := h.runBot(Settings{}, pool)
+	g := h.waitOver(id)
 	stop()
-	f.with(func() {
-		if m := f.games["cs"].moves; strings.Join(m, " ") != "e1h1 e8h8 "+m[2] {
-			t.Errorf("server moves %v", m)
-		}
-	})
-	noDuplicatePosts(t, f, "cs")
+	// The server keeps castling as the king's move; it wrote e1h1 e8h8.
+	if m := g.Moves; len(m) != 3 || strings.Join(m, " ") != "e1g1 e8g8 "+m[2] {
+		t.Errorf("server moves %v", m)
+	}
+	h.noDuplicatePosts(id)
 	pool.all()[0].get(func(p *testPlayer) {
 		if len(p.seen) != 2 || strings.Join(p.seen[1], " ") != "e1g1 e8g8" {
 			t.Errorf("player saw %v, want [[] [e1g1 e8g8]]", p.seen)
 		}
 	})
-	if n := f.requestCount("POST /api/bot/game/cs/move/e1g1"); n != 1 {
+	if n := h.requests("POST /api/bot/game/" + id + "/move/e1g1"); n != 1 {
 		t.Errorf("castling posted %d times as e1g1", n)
 	}
 }
@@ -605,14 +570,13 @@ func TestCastlingNotation(t *testing.T) {
 // once, the opponent's move before Think and our posted move before
 // Ponder, and the player never has to add a move of its own.
 func TestPlayerToldEachPositionOnce(t *testing.T) {
-	f := newFake(t)
-	f.addGame("po", true, func(g *fakeGame) { g.resignAfter = 7 })
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(7))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 	pool := &playerPool{}
-	_, stop := runBot(t, f, Settings{}, pool)
-	f.waitLocked(t, "game over", gameOver(f, "po"))
+	_, stop := h.runBot(Settings{}, pool)
+	server := h.waitOver(id).Moves
 	stop()
-	var server []string
-	f.with(func() { server = append(server, f.games["po"].moves...) })
 	if len(server) != 7 {
 		t.Fatalf("server moves %v, want 7 plies", server)
 	}
@@ -635,104 +599,89 @@ func TestPlayerToldEachPositionOnce(t *testing.T) {
 
 // UpdateSettings leaves running games alone; new games get the new settings.
 func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
-	f := newFake(t)
-	f.addGame("u1", true, func(g *fakeGame) { g.silent = true })
-	b, stop := runBot(t, f, Settings{Chat: ChatSettings{Name: "old name"}}, &playerPool{})
-	f.waitLocked(t, "our move", func() bool { return len(f.games["u1"].moves) == 1 })
+	h := newHarness(t)
+	h.addHuman("opponent")
+	u1 := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	b, stop := h.runBot(Settings{Chat: ChatSettings{Name: "old name"}}, &playerPool{})
+	h.waitPlies(u1, 1) // our move
 	b.UpdateSettings(Settings{Chat: ChatSettings{Name: "new name"}})
-	f.addGame("u2", true, func(g *fakeGame) { g.silent = true })
-	f.sendEvent(`{"type":"gameStart","game":{"gameId":"u2","fullId":"u2xxxx","opponent":{"id":"opponent","username":"opponent"}}}`)
-	f.waitLocked(t, "our move in u2", func() bool { return len(f.games["u2"].moves) == 1 })
-	f.with(func() {
-		for _, id := range []string{"u1", "u2"} {
-			f.broadcastLocked(f.games[id], `{"type":"chatLine","room":"player","username":"opponent","text":"!name"}`)
+	u2 := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	h.waitPlies(u2, 1) // our move in u2
+	for _, id := range []string{u1, u2} {
+		if err := h.srv.Chat(id, "opponent", "player", "!name"); err != nil {
+			t.Fatal(err)
 		}
-	})
-	f.waitLocked(t, "answers", func() bool { return len(f.games["u1"].chatLines) == 1 && len(f.games["u2"].chatLines) == 1 })
+	}
+	h.waitFor("answers", func() bool { return len(h.botChat(u1)) == 1 && len(h.botChat(u2)) == 1 })
 	stop()
-	f.with(func() {
-		if a, b := f.games["u1"].chatLines[0], f.games["u2"].chatLines[0]; a != "player:old name" || b != "player:new name" {
-			t.Errorf("!name answers: running game %q, new game %q", a, b)
-		}
-	})
+	if a, b := h.botChat(u1)[0], h.botChat(u2)[0]; a != "player:old name" || b != "player:new name" {
+		t.Errorf("!name answers: running game %q, new game %q", a, b)
+	}
 }
 
 // A token revoked while the bot runs ends Run with an error instead of
 // reconnecting forever.
 func TestRunEndsWhenTokenRevoked(t *testing.T) {
-	f := newFake(t)
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if r.URL.Path == "/api/stream/event" {
-			return http.StatusUnauthorized, nil, `{"error":"No such token"}`, true
-		}
-		return 0, nil, "", false
-	}
-	b := NewBot(f.client(t), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testLogger(t))
+	h := newHarness(t)
+	h.srv.InjectError("GET /api/stream/event", 1000, http.StatusUnauthorized)
+	b := NewBot(h.client(), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testsupport.Logger(t))
 	err := b.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), testToken) {
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), botToken) {
 		t.Fatalf("Run with a revoked token: %v", err)
 	}
 }
 
 // At start-up, Lichess being unreachable or failing (5xx) is retried.
 func TestRunRetriesStartUp(t *testing.T) {
-	f := newFake(t)
-	var fails atomic.Int32
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		if r.URL.Path == "/api/account" && fails.Add(1) <= 2 {
-			return http.StatusServiceUnavailable, nil, `{"error":"down for maintenance"}`, true
-		}
-		return 0, nil, "", false
-	}
-	_, stop := runBot(t, f, Settings{}, &playerPool{})
-	waitFor(t, "event stream", func() bool { return f.requestCount("GET /api/stream/event") > 0 })
+	h := newHarness(t)
+	h.srv.InjectError("GET /api/account", 2, http.StatusServiceUnavailable)
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "event stream", func() bool { return h.requests("GET /api/stream/event") > 0 })
 	stop()
-	if n := f.requestCount("GET /api/account") - f.requestCount("GET /api/account/playing"); n != 3 {
+	if n := h.requests("GET /api/account"); n != 3 {
 		t.Errorf("account asked %d times, want 3", n)
 	}
 }
 
 // The resign rule: resign after ResignForMoves lost evaluations in a row.
 func TestResignRule(t *testing.T) {
-	f := newFake(t)
-	f.addGame("rs", true)
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(0))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 	s := Settings{Game: GameSettings{Resign: true, ResignBelowCP: 500, ResignForMoves: 2}}
-	_, stop := runBot(t, f, s, &playerPool{next: func(i int, p *testPlayer) { p.score = -900 }})
-	f.waitLocked(t, "game over", gameOver(f, "rs"))
+	_, stop := h.runBot(s, &playerPool{next: func(i int, p *testPlayer) { p.score = -900 }})
+	g := h.waitOver(id)
 	stop()
-	f.with(func() {
-		g := f.games["rs"]
-		if g.status != "resign" || g.winner != "black" || len(g.moves) != 2 || len(g.claims) != 1 {
-			t.Errorf("game %s/%s after %d plies, actions %v; want our resignation at ply 2", g.status, g.winner, len(g.moves), g.claims)
-		}
-	})
+	if c := h.actions(id); g.Status != "resign" || g.Winner != "black" || len(g.Moves) != 2 || len(c) != 1 {
+		t.Errorf("game %s/%s after %d plies, actions %v; want our resignation at ply 2", g.Status, g.Winner, len(g.Moves), c)
+	}
 }
 
 // After a grace period, EndGames aborts what can be aborted and resigns the
 // rest; OnOpponentGone "wait" claims nothing.
 func TestEndGamesAndWait(t *testing.T) {
-	f := newFake(t)
-	f.addGame("early", true, func(g *fakeGame) { g.silent = true })
-	f.addGame("late", true, func(g *fakeGame) { g.oppReplies = []string{"e7e5"} })
-	b, stop := runBot(t, f, Settings{Challenge: ChallengePolicy{MaxGames: 2}, Game: GameSettings{OnOpponentGone: OpponentGoneWait}}, &playerPool{})
-	f.waitLocked(t, "moves", func() bool { return len(f.games["early"].moves) == 1 && len(f.games["late"].moves) >= 3 })
-	f.with(func() {
-		f.games["late"].silent = true
-		f.broadcastLocked(f.games["early"], `{"type":"opponentGone","gone":true,"claimWinInSeconds":0}`)
-	})
-	waitFor(t, "both games running", func() bool { return len(b.Games()) == 2 })
+	h := newHarness(t)
+	h.addHuman("sleeper")
+	h.addHouse("mover", lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst, Moves: []string{"e7e5"}})
+	early := h.startGame("sleeper", true, lichesstest.ChallengeParams{})
+	late := h.startGame("mover", true, lichesstest.ChallengeParams{})
+	b, stop := h.runBot(Settings{Challenge: ChallengePolicy{MaxGames: 2}, Game: GameSettings{OnOpponentGone: OpponentGoneWait}}, &playerPool{})
+	h.waitFor("moves", func() bool { return len(h.game(early).Moves) == 1 && len(h.game(late).Moves) >= 3 })
+	h.srv.RemoveHousePlayer("mover")
+	if err := h.srv.SetGone(early, "sleeper", true, -1); err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WaitFor(t, "both games running", func() bool { return len(b.Games()) == 2 })
 	time.Sleep(200 * time.Millisecond) // a claim, if any, would be sent now
 	if err := b.EndGames(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	f.waitLocked(t, "games over", func() bool { return gameOver(f, "early")() && gameOver(f, "late")() })
+	h.waitFor("games over", func() bool { return h.game(early).Finished && h.game(late).Finished })
 	stop()
-	f.with(func() {
-		if g := f.games["early"]; g.status != "aborted" || len(g.claims) != 1 {
-			t.Errorf("early game: %s, actions %v; want aborted and no claim", g.status, g.claims)
-		}
-		if g := f.games["late"]; g.status != "resign" || g.winner != "black" {
-			t.Errorf("late game: %s/%s; want our resignation", g.status, g.winner)
-		}
-	})
+	if g, c := h.game(early), h.actions(early); g.Status != "aborted" || len(c) != 1 {
+		t.Errorf("early game: %s, actions %v; want aborted and no claim", g.Status, c)
+	}
+	if g := h.game(late); g.Status != "resign" || g.Winner != "black" {
+		t.Errorf("late game: %s/%s; want our resignation", g.Status, g.Winner)
+	}
 }

@@ -2,13 +2,11 @@ package client
 
 import (
 	"context"
-	"net/http"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestSpeedOf(t *testing.T) {
@@ -34,40 +32,30 @@ func TestSpeedOf(t *testing.T) {
 // The matchmaker sends nothing while challenge creation cools down, while
 // the bot plays, or past the daily bot-game limit.
 func TestMatchmakerHoldsBack(t *testing.T) {
-	f := newFake(t)
-	c := f.client(t)
-	b := NewBot(c, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testLogger(t))
+	h := newHarness(t)
+	c := h.client()
+	b := NewBot(c, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testsupport.Logger(t))
 	b.me = lichess.Account{ID: botID, Username: botName}
 	mm := b.Settings().Matchmaking
 	ctx := context.Background()
 
 	// A client whose challenge creation got a 429 (Retry-After one hour)
 	// is in its cool-down.
-	var once sync.Once
-	f.intercept = func(r *http.Request) (int, http.Header, string, bool) {
-		hit := false
-		if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/api/challenge/") {
-			once.Do(func() { hit = true })
-		}
-		if hit {
-			return http.StatusTooManyRequests, http.Header{"Retry-After": {"3600"}}, `{"error":"Too many requests"}`, true
-		}
-		return 0, nil, "", false
-	}
-	cooling := f.client(t)
+	h.srv.Inject429("POST /api/challenge/*", 1, time.Hour)
+	cooling := h.client()
 	if _, err := cooling.CreateChallenge(ctx, "someone", lichess.ChallengeRequest{Limit: 60}); !lichess.IsRateLimited(err) {
 		t.Fatalf("challenge answered %v, want a 429", err)
 	}
 	b.c = cooling
 	b.matchmakeOnce(ctx, mm)
-	if n := f.requestCount("GET /api/bot/online"); n != 0 {
+	if n := h.requests("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times during the cool-down", n)
 	}
 	b.c = c // no cool-down
 
 	b.games["busy"] = &gameWorker{}
 	b.matchmakeOnce(ctx, mm)
-	if n := f.requestCount("GET /api/bot/online"); n != 0 {
+	if n := h.requests("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times while playing", n)
 	}
 	delete(b.games, "busy")
@@ -76,14 +64,14 @@ func TestMatchmakerHoldsBack(t *testing.T) {
 		b.botGames.add(time.Now())
 	}
 	b.matchmakeOnce(ctx, mm)
-	if n := f.requestCount("GET /api/bot/online"); n != 0 {
+	if n := h.requests("GET /api/bot/online"); n != 0 {
 		t.Fatalf("online bots listed %d times past the daily limit", n)
 	}
 	b.botGames = dailyCounter{}
 
 	time.Sleep(time.Millisecond) // past IdleTime
 	b.matchmakeOnce(ctx, mm)
-	if n := f.requestCount("GET /api/bot/online"); n != 1 {
+	if n := h.requests("GET /api/bot/online"); n != 1 {
 		t.Fatalf("online bots listed %d times when idle, want 1", n)
 	}
 }

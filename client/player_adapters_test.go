@@ -3,124 +3,27 @@ package client
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
 // Tests of the Player adapters: the built-in engine (ponder over engine)
 // and an external UCI engine, here the test binary itself run as a small
-// UCI engine (TestMain) that plays the first legal move.
+// UCI engine (TestMain, the legal mode of testsupport's fake engine) that
+// plays the first legal move.
 
-const (
-	fakeEngineEnv    = "PONDEROSA_TEST_FAKE_UCI"      // set: the test binary is a UCI engine
-	fakeDieOnceEnv   = "PONDEROSA_TEST_FAKE_UCI_DIE"  // "go" or "ponder": exit on the first such search, once (marker file below)
-	fakeDieMarkerEnv = "PONDEROSA_TEST_FAKE_UCI_MARK" // marker file: created when the engine died
-)
-
-func TestMain(m *testing.M) {
-	if os.Getenv(fakeEngineEnv) != "" {
-		runFakeEngine()
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// fakeBackend plays the first legal move; a converted ponder search reports
-// depth 42 so tests can tell a ponder hit from a new search.
-type fakeBackend struct {
-	pos *chessboard.Position
-}
-
-func (b *fakeBackend) NewGame()                             {}
-func (b *fakeBackend) SetOption(name, value string) error   { return nil }
-func (b *fakeBackend) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
-func (b *fakeBackend) Bench(out io.Writer) error            { return errors.New("no bench") }
-func (b *fakeBackend) Options() []uci.OptionSpec {
-	return []uci.OptionSpec{
-		{Name: "Ponder", Type: uci.OptionCheck, Default: "false"},
-		{Name: "UCI_Chess960", Type: uci.OptionCheck, Default: "false"},
-		{Name: "Hash", Type: uci.OptionSpin, Default: "16", Min: 1, Max: 1024},
-	}
-}
-
-func (b *fakeBackend) SetPosition(fen string, moves []string) error {
-	p, err := chessboard.ParseFEN(fen)
-	if err != nil {
-		return err
-	}
-	for _, s := range moves {
-		m, err := p.ParseUCIMove(s)
-		if err != nil {
-			return err
-		}
-		p.MakeMove(m)
-	}
-	b.pos = p
-	return nil
-}
-
-func dieOnce(kind string) {
-	if os.Getenv(fakeDieOnceEnv) != kind {
-		return
-	}
-	mark := os.Getenv(fakeDieMarkerEnv)
-	if _, err := os.Stat(mark); err == nil {
-		return
-	}
-	_ = os.WriteFile(mark, nil, 0o600)
-	os.Exit(3)
-}
-
-func (b *fakeBackend) Go(ctx context.Context, p uci.GoParams, info func(uci.Info)) (string, string) {
-	var ml chessboard.MoveList
-	b.pos.GenerateLegal(&ml)
-	if ml.N == 0 {
-		return "", ""
-	}
-	best := ml.Moves[0]
-	q := b.pos.Clone()
-	q.MakeMove(best)
-	var rl chessboard.MoveList
-	q.GenerateLegal(&rl)
-	reply := ""
-	if rl.N > 0 {
-		reply = q.MoveToUCI(rl.Moves[0])
-	}
-	depth := 1
-	if p.Ponder {
-		dieOnce("ponder")
-		select {
-		case <-p.PonderHit:
-			depth = 42
-		case <-ctx.Done():
-		}
-	} else {
-		dieOnce("go")
-		select {
-		case <-time.After(5 * time.Millisecond):
-		case <-ctx.Done():
-		}
-	}
-	info(uci.Info{Depth: depth, Score: uci.CP(17), PV: []string{b.pos.MoveToUCI(best), reply}})
-	return b.pos.MoveToUCI(best), reply
-}
-
-func runFakeEngine() {
-	b := &fakeBackend{pos: chessboard.NewPosition()}
-	_ = uci.NewServer("fake", "ponderosa tests", b).Run(context.Background(), os.Stdin, os.Stdout)
-}
+func TestMain(m *testing.M) { testsupport.Main(m, nil) }
 
 // legalIn reports whether move is legal after moves from the start.
 func legalIn(t *testing.T, moves []string, move string) bool {
@@ -143,7 +46,7 @@ func limitsIn(d time.Duration, white bool) MoveClock {
 
 func TestBuiltinPlayerGame(t *testing.T) {
 	ctx := context.Background()
-	var logs syncBuf
+	var logs testsupport.SyncBuffer
 	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: zerolog.New(&logs)})
 	p, err := f(ctx)
 	if err != nil {
@@ -199,23 +102,6 @@ func TestBuiltinPlayerGame(t *testing.T) {
 	}
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func firstLegal(t *testing.T, moves []string) string {
 	p := chessboard.NewPosition()
 	for _, s := range moves {
@@ -234,7 +120,7 @@ func firstLegal(t *testing.T, moves []string) string {
 // worker stops waiting at the deadline.
 func TestBuiltinPlayerMeetsDeadline(t *testing.T) {
 	ctx := context.Background()
-	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testLogger(t)})(ctx)
+	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testsupport.Logger(t)})(ctx)
 	defer p.Close()
 	if err := p.NewGame(ctx, GameInfo{ID: "g", White: false}); err != nil {
 		t.Fatal(err)
@@ -291,7 +177,7 @@ func TestBuiltinLimits(t *testing.T) {
 // A fixed move time (our first move before the clocks run) is used whole.
 func TestBuiltinPlayerFixedMoveTime(t *testing.T) {
 	ctx := context.Background()
-	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testLogger(t)})(ctx)
+	p, _ := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, Logger: testsupport.Logger(t)})(ctx)
 	defer p.Close()
 	if err := p.NewGame(ctx, GameInfo{ID: "g", White: true}); err != nil {
 		t.Fatal(err)
@@ -335,18 +221,18 @@ func TestBuiltinPlayerFromPosition(t *testing.T) {
 	}
 }
 
-// fakeUCI returns the options of the fake engine (the test binary).
+// fakeUCI returns the options of the fake engine (the test binary), and
+// the file that exists once an engine died in its first search of the kind
+// die names ("go" or "ponder"; "": none dies).
 func fakeUCI(t *testing.T, die string) (UCIOptions, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	eng := testsupport.NewFakeEngine(t, "legal")
+	mark := ""
+	if die != "" {
+		mark = eng.DieOnce(die)
 	}
-	mark := filepath.Join(t.TempDir(), "died")
-	t.Setenv(fakeEngineEnv, "1")
-	t.Setenv(fakeDieOnceEnv, die)
-	t.Setenv(fakeDieMarkerEnv, mark)
-	return UCIOptions{Path: exe, Options: map[string]string{"Hash": "32"}, Ponder: true, Logger: testLogger(t)}, mark
+	eng.Setenv(t)
+	return UCIOptions{Path: eng.Path, Options: map[string]string{"Hash": "32"}, Ponder: true, Logger: testsupport.Logger(t)}, mark
 }
 
 // The external engine gets "go wtime … btime … winc … binc" with our clock
@@ -505,7 +391,7 @@ func TestUCIPlayerDiesWhilePondering(t *testing.T) {
 	if err := p.Ponder(ctx); err != nil {
 		t.Fatal(err)
 	}
-	waitUntil(t, func() bool { _, err := os.Stat(mark); return err == nil })
+	testsupport.WaitFor(t, "the engine to die", func() bool { _, err := os.Stat(mark); return err == nil })
 	moves := []string{d.Move, "h7h6"}
 	if d.PV[1] == "h7h6" {
 		moves[1] = "a7a6"
@@ -516,15 +402,6 @@ func TestUCIPlayerDiesWhilePondering(t *testing.T) {
 	d2, err := p.Think(ctx, limitsIn(10*time.Second, true))
 	if err != nil || !legalIn(t, moves, d2.Move) {
 		t.Fatalf("after restart: %+v, %v", d2, err)
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(20 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatal("condition not met")
-		}
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // events decodes JSON lines, failing when a line is not JSON.
@@ -233,20 +235,8 @@ func TestRedactorPassesErrors(t *testing.T) {
 	}
 }
 
-// lockedBuffer lets the race detector check Redactor, not bytes.Buffer.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
 func TestRedactorConcurrent(t *testing.T) {
-	var out lockedBuffer
+	var out testsupport.SyncBuffer // the race detector checks Redactor, not bytes.Buffer
 	r := Redact(&out)
 	l := newLogger(r, "info", FormatJSON, false)
 	var wg sync.WaitGroup
@@ -264,10 +254,10 @@ func TestRedactorConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	l.Info().Msg("tok_concurrent")
-	if strings.Contains(out.buf.String(), "tok_concurrent") {
+	if strings.Contains(out.String(), "tok_concurrent") {
 		t.Error("secret added concurrently was not redacted")
 	}
-	if got := len(events(t, out.buf.String())); got != 8*50+1 {
+	if got := len(events(t, out.String())); got != 8*50+1 {
 		t.Errorf("%d events, want %d", got, 8*50+1)
 	}
 }

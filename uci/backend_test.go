@@ -14,6 +14,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
@@ -57,23 +58,6 @@ func lastPVMove(lines []string) string {
 
 // lastLine returns the last line of lines.
 func lastLine(lines []string) string { return lines[len(lines)-1] }
-
-// mustPos parses fen and plays moves.
-func mustPos(t *testing.T, fen string, moves ...string) *board.Position {
-	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range moves {
-		m, err := p.ParseUCIMove(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.MakeMove(m)
-	}
-	return p
-}
 
 // checkLegalLine fails unless moves can be played in order from pos (pos is
 // left unchanged).
@@ -178,7 +162,7 @@ func TestEngineGoDepth(t *testing.T) {
 	c, _ := startEngine(t)
 	c.send("position startpos moves e2e4 e7e5", "go depth 4")
 	lines := c.untilPrefix("bestmove")
-	pos := mustPos(t, board.StartFEN, "e2e4", "e7e5")
+	pos := testsupport.MustFEN(t, board.StartFEN, "e2e4", "e7e5")
 	best, ponder := bestmove(t, lastLine(lines))
 	line := []string{best}
 	if ponder != "" {
@@ -236,7 +220,7 @@ func TestEngineGoMovetimeAndClock(t *testing.T) {
 		if ponder != "" {
 			line = append(line, ponder)
 		}
-		checkLegalLine(t, mustPos(t, tc.fen, tc.moves...), line)
+		checkLegalLine(t, testsupport.MustFEN(t, tc.fen, tc.moves...), line)
 	}
 }
 
@@ -333,7 +317,7 @@ func TestEnginePonder(t *testing.T) {
 	// After ponderhit the search must end by itself under the clock.
 	c.send("ponderhit")
 	best, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
-	checkLegalLine(t, mustPos(t, board.StartFEN, "e2e4"), []string{best})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, "e2e4"), []string{best})
 
 	// A ponder search that is not hit ends with stop (and a legal move).
 	c.send("position startpos moves e2e4 c7c5", "go ponder movetime 100")
@@ -347,7 +331,7 @@ func TestEnginePonder(t *testing.T) {
 	c.send("stop")
 	lines = append(lines, c.untilPrefix("bestmove")...)
 	best, _ = bestmove(t, lastLine(lines))
-	checkLegalLine(t, mustPos(t, board.StartFEN, "e2e4", "c7c5"), []string{best})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, "e2e4", "c7c5"), []string{best})
 	if pv := lastPVMove(lines); pv != best {
 		t.Errorf("stopped ponder search: bestmove %s, last pv starts with %q", best, pv)
 	}
@@ -377,13 +361,13 @@ func TestEnginePonderHitBeforeFirstIteration(t *testing.T) {
 		if lost {
 			t.Fatal("ponderhit lost: the search ran until cancelled")
 		}
-		checkLegalLine(t, mustPos(t, board.StartFEN), []string{best})
+		checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN), []string{best})
 	}
 	// The same through the server.
 	c, _ := startEngine(t)
 	c.send("position startpos", "go ponder movetime 30", "ponderhit")
 	best, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
-	checkLegalLine(t, mustPos(t, board.StartFEN), []string{best})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN), []string{best})
 }
 
 func TestEngineChess960Castling(t *testing.T) {
@@ -424,7 +408,7 @@ func TestEngineChess960Castling(t *testing.T) {
 			// Both input forms are accepted in position moves.
 			c.send("position fen "+tc.fen+" moves "+tc.searchmove, "go perft 1")
 			n := perftNodes(t, c.untilPrefix("Nodes searched"))
-			want := board.Perft(mustPos(t, tc.fen, tc.wantBest), 1)
+			want := board.Perft(testsupport.MustFEN(t, tc.fen, tc.wantBest), 1)
 			if n != want {
 				t.Errorf("perft 1 after %s = %d, want %d", tc.searchmove, n, want)
 			}
@@ -503,9 +487,9 @@ func TestEngineBenchDeterministic(t *testing.T) {
 }
 
 func TestGameLimits(t *testing.T) {
-	white := mustPos(t, board.StartFEN)
-	black := mustPos(t, board.StartFEN, "e2e4")
-	castle := mustPos(t, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+	white := testsupport.MustFEN(t, board.StartFEN)
+	black := testsupport.MustFEN(t, board.StartFEN, "e2e4")
+	castle := testsupport.MustFEN(t, "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
 	ms := time.Millisecond
 	tests := []struct {
 		name    string
@@ -565,7 +549,7 @@ func TestEngineGoCancelledBeforeStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	best, _ := b.Go(ctx, GoParams{GoLimits: GoLimits{Infinite: true}}, nil)
-	checkLegalLine(t, mustPos(t, board.StartFEN), []string{best})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN), []string{best})
 }
 
 // FuzzEngineServer feeds arbitrary lines to a Server with the real engine:
@@ -617,7 +601,7 @@ func FuzzEngineServer(f *testing.F) {
 		b := NewEngineBackend()
 		defer b.Close()
 		b.SetOption(OptHash, "1")
-		var out syncBuffer
+		var out testsupport.SyncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := NewServer("fuzz", "fuzz", b).Run(ctx, strings.NewReader(strings.Join(kept, "\n")), &out); err != nil {
@@ -648,7 +632,7 @@ func TestEnginePonderHitOnTree(t *testing.T) {
 	c.untilPrefix("info depth 4 ")
 	c.send("ponderhit")
 	best2, ponder2 := bestmove(t, lastLine(c.untilPrefix("bestmove")))
-	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best2})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, moves...), []string{best2})
 	st := b.Game().Stats()
 	if st.Moves != 2 || st.PonderHits != 1 {
 		t.Fatalf("after a ponder hit: %d moves, %d ponder hits; want 2 and 1", st.Moves, st.PonderHits)
@@ -659,7 +643,7 @@ func TestEnginePonderHitOnTree(t *testing.T) {
 	// The opponent plays something else than ponder2: the GUI stops the
 	// ponder search and sends the real position; the game goes on.
 	moves = append(moves, best2)
-	pos := mustPos(t, board.StartFEN, moves...)
+	pos := testsupport.MustFEN(t, board.StartFEN, moves...)
 	var ml board.MoveList
 	pos.GenerateLegal(&ml)
 	other := ""
@@ -678,7 +662,7 @@ func TestEnginePonderHitOnTree(t *testing.T) {
 	moves = append(moves, other)
 	c.send("position startpos moves "+strings.Join(moves, " "), "go depth 5")
 	best3, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
-	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best3})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, moves...), []string{best3})
 	if st := b.Game().Stats(); st.Moves != 3 || st.PonderHits != 1 {
 		t.Errorf("after a ponder miss: %d moves, %d ponder hits; want 3 and 1", st.Moves, st.PonderHits)
 	}
@@ -742,7 +726,7 @@ func TestEngineBackgroundPonder(t *testing.T) {
 			t.Errorf("treestats line %q lacks %q", stats, want)
 		}
 	}
-	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best2})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, moves...), []string{best2})
 	st := b.Game().Stats()
 	if st.Moves != 2 || st.Predicted != 1 || st.PonderHits != 1 {
 		t.Errorf("stats after the expected reply: %d moves, %d predicted, %d hits; want 2, 1, 1", st.Moves, st.Predicted, st.PonderHits)
@@ -751,7 +735,7 @@ func TestEngineBackgroundPonder(t *testing.T) {
 	// to it, so the move is legal there.
 	c.send("go depth 3")
 	best3, _ := bestmove(t, lastLine(c.untilPrefix("bestmove")))
-	checkLegalLine(t, mustPos(t, board.StartFEN, moves...), []string{best3})
+	checkLegalLine(t, testsupport.MustFEN(t, board.StartFEN, moves...), []string{best3})
 
 	c.send("setoption name Hash value 2", "isready")
 	if l := c.untilLine("readyok"); len(l) != 1 {

@@ -1,7 +1,6 @@
 package uci
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -9,78 +8,36 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
-// syncBuffer is a goroutine-safe log sink.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 type fakeRun struct {
-	cfg     ExternalConfig
-	logPath string
-	logs    *syncBuffer
+	*testsupport.FakeEngine
+	cfg  ExternalConfig
+	logs *testsupport.SyncBuffer
 }
 
 // fakeConfig returns an ExternalConfig that runs this test binary as a fake
 // engine.
 func fakeConfig(t *testing.T, mode string) *fakeRun {
 	t.Helper()
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "commands.log")
-	logs := &syncBuffer{}
+	eng := testsupport.NewFakeEngine(t, mode)
+	logs := &testsupport.SyncBuffer{}
 	return &fakeRun{
-		logPath: logPath,
-		logs:    logs,
+		FakeEngine: eng,
+		logs:       logs,
 		cfg: ExternalConfig{
-			Path: os.Args[0],
-			Env: append(os.Environ(),
-				fakeModeEnv+"="+mode,
-				fakeLogEnv+"="+logPath,
-				fakeStateEnv+"="+dir,
-				// A -race binary sleeps 1 s at exit by default; the fake
-				// engine must quit promptly.
-				"GORACE=atexit_sleep_ms=0"),
+			Path:   eng.Path,
+			Env:    eng.Env(),
 			Logger: zerolog.New(logs).Level(zerolog.DebugLevel),
 		},
 	}
-}
-
-// commands returns the lines the fake engine(s) received, without the
-// "# start" markers unless keepMarkers.
-func (f *fakeRun) commands(t *testing.T, keepMarkers bool) []string {
-	t.Helper()
-	data, err := os.ReadFile(f.logPath)
-	if err != nil {
-		t.Fatalf("read fake engine log: %v", err)
-	}
-	var out []string
-	for _, l := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
-		if strings.HasPrefix(l, "# ") && !keepMarkers {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
 }
 
 func (f *fakeRun) start(t *testing.T) *ExternalEngine {
@@ -164,7 +121,7 @@ func TestHandshakeAndOptions(t *testing.T) {
 	if err := e.NewGame(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	cmds := f.commands(t, false)
+	cmds := f.Commands(t, false)
 	if cmds[0] != "uci" {
 		t.Errorf("first command %q, want uci", cmds[0])
 	}
@@ -209,7 +166,7 @@ func TestStartRejectsBadOptions(t *testing.T) {
 			if !errors.Is(err, tc.wantErr) || !strings.Contains(err.Error(), tc.wantMsg) {
 				t.Fatalf("err = %v, want %v mentioning %q", err, tc.wantErr, tc.wantMsg)
 			}
-			for _, c := range f.commands(t, false) {
+			for _, c := range f.Commands(t, false) {
 				if strings.HasPrefix(c, "setoption") {
 					t.Errorf("sent %q despite the bad option", c)
 				}
@@ -245,7 +202,7 @@ func TestGoDepthAndNoLeakBetweenSearches(t *testing.T) {
 	if res.BestMove != "d2d4" || res.Depth != 2 || res.Score != CP(20) {
 		t.Fatalf("second search got %+v, want d2d4 at depth 2 with cp 20", res)
 	}
-	assertInOrder(t, f.commands(t, false),
+	assertInOrder(t, f.Commands(t, false),
 		"position startpos moves e2e4 c7c5", "isready", "go depth 3",
 		"position startpos moves e2e4 c7c5", "isready", "go depth 2")
 }
@@ -286,14 +243,14 @@ func TestPosition(t *testing.T) {
 		t.Fatal(err)
 	}
 	// NewGame resets to the start position.
-	assertInOrder(t, f.commands(t, false), "position fen "+StartFEN+" moves g1f3", "go depth 1",
+	assertInOrder(t, f.Commands(t, false), "position fen "+StartFEN+" moves g1f3", "go depth 1",
 		"ucinewgame", "position startpos", "go depth 1")
 }
 
 func TestGoNoMoveAndBadMove(t *testing.T) {
 	f := fakeConfig(t, "normal")
 	e := f.start(t)
-	if err := e.Position(foolsMateFEN, nil); err != nil {
+	if err := e.Position(testsupport.FoolsMateFEN, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Go(context.Background(), GoLimits{Depth: 1}); !errors.Is(err, ErrNoMove) {
@@ -324,7 +281,7 @@ func TestGoDeadlineSendsStop(t *testing.T) {
 	if res.BestMove != "e2e4" || !res.Stopped {
 		t.Fatalf("got %+v, want e2e4 after a stop", res)
 	}
-	assertInOrder(t, f.commands(t, false), "go movetime 3600000", "stop")
+	assertInOrder(t, f.Commands(t, false), "go movetime 3600000", "stop")
 	if !e.Alive() {
 		t.Fatal("engine died after a stop it answered")
 	}
@@ -345,7 +302,7 @@ func TestGoContextCancelStops(t *testing.T) {
 	if res.BestMove != "e2e4" {
 		t.Fatalf("result after cancel %+v, want the engine's answer to stop", res)
 	}
-	assertInOrder(t, f.commands(t, false), "go infinite", "stop")
+	assertInOrder(t, f.Commands(t, false), "go infinite", "stop")
 	// The engine is free for the next search.
 	if res, err := e.Go(context.Background(), GoLimits{Deadline: time.Millisecond}); err != nil || res.BestMove != "d2d4" {
 		t.Fatalf("next search: %+v, %v", res, err)
@@ -401,7 +358,7 @@ func TestCloseKillsEngineIgnoringQuit(t *testing.T) {
 	if _, err := s.Wait(context.Background()); !errors.Is(err, ErrEngineDied) {
 		t.Fatalf("pending search after Close: %v, want ErrEngineDied", err)
 	}
-	assertInOrder(t, f.commands(t, false), "go ponder", "quit")
+	assertInOrder(t, f.Commands(t, false), "go ponder", "quit")
 }
 
 func TestCloseReaps(t *testing.T) {
@@ -430,7 +387,7 @@ func TestCloseReaps(t *testing.T) {
 	if err := e.Restart(context.Background()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Restart after Close: %v, want ErrClosed", err)
 	}
-	assertInOrder(t, f.commands(t, false), "quit")
+	assertInOrder(t, f.Commands(t, false), "quit")
 	// Stderr went to the logger.
 	deadline := time.Now().Add(10 * time.Second)
 	for !strings.Contains(f.logs.String(), "fake engine says hello on stderr") {
@@ -486,7 +443,7 @@ func TestPonderHit(t *testing.T) {
 	if res.BestMove != "e2e4" || res.PonderMove != "e7e5" || res.Stopped {
 		t.Fatalf("got %+v", res)
 	}
-	cmds := f.commands(t, false)
+	cmds := f.Commands(t, false)
 	assertInOrder(t, cmds, "position startpos moves e2e4 e7e5", "isready", "go ponder wtime 60000 btime 60000", "ponderhit")
 	if n := count(cmds, "stop"); n != 0 {
 		t.Fatalf("sent stop %d times on a ponderhit search", n)
@@ -534,7 +491,7 @@ func TestPonderStopNoStrayBestmove(t *testing.T) {
 			if res.BestMove != "d2d4" || res.Depth == 99 {
 				t.Fatalf("search after ponder-stop got %+v, want search 2's d2d4", res)
 			}
-			cmds := f.commands(t, false)
+			cmds := f.Commands(t, false)
 			assertInOrder(t, cmds, "go ponder wtime 60000 btime 60000", "stop", "isready", "go depth 2")
 			if n := count(cmds, "ponderhit"); n != 0 {
 				t.Fatalf("sent ponderhit %d times after stop", n)
@@ -595,7 +552,7 @@ func TestCrashThenRestart(t *testing.T) {
 	if res.BestMove != "e2e4" { // the new process's first search
 		t.Fatalf("after restart got %+v", res)
 	}
-	cmds := f.commands(t, true)
+	cmds := f.Commands(t, true)
 	second := -1
 	for i, c := range cmds {
 		if strings.HasPrefix(c, "# start") {
@@ -642,7 +599,8 @@ func TestGarbageOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.BestMove != want || res.Depth != 3 || res.Score != CP(30) || strings.Join(res.PV, " ") != want+" "+fakeMoves[i][1] {
+		_, reply := testsupport.FakeMove(i + 1)
+		if res.BestMove != want || res.Depth != 3 || res.Score != CP(30) || strings.Join(res.PV, " ") != want+" "+reply {
 			t.Fatalf("search %d: got %+v", i+1, res)
 		}
 	}
@@ -870,7 +828,7 @@ func TestDriverAgainstOwnServer(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	cmds := f.commands(t, false)
+	cmds := f.Commands(t, false)
 	assertInOrder(t, cmds, "uci", "setoption name Clear Hash", "setoption name Hash value 64", "isready", "ucinewgame",
 		"go depth 3", "go ponder movetime 1000", "ponderhit", "go ponder movetime 1000", "stop", "go infinite", "stop", "quit")
 }
@@ -913,7 +871,7 @@ func TestSetOption(t *testing.T) {
 	if _, err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	cmds := f.commands(t, true)
+	cmds := f.Commands(t, true)
 	assertInOrder(t, cmds, "setoption name Hash value 32", "isready", "setoption name Ponder value true", "isready",
 		"setoption name Clear Hash", "isready", "go depth 1",
 		"uci", "setoption name Hash value 32", "setoption name Ponder value true", "ucinewgame", "isready")

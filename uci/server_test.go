@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // fakeBackend simulates a search engine for the Server tests.
@@ -69,7 +71,7 @@ func (f *fakeBackend) Go(ctx context.Context, p GoParams, info func(Info)) (stri
 	n := f.searches
 	f.params = append(f.params, p)
 	f.mu.Unlock()
-	pair := fakeMoves[(n-1)%len(fakeMoves)]
+	best, reply := testsupport.FakeMove(n)
 	defer func() {
 		select { // (never blocks: the fake also serves long sessions)
 		case f.ctxDone <- ctx.Err() != nil:
@@ -83,7 +85,7 @@ func (f *fakeBackend) Go(ctx context.Context, p GoParams, info func(Info)) (stri
 	depth := max(p.Depth, 1)
 	for d := 1; d <= depth; d++ {
 		info(Info{Depth: d, SelDepth: d + 1, Score: CP(d), Nodes: int64(d * 100), Time: time.Duration(d) * time.Millisecond,
-			PV: []string{pair[0], pair[1]}})
+			PV: []string{best, reply}})
 	}
 	if p.Depth == 0 {
 		switch {
@@ -99,7 +101,7 @@ func (f *fakeBackend) Go(ctx context.Context, p GoParams, info func(Info)) (stri
 	if f.noMove {
 		return "", ""
 	}
-	return pair[0], pair[1]
+	return best, reply
 }
 
 func (f *fakeBackend) Perft(depth int, out io.Writer) error {
@@ -541,7 +543,7 @@ func FuzzServer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, script string) {
 		b := newFakeBackend()
-		var out syncBuffer
+		var out testsupport.SyncBuffer
 		srv := NewServer("fuzz", "fuzz", b)
 		done := make(chan error, 1)
 		go func() { done <- srv.Run(context.Background(), strings.NewReader(script), &out) }()

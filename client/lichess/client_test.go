@@ -89,6 +89,23 @@ func (w noScopesHeader) Write(b []byte) (int, error) {
 }
 
 // Errors say what was being done and never contain the token.
+// Playing lists the games in progress, decoded from nowPlaying.
+func TestPlaying(t *testing.T) {
+	s := newServer(t)
+	id := startGame(t, s)
+	games, err := newTestClient(t, s.URL()).Playing(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(games) != 1 {
+		t.Fatalf("%d games in progress, want 1: %+v", len(games), games)
+	}
+	g := games[0]
+	if g.GameID != id || g.Status.Name != "started" || g.Color != "white" || !g.IsMyTurn || g.Opponent.Username != humanName {
+		t.Errorf("game in progress %+v", g)
+	}
+}
+
 func TestErrorsNameTheOperation(t *testing.T) {
 	s := newServer(t)
 	c := newTestClient(t, s.URL())

@@ -1,14 +1,13 @@
 package lichess
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // The API's tests run against lichesstest, the fake Lichess server beside
@@ -21,9 +20,6 @@ const (
 	botName    = "Ponderosa"
 	humanName  = "Alice"
 	humanToken = "lip_aliceTOKEN456"
-	// waitLimit bounds the waits of the tests: it turns a hang into a
-	// failure and is never an assertion about speed.
-	waitLimit = 20 * time.Second
 )
 
 // newServer starts a lichesstest server with our bot and a human account.
@@ -42,19 +38,12 @@ func newServer(t *testing.T, opts ...lichesstest.Option) *lichesstest.Server {
 // newTestClient returns a client of our bot for the server at baseURL.
 func newTestClient(t *testing.T, baseURL string, opts ...Option) *Client {
 	t.Helper()
-	opts = append([]Option{WithStreamIdleTimeout(2 * time.Second), WithLogger(testLogger(t))}, opts...)
+	opts = append([]Option{WithStreamIdleTimeout(2 * time.Second), WithLogger(testsupport.Logger(t))}, opts...)
 	c, err := New(baseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: testToken}), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
-}
-
-func testLogger(t *testing.T) zerolog.Logger {
-	if testing.Verbose() {
-		return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
-	}
-	return zerolog.Nop()
 }
 
 // startGame starts a 5+3 game of our bot (white) against the human and
@@ -79,12 +68,10 @@ func requestCount(s *lichesstest.Server, pattern string) int {
 }
 
 // awaitServer waits until cond holds (cond is checked after every change on
-// the server) or fails the test after waitLimit.
+// the server) or fails the test after testsupport.WaitLimit.
 func awaitServer(t *testing.T, s *lichesstest.Server, what string, cond func() bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	defer cancel()
-	if err := s.WaitFor(ctx, cond); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), cond); err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }

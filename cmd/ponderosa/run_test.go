@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,97 +13,27 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
-	"github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/uci"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // The run tests start the daemon in-process against lichesstest. The engine
-// is "external": this test binary run as a tiny UCI engine (TestMain) that
-// plays the first legal move at once, so games go as fast as the house
-// player moves. The built-in engine plays in TestDemo.
+// is "external": this test binary run as a tiny UCI engine (TestMain, the
+// legal mode of testsupport's fake engine) that plays the first legal move
+// at once, so games go as fast as the house player moves. The built-in
+// engine plays in TestDemo.
 
-const fakeEngineEnv = "PONDEROSA_TEST_FAKE_UCI"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(fakeEngineEnv) != "" {
-		_ = uci.NewServer("fake", "ponderosa tests", &firstMove{pos: board.NewPosition()}).Run(context.Background(), os.Stdin, os.Stdout)
-		os.Exit(0)
-	}
-	os.Exit(m.Run())
-}
-
-// firstMove is a UCI backend playing the first legal move.
-type firstMove struct{ pos *board.Position }
-
-func (b *firstMove) NewGame()                             {}
-func (b *firstMove) SetOption(name, value string) error   { return nil }
-func (b *firstMove) Perft(depth int, out io.Writer) error { return errors.New("no perft") }
-func (b *firstMove) Bench(out io.Writer) error            { return errors.New("no bench") }
-func (b *firstMove) Options() []uci.OptionSpec {
-	return []uci.OptionSpec{{Name: "Ponder", Type: uci.OptionCheck, Default: "false"}}
-}
-
-func (b *firstMove) SetPosition(fen string, moves []string) error {
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		return err
-	}
-	for _, s := range moves {
-		m, err := p.ParseUCIMove(s)
-		if err != nil {
-			return err
-		}
-		p.MakeMove(m)
-	}
-	b.pos = p
-	return nil
-}
-
-func (b *firstMove) Go(ctx context.Context, p uci.GoParams, info func(uci.Info)) (string, string) {
-	var ml board.MoveList
-	b.pos.GenerateLegal(&ml)
-	if ml.N == 0 {
-		return "", ""
-	}
-	if p.Ponder {
-		select {
-		case <-p.PonderHit:
-		case <-ctx.Done():
-		}
-	}
-	info(uci.Info{Depth: 1, Score: uci.CP(0)})
-	return b.pos.MoveToUCI(ml.Moves[0]), ""
-}
-
-// syncBuffer is a log output tests can read while the daemon writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+func TestMain(m *testing.M) { testsupport.Main(m, nil) }
 
 const (
 	runBot      = "Ponderosa"
 	runBotToken = "lip_runSecretToken"
-	waitLimit   = 30 * time.Second // turns a hang into a failure; never asserts speed
 )
 
 type runEnv struct {
 	t       *testing.T
 	srv     *lichesstest.Server
 	cfgPath string
-	logs    *syncBuffer
+	logs    *testsupport.SyncBuffer
 	sigs    chan os.Signal
 	reloads chan error
 	ctx     context.Context // bounds the test's waits
@@ -144,7 +70,7 @@ log:
 
 func newRunEnv(t *testing.T, bot bool) *runEnv {
 	t.Helper()
-	t.Setenv(fakeEngineEnv, "1") // for the engine processes (children)
+	testsupport.NewFakeEngine(t, "legal").Setenv(t) // for the engine processes (children)
 	srv := lichesstest.NewStarted(lichesstest.WithKeepAlive(50*time.Millisecond), lichesstest.WithChallengeTTL(0))
 	t.Cleanup(srv.Close)
 	srv.AddAccount(runBot, runBotToken, bot, 2000)
@@ -154,9 +80,8 @@ func newRunEnv(t *testing.T, bot bool) *runEnv {
 			t.Fatal(err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	t.Cleanup(cancel)
-	return &runEnv{t: t, srv: srv, cfgPath: writeConfig(t, runConfig(t, srv.URL(), "")), logs: &syncBuffer{},
+	ctx := testsupport.Context(t)
+	return &runEnv{t: t, srv: srv, cfgPath: writeConfig(t, runConfig(t, srv.URL(), "")), logs: &testsupport.SyncBuffer{},
 		sigs: make(chan os.Signal, 4), reloads: make(chan error, 4), ctx: ctx}
 }
 

@@ -1,25 +1,22 @@
-package board
+package board_test
 
-import "testing"
+import (
+	"testing"
 
-func play(t *testing.T, p *Position, moves ...string) {
-	t.Helper()
-	for _, s := range moves {
-		m, err := p.ParseUCIMove(s)
-		if err != nil {
-			t.Fatalf("play %s: %v", s, err)
-		}
-		p.MakeMove(m)
-	}
-}
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+// The tests of this file are in package board_test so that they can play
+// moves with testsupport (which imports board).
 
 func TestRepetition(t *testing.T) {
-	p := NewPosition()
-	play(t, p, "g1f3", "g8f6", "f3g1")
+	p := board.NewPosition()
+	testsupport.Play(t, p, "g1f3", "g8f6", "f3g1")
 	if p.RepetitionCount() != 0 || p.IsRepetition(100) {
 		t.Fatal("no repetition yet")
 	}
-	play(t, p, "f6g8") // start position again (second occurrence)
+	testsupport.Play(t, p, "f6g8") // start position again (second occurrence)
 	if got := p.RepetitionCount(); got != 1 {
 		t.Fatalf("RepetitionCount = %d, want 1", got)
 	}
@@ -29,7 +26,7 @@ func TestRepetition(t *testing.T) {
 	if p.IsRepetition(4) {
 		t.Error("IsRepetition(4): one earlier occurrence at the root is not yet a draw")
 	}
-	play(t, p, "g1f3", "g8f6", "f3g1", "f6g8") // third occurrence
+	testsupport.Play(t, p, "g1f3", "g8f6", "f3g1", "f6g8") // third occurrence
 	if got := p.RepetitionCount(); got != 2 {
 		t.Fatalf("RepetitionCount = %d, want 2", got)
 	}
@@ -37,7 +34,7 @@ func TestRepetition(t *testing.T) {
 		t.Error("threefold repetition must be a draw even before the root")
 	}
 	// An irreversible move cuts the history.
-	play(t, p, "e2e4", "e7e5", "g1f3", "g8f6", "f3g1", "f6g8")
+	testsupport.Play(t, p, "e2e4", "e7e5", "g1f3", "g8f6", "f3g1", "f6g8")
 	if got := p.RepetitionCount(); got != 1 {
 		t.Fatalf("after e4 e5: RepetitionCount = %d, want 1", got)
 	}
@@ -53,24 +50,24 @@ func TestRepetition(t *testing.T) {
 		t.Fatalf("after null moves undone: RepetitionCount = %d, want 1", got)
 	}
 	// Castling rights differ: not a repetition.
-	q, _ := ParseFEN("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
-	play(t, q, "e1f1", "e8f8", "f1e1", "f8e8")
+	q, _ := board.ParseFEN("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1")
+	testsupport.Play(t, q, "e1f1", "e8f8", "f1e1", "f8e8")
 	if q.RepetitionCount() != 0 {
 		t.Error("positions with different castling rights counted as repeated")
 	}
-	play(t, q, "e1f1", "e8f8", "f1e1", "f8e8")
+	testsupport.Play(t, q, "e1f1", "e8f8", "f1e1", "f8e8")
 	if q.RepetitionCount() != 1 {
 		t.Error("repetition without castling rights missed")
 	}
 }
 
 func TestHalfmoveAndFullmove(t *testing.T) {
-	p := NewPosition()
-	play(t, p, "g1f3", "g8f6", "f3g1")
+	p := board.NewPosition()
+	testsupport.Play(t, p, "g1f3", "g8f6", "f3g1")
 	if p.HalfmoveClock() != 3 || p.FullmoveNumber() != 2 {
 		t.Fatalf("clock %d move %d, want 3 and 2", p.HalfmoveClock(), p.FullmoveNumber())
 	}
-	play(t, p, "e7e5")
+	testsupport.Play(t, p, "e7e5")
 	if p.HalfmoveClock() != 0 || p.FullmoveNumber() != 3 {
 		t.Fatalf("clock %d move %d, want 0 and 3", p.HalfmoveClock(), p.FullmoveNumber())
 	}
@@ -95,7 +92,7 @@ func TestInsufficientMaterial(t *testing.T) {
 		{"4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", false},
 		{"4k3/8/8/8/8/8/8/4K2R w - - 0 1", false},
 	} {
-		p, err := ParseFEN(tt.fen)
+		p, err := board.ParseFEN(tt.fen)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,10 +103,10 @@ func TestInsufficientMaterial(t *testing.T) {
 }
 
 func TestCloneIsIndependent(t *testing.T) {
-	p := NewPosition()
-	play(t, p, "e2e4", "e7e5")
+	p := board.NewPosition()
+	testsupport.Play(t, p, "e2e4", "e7e5")
 	q := p.Clone()
-	play(t, q, "g1f3")
+	testsupport.Play(t, q, "g1f3")
 	if p.FEN() == q.FEN() || p.Plies() != 2 || q.Plies() != 3 {
 		t.Fatal("clone shares state with the original")
 	}
@@ -118,22 +115,9 @@ func TestCloneIsIndependent(t *testing.T) {
 	if q.FEN() != "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1" {
 		t.Fatalf("clone history wrong: %s", q.FEN())
 	}
-	var r Position
+	var r board.Position
 	r.CopyFrom(p)
 	if r.FEN() != p.FEN() || r.Key() != p.Key() || r.Plies() != 2 {
 		t.Fatal("CopyFrom")
-	}
-}
-
-func TestPerftDivide(t *testing.T) {
-	p, _ := ParseFEN(kiwipeteFEN)
-	var sum uint64
-	seen := map[string]bool{}
-	for _, e := range Divide(p, 3) {
-		sum += e.Nodes
-		seen[e.UCI] = true
-	}
-	if sum != 97862 || len(seen) != 48 || !seen["e1g1"] || !seen["e1c1"] {
-		t.Fatalf("Divide(kiwipete, 3): sum %d over %d moves", sum, len(seen))
 	}
 }

@@ -147,3 +147,16 @@ func TestPerftFullSuite(t *testing.T) {
 		runPerftCases(t, loadEPDPerft(t, filepath.Join(dir, "Ethereal_fischer.epd")), 5, 1<<62)
 	})
 }
+
+func TestPerftDivide(t *testing.T) {
+	p, _ := ParseFEN(kiwipeteFEN)
+	var sum uint64
+	seen := map[string]bool{}
+	for _, e := range Divide(p, 3) {
+		sum += e.Nodes
+		seen[e.UCI] = true
+	}
+	if sum != 97862 || len(seen) != 48 || !seen["e1g1"] || !seen["e1c1"] {
+		t.Fatalf("Divide(kiwipete, 3): sum %d over %d moves", sum, len(seen))
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // mirrorFEN swaps the colours: ranks reversed, piece case swapped, side to
@@ -70,15 +71,6 @@ func swapCase(s string) string {
 	return string(b)
 }
 
-func mustFEN(t testing.TB, fen string) *board.Position {
-	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatalf("parse %q: %v", fen, err)
-	}
-	return p
-}
-
 var fixedFENs = []string{
 	"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
 	"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
@@ -101,7 +93,7 @@ func randomPositions(t testing.TB, n int) []string {
 	var out []string
 	var ml board.MoveList
 	for len(out) < n {
-		p := mustFEN(t, fixedFENs[rng.IntN(len(fixedFENs))])
+		p := testsupport.MustFEN(t, fixedFENs[rng.IntN(len(fixedFENs))])
 		plies := 20 + rng.IntN(120)
 		for i := 0; i < plies && len(out) < n; i++ {
 			ml.Clear()
@@ -122,8 +114,8 @@ func TestColourSymmetry(t *testing.T) {
 	e := NewEvaluator()
 	for _, fen := range randomPositions(t, 2000) {
 		m := mirrorFEN(t, fen)
-		a := e.Evaluate(mustFEN(t, fen))
-		b := e.Evaluate(mustFEN(t, m))
+		a := e.Evaluate(testsupport.MustFEN(t, fen))
+		b := e.Evaluate(testsupport.MustFEN(t, m))
 		if a != b {
 			t.Fatalf("eval %q = %d but mirrored %q = %d", fen, a, m, b)
 		}
@@ -139,7 +131,7 @@ func TestFileSymmetry(t *testing.T) {
 		}
 		n++
 		m := flipFilesFEN(fen)
-		if a, b := e.Evaluate(mustFEN(t, fen)), e.Evaluate(mustFEN(t, m)); a != b {
+		if a, b := e.Evaluate(testsupport.MustFEN(t, fen)), e.Evaluate(testsupport.MustFEN(t, m)); a != b {
 			t.Fatalf("eval %q = %d but file-mirrored %q = %d", fen, a, m, b)
 		}
 	}
@@ -160,7 +152,7 @@ func TestSideToMoveSign(t *testing.T) {
 		{"rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1", 1},
 	}
 	for _, c := range cases {
-		p := mustFEN(t, c.fen)
+		p := testsupport.MustFEN(t, c.fen)
 		v := e.Evaluate(p)
 		white := v
 		if p.SideToMove() == board.Black {
@@ -172,8 +164,8 @@ func TestSideToMoveSign(t *testing.T) {
 	}
 	// Same position, other side to move: the scores are opposite in sign up
 	// to the tempo bonus, which favours whoever moves.
-	p1 := mustFEN(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-	p2 := mustFEN(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3")
+	p1 := testsupport.MustFEN(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
+	p2 := testsupport.MustFEN(t, "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3")
 	w := DefaultWeights()
 	var tr Trace
 	e.Trace(p1, &tr)
@@ -200,7 +192,7 @@ func TestInsufficientMaterialIsZero(t *testing.T) {
 		"8/8/4kb2/8/8/2N5/3K4/8 w - - 0 1",
 		"8/8/4kn2/8/8/3K4/8/8 w - - 0 1",
 	} {
-		if v := e.Evaluate(mustFEN(t, fen)); v != 0 {
+		if v := e.Evaluate(testsupport.MustFEN(t, fen)); v != 0 {
 			t.Errorf("%s: eval %d, want 0", fen, v)
 		}
 	}
@@ -211,7 +203,7 @@ func TestInsufficientMaterialIsZero(t *testing.T) {
 		"8/8/4k3/8/8/2R5/3K4/8 w - - 0 1",
 		"8/8/4k3/8/8/3K4/4P3/8 w - - 0 1",
 	} {
-		if v := e.Evaluate(mustFEN(t, fen)); v <= 100 {
+		if v := e.Evaluate(testsupport.MustFEN(t, fen)); v <= 100 {
 			t.Errorf("%s: eval %d, want a clear plus", fen, v)
 		}
 	}
@@ -220,7 +212,7 @@ func TestInsufficientMaterialIsZero(t *testing.T) {
 func TestPawnCacheConsistent(t *testing.T) {
 	cached := NewEvaluator()
 	for _, fen := range randomPositions(t, 1000) {
-		p := mustFEN(t, fen)
+		p := testsupport.MustFEN(t, fen)
 		fresh := NewEvaluator().Evaluate(p)
 		a := cached.Evaluate(p)
 		b := cached.Evaluate(p) // surely a hit now
@@ -235,7 +227,7 @@ func TestTraceIsLinear(t *testing.T) {
 	w := DefaultWeights()
 	var tr Trace
 	for _, fen := range randomPositions(t, 1000) {
-		p := mustFEN(t, fen)
+		p := testsupport.MustFEN(t, fen)
 		white := e.Trace(p, &tr)
 		got := e.Evaluate(p)
 		if p.SideToMove() == board.Black {
@@ -258,7 +250,7 @@ func TestTraceSeesEveryGroup(t *testing.T) {
 	w := DefaultWeights()
 	dangerous := 0
 	for _, fen := range randomPositions(t, 3000) {
-		e.Trace(mustFEN(t, fen), &tr)
+		e.Trace(testsupport.MustFEN(t, fen), &tr)
 		for i, c := range tr.Coef {
 			if c != 0 {
 				used[i] = true
@@ -323,7 +315,7 @@ func TestEvaluateAllocatesNothing(t *testing.T) {
 	e := NewEvaluator()
 	ps := []*board.Position{}
 	for _, fen := range fixedFENs {
-		ps = append(ps, mustFEN(t, fen))
+		ps = append(ps, testsupport.MustFEN(t, fen))
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(200, func() {
@@ -339,7 +331,7 @@ func BenchmarkEvaluate(b *testing.B) {
 	e := NewEvaluator()
 	var ps []*board.Position
 	for _, fen := range randomPositions(b, 256) {
-		ps = append(ps, mustFEN(b, fen))
+		ps = append(ps, testsupport.MustFEN(b, fen))
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -350,7 +342,7 @@ func BenchmarkEvaluate(b *testing.B) {
 func BenchmarkEvaluateNoPawnCache(b *testing.B) {
 	var ps []*board.Position
 	for _, fen := range randomPositions(b, 256) {
-		ps = append(ps, mustFEN(b, fen))
+		ps = append(ps, testsupport.MustFEN(b, fen))
 	}
 	e := NewEvaluator()
 	b.ResetTimer()

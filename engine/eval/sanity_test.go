@@ -1,6 +1,10 @@
 package eval
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
 
 // TestWeightsSane guards the generated weights against a fit gone wrong:
 // piece values in the usual order and range, and a few positions every
@@ -21,7 +25,7 @@ func TestWeightsSane(t *testing.T) {
 	}
 
 	e := NewEvaluator()
-	if v := e.Evaluate(mustFEN(t, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")); v < -10 || v > 60 {
+	if v := e.Evaluate(testsupport.MustFEN(t, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")); v < -10 || v > 60 {
 		t.Errorf("start position %d, want a small plus for the side to move", v)
 	}
 	better := []struct{ good, bad, why string }{
@@ -32,7 +36,7 @@ func TestWeightsSane(t *testing.T) {
 		{"4k3/pppppppp/8/8/8/8/PPPPPPPP/2B1KB2 w - - 0 1", "4k3/pppppppp/8/8/8/8/PPPPPPPP/1N2KB2 w - - 0 1", "bishop pair"},
 	}
 	for _, b := range better {
-		g, bad := e.Evaluate(mustFEN(t, b.good)), e.Evaluate(mustFEN(t, b.bad))
+		g, bad := e.Evaluate(testsupport.MustFEN(t, b.good)), e.Evaluate(testsupport.MustFEN(t, b.bad))
 		if g <= bad {
 			t.Errorf("%s: %q = %d not above %q = %d", b.why, b.good, g, b.bad, bad)
 		}

@@ -7,15 +7,13 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
+// mustFEN is testsupport.MustFEN, the name the search tests use.
 func mustFEN(t testing.TB, fen string) *board.Position {
 	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatalf("parse %q: %v", fen, err)
-	}
-	return p
+	return testsupport.MustFEN(t, fen)
 }
 
 func search(t testing.TB, e *Engine, p *board.Position, lim Limits) Result {
@@ -122,22 +120,11 @@ func TestDrawScores(t *testing.T) {
 	}
 }
 
-func playUCI(t testing.TB, p *board.Position, moves ...string) {
-	t.Helper()
-	for _, s := range moves {
-		m, err := p.ParseUCIMove(s)
-		if err != nil {
-			t.Fatalf("move %s: %v", s, err)
-		}
-		p.MakeMove(m)
-	}
-}
-
 func TestThreefoldFromGameHistory(t *testing.T) {
 	// Black is a rook and a knight down, but the game history lets it claim
 	// a threefold repetition with Kd8-e8: the search must find the draw.
 	p := mustFEN(t, "4k3/8/8/8/8/8/R7/4K1N1 w - - 0 1")
-	playUCI(t, p, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3", "e8d8", "f3g1")
+	testsupport.Play(t, p, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3", "e8d8", "f3g1")
 	res := search(t, New(Options{}), p, Limits{Depth: 6})
 	if res.Score != 0 || res.BestMove.String() != "d8e8" {
 		t.Fatalf("score %d move %v, want 0 by d8e8", res.Score, res.BestMove)
@@ -154,7 +141,7 @@ func TestTwofoldInsideTree(t *testing.T) {
 	th := e.threads[0]
 	p := mustFEN(t, "4k3/8/8/8/8/8/R7/4K1N1 w - - 0 1")
 	th.prepare(p, newControl(e, p, Limits{}, nil, time.Now()))
-	playUCI(t, th.pos, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3")
+	testsupport.Play(t, th.pos, "g1f3", "e8d8", "f3g1", "d8e8", "g1f3")
 	// The position after g1f3 came back once, 4 plies later: a draw when that
 	// whole cycle lies inside the tree (root 5 plies back), not when the
 	// repeated position is the root itself (root 4 plies back: a root

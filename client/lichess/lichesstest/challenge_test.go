@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestAuth(t *testing.T) {
@@ -226,7 +228,7 @@ func TestBotOnline(t *testing.T) {
 	s.AddAccount("h", "th", false, 1500)
 	_ = openStream(t, s.URL(), "ta", "/api/stream/event")
 	_ = openStream(t, s.URL(), "th", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("a") && s.EventStreamOpen("h") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("a") && s.EventStreamOpen("h") }); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.Get(s.URL() + "/api/bot/online")

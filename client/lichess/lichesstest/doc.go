@@ -68,7 +68,8 @@
 //
 // Moves are checked with github.com/notnil/chess. Castling is accepted as
 // the king's two-square move (e1g1) and as king-takes-rook (e1h1); it is
-// recorded as e1g1. As on Lichess, clocks start once both players have
+// recorded as e1g1 (WithCastlingAsKingTakesRook writes it as e1h1 on the
+// game streams). As on Lichess, clocks start once both players have
 // moved; until then gameState carries expiration {idleMillis,
 // millisToMove}, and a player who does not make their first move in time
 // gets the game aborted (status "aborted"). Increments are added after
@@ -89,7 +90,8 @@
 // DeclineChallenge, Move, Resign, Abort, Draw, Takeback, Chat, SetGone.
 // SetHousePlayer makes the server play an account itself (accepting
 // challenges, moving after HouseOptions.ThinkTime with a random, greedy or
-// first-legal-move strategy; accepting or declining draw offers and
+// first-legal-move strategy, after an optional script of first moves;
+// resigning at a given ply if asked; accepting or declining draw offers and
 // takebacks; optionally claiming the win when its opponent is gone), so a
 // test can run a whole game against the bot under test. Both sides may
 // equally be external HTTP clients.
@@ -103,14 +105,20 @@
 //	WithEnforcedCoolDown()               also answer 429 to requests sent during a cool-down
 //	WithGlobalCoolDown()                 a 429 cools down every endpoint of that token
 //	InjectError(pattern, n, status)      answer the next n matching requests with e.g. 502 (HTML body)
+//	InjectLostAnswer(pattern, n)         handle the next n matching requests, then cut the connection
+//	                                     before the answer (a move so posted is played)
+//	InjectSilence(pattern, n)            answer the next n matching streams 200, then write nothing,
+//	                                     not even keep-alives (a dead link)
 //	SetRateLimit(pattern, n, per, ra)    at most n matching requests per client per period, then 429
 //	DropEventStream, DropGameStreams,    cut streams abruptly (the client reads an unexpected EOF)
 //	DropAllStreams
+//	DropGameStreamsAfter(game, plies…)   cut a game's streams right after the state of these plies
+//	RepeatGameState(game)                write the current gameState again
 //	Restart(down)                        cut all streams, refuse connections for down, listen again
 //	                                     on the same address; games and clocks go on
 //	InjectEventLine, InjectGameLine      write any raw line (e.g. an unknown event type)
 //	WithUnknownFields()                  add a field unknown to the spec to every stream object
-//	SetGone(game, user, gone, wait)      opponentGone with a claimWinInSeconds countdown
+//	SetGone(game, user, gone, wait)      opponentGone with a claimWinInSeconds countdown (wait < 0: none)
 //	WithAutoGone(after)                  a player without a game stream for after is gone
 //	Draw / Takeback / Chat               offers, proposals and chat lines from the opponent
 //

@@ -8,6 +8,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -33,14 +34,10 @@ type rateLimit struct {
 // Retry-After retryAfter (0: until the window frees a slot) and starts a
 // cool-down. Rejected requests do not count towards the limit.
 func (s *Server) SetRateLimit(pattern string, n int, per, retryAfter time.Duration) {
-	method, p := "", pattern
-	if i := strings.IndexByte(pattern, ' '); i > 0 {
-		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults.limits = append(s.faults.limits, &rateLimit{
-		m: &tooManyRule{method: method, pattern: p}, n: n, per: per, retryAfter: retryAfter,
+		m: newRule(pattern, 0), n: n, per: per, retryAfter: retryAfter,
 		seen: map[string][]time.Time{},
 	})
 }
@@ -80,7 +77,19 @@ type tooManyRule struct {
 	pattern    string // path.Match pattern on the URL path
 	remaining  int
 	retryAfter time.Duration
-	status     int // 429, or the status of InjectError
+	status     int  // 429, or the status of InjectError (0: lose or silence)
+	lose       bool // InjectLostAnswer: handle the request, cut the connection before the answer
+	silence    bool // InjectSilence: answer 200, then write nothing
+}
+
+// newRule parses pattern ("METHOD /path" or "/path") into a rule for the
+// next n matching requests.
+func newRule(pattern string, n int) *tooManyRule {
+	method, p := "", pattern
+	if i := strings.IndexByte(pattern, ' '); i > 0 {
+		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
+	}
+	return &tooManyRule{method: method, pattern: p, remaining: n}
 }
 
 func (r *tooManyRule) matches(req *http.Request) bool {
@@ -111,13 +120,9 @@ func (s *Server) SetLatency(min, max time.Duration) {
 // pattern is "METHOD /path" or "/path"; the path is matched with path.Match,
 // so "*" stands for one path segment: "POST /api/bot/game/*/move/*".
 func (s *Server) Inject429(pattern string, n int, retryAfter time.Duration) {
-	method, p := "", pattern
-	if i := strings.IndexByte(pattern, ' '); i > 0 {
-		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, retryAfter: retryAfter, status: http.StatusTooManyRequests})
+	rule := newRule(pattern, n)
+	rule.retryAfter, rule.status = retryAfter, http.StatusTooManyRequests
+	s.addRule(rule)
 }
 
 // InjectError answers the next n requests matching pattern (as in
@@ -125,13 +130,37 @@ func (s *Server) Inject429(pattern string, n int, retryAfter time.Duration) {
 // body, as a proxy in front of Lichess would send; other statuses get the
 // usual {"error": …} JSON. No cool-down follows.
 func (s *Server) InjectError(pattern string, n, status int) {
-	method, p := "", pattern
-	if i := strings.IndexByte(pattern, ' '); i > 0 {
-		method, p = pattern[:i], strings.TrimSpace(pattern[i+1:])
-	}
+	rule := newRule(pattern, n)
+	rule.status = status
+	s.addRule(rule)
+}
+
+// InjectLostAnswer makes the next n requests matching pattern (as in
+// Inject429) take effect, and then cuts the connection before the answer
+// is sent: a move posted this way is played, but its client sees a network
+// error. The request's record keeps the status the server meant to send,
+// and Lost.
+func (s *Server) InjectLostAnswer(pattern string, n int) {
+	rule := newRule(pattern, n)
+	rule.lose = true
+	s.addRule(rule)
+}
+
+// InjectSilence answers the next n requests matching pattern (as in
+// Inject429) with 200 and then writes nothing, not even keep-alive lines,
+// until the client hangs up: a dead link, which a client can only notice
+// by its read timeout. It is meant for streams; the request never reaches
+// its handler (an event stream so answered is not open).
+func (s *Server) InjectSilence(pattern string, n int) {
+	rule := newRule(pattern, n)
+	rule.silence = true
+	s.addRule(rule)
+}
+
+func (s *Server) addRule(r *tooManyRule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.faults.tooMany = append(s.faults.tooMany, &tooManyRule{method: method, pattern: p, remaining: n, status: status})
+	s.faults.tooMany = append(s.faults.tooMany, r)
 }
 
 // DropEventStream cuts the open event stream of username (if any), as a
@@ -150,11 +179,47 @@ func (s *Server) DropGameStreams(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if g := s.games[id]; g != nil {
-		for _, gs := range g.subs {
-			gs.sub.drop()
-		}
-		g.subs = nil
+		s.dropGameStreamsLocked(g)
 	}
+}
+
+func (s *Server) dropGameStreamsLocked(g *game) {
+	for _, gs := range g.subs {
+		gs.sub.drop()
+	}
+	g.subs = nil
+}
+
+// DropGameStreamsAfter cuts the streams of game id right after the
+// gameState of each of these plies (moves played) is written, whether or
+// not that line reaches the client first, as on a real network.
+func (s *Server) DropGameStreamsAfter(id string, plies ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[id]
+	if g == nil {
+		return
+	}
+	if g.dropAt == nil {
+		g.dropAt = map[int]bool{}
+	}
+	for _, p := range plies {
+		g.dropAt[p] = true
+	}
+}
+
+// RepeatGameState writes the current gameState of game id again on its
+// open streams, as Lichess may (after a reconnect, a clock adjustment). It
+// reports whether a stream was open.
+func (s *Server) RepeatGameState(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[id]
+	if g == nil || len(g.subs) == 0 {
+		return false
+	}
+	s.broadcastLocked(g, s.gameStateLocked(g), none)
+	return true
 }
 
 // DropAllStreams cuts every open event and game stream.
@@ -281,6 +346,8 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			Method: r.Method, Path: r.URL.Path, Query: redactQuery(r.URL.Query()), Time: now,
 			Account: user, InCoolDown: active != nil,
 		})
+		rec := &statusRecorder{ResponseWriter: w}
+		s.live = append(s.live, rec)
 		var delay time.Duration
 		if lo, hi := s.faults.latencyMin, s.faults.latencyMax; hi > 0 {
 			delay = lo
@@ -298,7 +365,10 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 		}
 		var retryAfter time.Duration
 		status := 0
+		lose, silence := rule != nil && rule.lose, rule != nil && rule.silence
 		switch {
+		case lose, silence:
+			s.records[idx].Lost = lose
 		case rule != nil && rule.status != http.StatusTooManyRequests:
 			status = rule.status
 		case rule != nil:
@@ -334,24 +404,28 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			if !stream {
 				s.inflight[key]--
 			}
+			if gen == s.recGen {
+				s.live[idx] = nil
+			}
 			s.mu.Unlock()
 			panic(http.ErrAbortHandler)
 		}
 
-		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
 			s.mu.Lock()
 			if !stream {
 				s.inflight[key]--
 			}
+			status := rec.status()
 			if gen == s.recGen {
-				s.records[idx].Status = rec.status
+				s.records[idx].Status = status
 				s.records[idx].Duration = time.Since(now)
+				s.live[idx] = nil
 			}
-			if rec.status == http.StatusTooManyRequests {
+			if status == http.StatusTooManyRequests {
 				s.stats.TooManyRequests++
 			}
-			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, rec.status, time.Since(now).Round(time.Millisecond))
+			s.logLocked("%s %s → %d (%v)", r.Method, r.URL.Path, status, time.Since(now).Round(time.Millisecond))
 			s.notifyLocked()
 			s.mu.Unlock()
 		}()
@@ -366,6 +440,18 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			}
 		}
 		switch {
+		case lose:
+			// Take effect, then cut the connection: the answer is lost.
+			discard := &statusRecorder{ResponseWriter: &discardWriter{header: http.Header{}}}
+			next.ServeHTTP(discard, r)
+			rec.code.Store(int32(discard.status()))
+			panic(http.ErrAbortHandler)
+		case silence:
+			rec.Header().Set("Content-Type", "application/x-ndjson")
+			rec.WriteHeader(http.StatusOK)
+			rec.Flush()
+			<-r.Context().Done()
+			return
 		case status == http.StatusTooManyRequests:
 			writeTooMany(rec, retryAfter)
 			return
@@ -413,22 +499,22 @@ func clientKey(token string, r *http.Request) string {
 	return "addr:" + host
 }
 
+// statusRecorder notes the status of an answer as it starts, so that a
+// record shows it (Requests) even before its handler has returned.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	code atomic.Int32
 }
 
+func (r *statusRecorder) status() int { return int(r.code.Load()) }
+
 func (r *statusRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
+	r.code.CompareAndSwap(0, int32(code))
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
+	r.code.CompareAndSwap(0, http.StatusOK)
 	return r.ResponseWriter.Write(b)
 }
 
@@ -439,6 +525,13 @@ func (r *statusRecorder) Flush() {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// discardWriter is the answer of a request whose answer is lost.
+type discardWriter struct{ header http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discardWriter) WriteHeader(int)             {}
 
 // redactQuery encodes q with token-bearing parameters blanked.
 func redactQuery(q url.Values) string {

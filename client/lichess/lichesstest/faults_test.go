@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestKeepAliveLines(t *testing.T) {
@@ -34,7 +36,7 @@ func TestKeepAliveLines(t *testing.T) {
 				if l == "" {
 					empty++
 				}
-			case <-time.After(waitLimit):
+			case <-time.After(testsupport.WaitLimit):
 				t.Fatalf("%s stream: only %d keep-alive lines", name, empty)
 			}
 		}
@@ -113,7 +115,7 @@ func TestStreamDropAndReconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	gs.nextOfType(t, "gameState")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.GameStreams(id, "w") == 1 }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.GameStreams(id, "w") == 1 }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -143,7 +145,7 @@ func TestSecondEventStreamClosesFirst(t *testing.T) {
 	s := newTestServer(t)
 	s.AddAccount("bot", "tok", true, 1500)
 	first := openStream(t, s.URL(), "tok", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
 		t.Fatal(err)
 	}
 	_ = openStream(t, s.URL(), "tok", "/api/stream/event")
@@ -191,7 +193,7 @@ func TestInjectedUnknownLinesAndFields(t *testing.T) {
 	s.AddAccount("w", "tw", true, 1500)
 	s.AddAccount("b", "tb", true, 1500)
 	ev := openStream(t, s.URL(), "tw", "/api/stream/event")
-	if err := s.WaitFor(testCtx(t), func() bool { return s.EventStreamOpen("w") }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("w") }); err != nil {
 		t.Fatal(err)
 	}
 	if !s.InjectEventLine("w", `{"type":"somethingNew","x":1}`) {
@@ -278,7 +280,7 @@ func TestConcurrentRequestsCounted(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	if err := s.WaitFor(testCtx(t), func() bool { return len(s.Requests()) == 1 }); err != nil {
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return len(s.Requests()) == 1 }); err != nil {
 		t.Fatal(err)
 	}
 	s.SetLatency(0, 0)
@@ -375,7 +377,7 @@ func TestConcurrentUse(t *testing.T) {
 		_ = openStream(t, base, "", "/api/stream/game/"+id)
 	}
 	for _, id := range ids {
-		if _, err := s.WaitGameOver(testCtx(t), id); err != nil {
+		if _, err := s.WaitGameOver(testsupport.Context(t), id); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -395,5 +397,118 @@ func TestInjected429WithoutRetryAfter(t *testing.T) {
 	get(t, s.URL(), "tok", "/api/account") // well within the minute
 	if v := s.CoolDownViolations(); v != 1 {
 		t.Fatalf("violations %d, want 1", v)
+	}
+}
+
+// A lost answer: the move is played, the client sees its connection cut,
+// and the record keeps the status the server meant to send.
+func TestInjectLostAnswer(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	s.InjectLostAnswer("POST /api/bot/game/*/move/*", 1)
+	req, err := http.NewRequest("POST", s.URL()+"/api/bot/game/"+id+"/move/e2e4", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer tw")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("lost answer arrived: status %d", resp.StatusCode)
+	}
+	if snap, _ := s.Game(id); strings.Join(snap.Moves, " ") != "e2e4" {
+		t.Fatalf("moves %v: the move did not take effect", snap.Moves)
+	}
+	recs := s.RequestsMatching("POST /api/bot/game/*/move/*")
+	if len(recs) != 1 || !recs[0].Lost || recs[0].Status != 200 {
+		t.Fatalf("records %+v", recs)
+	}
+	// The next one is answered.
+	wantStatus(t, post(t, s.URL(), "tb", "/api/bot/game/"+id+"/move/e7e5", nil), 200)
+}
+
+// A silenced stream answers 200 and then writes nothing at all.
+func TestInjectSilence(t *testing.T) {
+	s := newTestServer(t, WithKeepAlive(5*time.Millisecond))
+	s.AddAccount("bot", "tok", true, 1500)
+	s.InjectSilence("GET /api/stream/event", 1)
+	st := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if st.status != 200 {
+		t.Fatalf("status %d", st.status)
+	}
+	select {
+	case l, ok := <-st.lines:
+		t.Fatalf("silenced stream wrote %q (open %v)", l, ok)
+	case <-time.After(100 * time.Millisecond): // twenty keep-alive periods
+	}
+	if s.EventStreamOpen("bot") {
+		t.Error("a silenced event stream counts as open")
+	}
+	st.cancel()
+	// The next stream is served.
+	next := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if l := <-next.lines; l != "" {
+		t.Fatalf("first line %q, want a keep-alive", l)
+	}
+}
+
+func TestRepeatGameStateAndDropAfter(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	if s.RepeatGameState(id) {
+		t.Fatal("state repeated with no stream open")
+	}
+	s.DropGameStreamsAfter(id, 2)
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.Move(id, "w", "e2e4"); err != nil {
+		t.Fatal(err)
+	}
+	if st := gs.nextOfType(t, "gameState"); plies(st) != 1 {
+		t.Fatalf("state %v", st)
+	}
+	if !s.RepeatGameState(id) {
+		t.Fatal("state not repeated")
+	}
+	if st := gs.nextOfType(t, "gameState"); str(st, "moves") != "e2e4" {
+		t.Fatalf("repeated state %v", st)
+	}
+	if err := s.Move(id, "b", "e7e5"); err != nil {
+		t.Fatal(err)
+	}
+	for m := gs.next(t); m != nil; m = gs.next(t) {
+	}
+	if err := gs.waitEnd(t); err == nil {
+		t.Fatal("the stream ended cleanly, want it cut after ply 2")
+	}
+	if s.GameStreams(id, "w") != 0 {
+		t.Error("a cut stream still counts")
+	}
+	// Only once: a new stream sees the next states.
+	gs = openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.Move(id, "w", "g1f3"); err != nil {
+		t.Fatal(err)
+	}
+	if st := gs.nextOfType(t, "gameState"); plies(st) != 3 {
+		t.Fatalf("state %v", st)
+	}
+}
+
+// A record shows the status of its answer as soon as the answer starts: an
+// open stream is recorded 200 before it ends.
+func TestRecordStatusWhileStreaming(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	st := openStream(t, s.URL(), "tok", "/api/stream/event")
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.EventStreamOpen("bot") }); err != nil {
+		t.Fatal(err)
+	}
+	recs := s.RequestsMatching("GET /api/stream/event")
+	if len(recs) != 1 || recs[0].Status != 200 || recs[0].Duration != 0 {
+		t.Fatalf("records of an open stream %+v", recs)
+	}
+	st.cancel()
+	if err := s.WaitFor(testsupport.Context(t), func() bool { return s.RequestsMatching("GET /api/stream/event")[0].Duration > 0 }); err != nil {
+		t.Fatal(err)
 	}
 }

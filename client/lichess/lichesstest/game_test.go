@@ -2,12 +2,14 @@ package lichesstest
 
 import (
 	"net/url"
-
-	"github.com/notnil/chess"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/notnil/chess"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // scriptedPlayer plays script (the whole game's moves, both colours) for
@@ -276,7 +278,7 @@ func TestOutOfTimeAgainstBareKingIsDraw(t *testing.T) {
 	if err := s.Move(id, "b", "e8d7"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +329,7 @@ func TestFirstMoveAbortAfterWhiteMoved(t *testing.T) {
 	if err := s.Move(id, "w", "d2d4"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,5 +467,37 @@ func TestRandomGameBetweenTwoHTTPClients(t *testing.T) {
 	}
 	if ok != len(snap.Moves) || len(moves) > len(snap.Moves)+1 {
 		t.Errorf("%d move requests, %d accepted, for %d moves", len(moves), ok, len(snap.Moves))
+	}
+}
+
+func TestCastlingAsKingTakesRook(t *testing.T) {
+	s := newTestServer(t, WithCastlingAsKingTakesRook())
+	s.AddAccount("w", "tw", true, 1500)
+	s.AddAccount("b", "tb", true, 1500)
+	id, err := s.Challenge("w", "b", ChallengeParams{
+		ClockLimit: time.Minute, Color: "white",
+		FEN: "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	for _, m := range [][2]string{{"w", "e1g1"}, {"b", "e8c8"}, {"w", "a2a3"}} {
+		if err := s.Move(id, m[0], m[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var st map[string]any
+	for st = gs.nextOfType(t, "gameState"); plies(st) < 3; st = gs.nextOfType(t, "gameState") {
+	}
+	if got := str(st, "moves"); got != "e1h1 e8a8 a2a3" {
+		t.Errorf("stream moves %q, want castling as king takes rook", got)
+	}
+	if snap, _ := s.Game(id); strings.Join(snap.Moves, " ") != "e1g1 e8c8 a2a3" {
+		t.Errorf("snapshot moves %v", snap.Moves)
 	}
 }

@@ -399,8 +399,8 @@ func (s *Server) handlePlaying(w http.ResponseWriter, r *http.Request) {
 		left := g.clocks(now)[col]
 		j := jsonNowPlaying{
 			FullID: info.FullID, GameID: info.GameID, Fen: info.Fen, Color: info.Color, LastMove: info.LastMove,
-			Source: info.Source, Status: g.status, Variant: info.Variant, Speed: info.Speed, Perf: info.Perf,
-			Rated: info.Rated, HasMoved: info.HasMoved, Opponent: info.Opponent, IsMyTurn: info.IsMyTurn,
+			Source: info.Source, Status: info.Status, Variant: info.Variant, Speed: info.Speed, Perf: info.Perf,
+			Rated: info.Rated, Rating: info.Rating, HasMoved: info.HasMoved, Opponent: info.Opponent, IsMyTurn: info.IsMyTurn,
 			SecondsLeft: int(left / time.Second),
 		}
 		if j.IsMyTurn {

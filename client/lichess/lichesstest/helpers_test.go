@@ -11,11 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// waitLimit bounds every wait in the tests; it only turns a hang into a
-// failure and is never an assertion about speed.
-const waitLimit = 20 * time.Second
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
 
 func newTestServer(t *testing.T, opts ...Option) *Server {
 	t.Helper()
@@ -26,12 +24,6 @@ func newTestServer(t *testing.T, opts ...Option) *Server {
 	}
 	t.Cleanup(s.Close)
 	return s
-}
-
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // ndStream reads an NDJSON stream line by line on a goroutine.
@@ -85,7 +77,7 @@ func openStream(t *testing.T, base, token, path string) *ndStream {
 // ended.
 func (st *ndStream) next(t *testing.T) map[string]any {
 	t.Helper()
-	timer := time.NewTimer(waitLimit)
+	timer := time.NewTimer(testsupport.WaitLimit)
 	defer timer.Stop()
 	for {
 		select {
@@ -132,7 +124,7 @@ func (st *ndStream) waitEnd(t *testing.T) error {
 				<-st.done
 				return st.err
 			}
-		case <-time.After(waitLimit):
+		case <-time.After(testsupport.WaitLimit):
 			t.Fatal("stream did not end")
 		}
 	}

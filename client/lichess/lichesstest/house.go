@@ -43,6 +43,14 @@ type HouseOptions struct {
 	// ClaimVictory makes the house player claim the win as soon as its
 	// opponent has been gone long enough (see SetGone, WithAutoGone).
 	ClaimVictory bool
+	// Moves are the house player's first moves of each game, in order
+	// (UCI); one that is not legal when its turn comes is replaced by the
+	// Strategy's choice, as are the moves after the script.
+	Moves []string
+	// ResignAt, if > 0, makes the house player resign on its turn once
+	// the game has that many plies (an abortable game is aborted, as
+	// with Resign).
+	ResignAt int
 }
 
 type houseConfig struct{ opts HouseOptions }
@@ -134,8 +142,17 @@ func (s *Server) houseScheduleLocked(g *game) {
 			s.houseScheduleLocked(g)
 			return
 		}
-		m := s.houseChooseLocked(g.cg.Position(), g.players[col].house.opts.Strategy)
-		if m == "" {
+		o := g.players[col].house.opts
+		if o.ResignAt > 0 && len(g.moves) >= o.ResignAt {
+			_ = s.resignLocked(g, col)
+			return
+		}
+		pos := g.cg.Position()
+		var m string
+		// At its turn a player has made half the moves, rounded down.
+		if k := len(g.moves) / 2; k < len(o.Moves) && isLegalUCI(pos, o.Moves[k]) {
+			m = o.Moves[k]
+		} else if m = s.houseChooseLocked(pos, o.Strategy); m == "" {
 			return
 		}
 		_ = s.playMoveLocked(g, col, m, nil)
@@ -189,6 +206,17 @@ func (s *Server) houseOnGoneLocked(g *game, col int, wait time.Duration) {
 		}
 		_ = s.claimLocked(g, 1-col, true)
 	})
+}
+
+// isLegalUCI reports whether uci (castling in either form) is legal in pos.
+func isLegalUCI(pos *chess.Position, uci string) bool {
+	norm := normalizeCastling(pos, strings.ToLower(uci))
+	for _, m := range pos.ValidMoves() {
+		if m.S1().String()+m.S2().String()+m.Promo().String() == norm {
+			return true
+		}
+	}
+	return false
 }
 
 var pieceValue = map[chess.PieceType]int{

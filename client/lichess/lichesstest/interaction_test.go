@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/notnil/chess"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // startGame makes w (white) and b play a 1-minute game and returns its id.
@@ -323,7 +325,7 @@ func TestHousePlayersPlayEachOther(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +396,7 @@ func TestHouseAnswersOffers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+		if _, err := s.WaitGameStarted(testsupport.Context(t), "mybot"); err != nil {
 			t.Fatal(err)
 		}
 		base := s.URL()
@@ -439,7 +441,7 @@ func TestAutoGoneAndHouseClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.WaitGameStarted(testCtx(t), "mybot"); err != nil {
+	if _, err := s.WaitGameStarted(testsupport.Context(t), "mybot"); err != nil {
 		t.Fatal(err)
 	}
 	base := s.URL()
@@ -449,7 +451,7 @@ func TestAutoGoneAndHouseClaims(t *testing.T) {
 	for st := gs.nextOfType(t, "gameState"); plies(st) < 2; st = gs.nextOfType(t, "gameState") {
 	}
 	gs.cancel() // the bot disconnects from its game
-	snap, err := s.WaitGameOver(testCtx(t), id)
+	snap, err := s.WaitGameOver(testsupport.Context(t), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -479,5 +481,67 @@ func TestOpponentGoneCountsDown(t *testing.T) {
 		if counts[i] >= counts[i-1] {
 			t.Fatalf("countdown %v does not go down", counts)
 		}
+	}
+}
+
+// A house player plays its script while the moves are legal, then its
+// strategy, and resigns at ResignAt.
+func TestHouseScriptAndResignAt(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("mybot", "tbot", true, 1500)
+	s.AddAccount("house", "thouse", false, 1500)
+	// The third scripted move is illegal after 1. e4 e5 2. d4 Nc6 3. dxe5:
+	// the house plays the strategy's (first legal) move instead, and
+	// resigns at its turn after 4. Nf3.
+	err := s.SetHousePlayer("house", HouseOptions{Strategy: HouseFirst, Moves: []string{"e7e5", "b8c6", "e5e4"}, ResignAt: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := s.Challenge("mybot", "house", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testsupport.Context(t)
+	for i, m := range []string{"e2e4", "d2d4", "d4e5", "g1f3"} {
+		if err := s.Move(id, "mybot", m); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WaitFor(ctx, func() bool { g, _ := s.Game(id); return len(g.Moves) >= 2*i+2 || g.Finished }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := s.WaitGameOver(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(g.Moves, " "); !strings.HasPrefix(got, "e2e4 e7e5 d2d4 b8c6 d4e5 ") || len(g.Moves) != 7 {
+		t.Fatalf("moves %q", got)
+	}
+	if g.Moves[5] == "e5e4" {
+		t.Error("an illegal scripted move was played")
+	}
+	if g.Status != "resign" || g.Winner != "white" {
+		t.Errorf("game ended %s, winner %q; want the house's resignation at ply 7", g.Status, g.Winner)
+	}
+}
+
+// SetGone with a negative wait lets the opponent claim at once.
+func TestOpponentGoneAtOnce(t *testing.T) {
+	s := newTestServer(t)
+	id := startGame(t, s, ChallengeParams{})
+	gs := openStream(t, s.URL(), "tw", "/api/bot/game/stream/"+id)
+	gs.nextOfType(t, "gameFull")
+	if err := s.SetGone(id, "b", true, -1); err != nil {
+		t.Fatal(err)
+	}
+	if g := gs.nextOfType(t, "opponentGone"); g["gone"] != true || num(g, "claimWinInSeconds") != 0 {
+		t.Fatalf("gone %v", g)
+	}
+	wantStatus(t, post(t, s.URL(), "tw", "/api/bot/game/"+id+"/claim-draw", nil), 200)
+	if g, _ := s.Game(id); g.Status != "timeout" || g.Winner != "" {
+		t.Fatalf("claimed: %s, winner %q", g.Status, g.Winner)
 	}
 }

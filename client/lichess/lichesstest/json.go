@@ -235,11 +235,12 @@ type jsonNowPlaying struct {
 	Color       string                `json:"color"`
 	LastMove    string                `json:"lastMove"`
 	Source      string                `json:"source"`
-	Status      string                `json:"status,omitempty"`
+	Status      jsonGameStatus        `json:"status"`
 	Variant     jsonVariant           `json:"variant"`
 	Speed       string                `json:"speed"`
 	Perf        string                `json:"perf"`
 	Rated       bool                  `json:"rated"`
+	Rating      int                   `json:"rating"`
 	HasMoved    bool                  `json:"hasMoved"`
 	Opponent    jsonGameEventOpponent `json:"opponent"`
 	IsMyTurn    bool                  `json:"isMyTurn"`

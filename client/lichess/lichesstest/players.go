@@ -230,13 +230,16 @@ func (s *Server) Chat(id, username, room, text string) error {
 
 // SetGone marks username as gone from game id (or back, with gone false).
 // The opponent's game streams get opponentGone with claimWinInSeconds
-// counting claimWait (0: the server's WithClaimWait default), and another
-// with claimWinInSeconds 0 once it has elapsed; from then on the opponent
-// may claim victory or a draw.
+// counting claimWait (0: the server's WithClaimWait default; negative: no
+// wait at all), and another with claimWinInSeconds 0 once it has elapsed;
+// from then on the opponent may claim victory or a draw.
 func (s *Server) SetGone(id, username string, gone bool, claimWait time.Duration) error {
 	return s.withPlayer(id, username, "set gone", func(g *game, col int) error {
-		if claimWait <= 0 {
+		switch {
+		case claimWait == 0:
 			claimWait = s.cfg.goneClaimWait
+		case claimWait < 0:
+			claimWait = 0
 		}
 		s.setGoneLocked(g, col, gone, claimWait)
 		return nil

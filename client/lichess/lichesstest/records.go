@@ -13,10 +13,11 @@ type RequestRecord struct {
 	Path       string
 	Query      string // query, without '?' (re-encoded, tokens redacted)
 	Time       time.Time
-	Duration   time.Duration // until the handler returned (streams: until they ended)
-	Status     int           // 0 while a response has not started, or if the connection was cut first
+	Duration   time.Duration // until the handler returned (streams: until they ended); 0 until then
+	Status     int           // 0 while a response has not started, or if the connection was cut first (but see Lost)
 	Account    string        // lower-case id of the token's account, "" if none or unknown
 	InCoolDown bool          // sent while its client was in a cool-down after a 429
+	Lost       bool          // InjectLostAnswer: handled (Status is what the server meant to send), answer never sent
 }
 
 // Stats counts notable things the server saw.
@@ -41,7 +42,13 @@ type Stats struct {
 func (s *Server) Requests() []RequestRecord {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]RequestRecord(nil), s.records...)
+	out := append([]RequestRecord(nil), s.records...)
+	for i, rec := range s.live {
+		if rec != nil && out[i].Status == 0 {
+			out[i].Status = rec.status() // the answer has started; the handler has not returned yet
+		}
+	}
+	return out
 }
 
 // RequestsMatching returns the recorded requests matching pattern, written
@@ -77,7 +84,7 @@ func (s *Server) CoolDownViolations() int { return s.Stats().CoolDownViolations 
 func (s *Server) ResetRecords() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.records = nil
+	s.records, s.live = nil, nil
 	s.recGen++
 }
 

@@ -27,7 +27,8 @@ type Server struct {
 	games      map[string]*game
 	gameOrder  []string
 	records    []RequestRecord
-	recGen     int // bumped by ResetRecords
+	live       []*statusRecorder // beside records: the answer of each request until its handler returns
+	recGen     int               // bumped by ResetRecords
 	faults     faults
 	stats      Stats
 	coolDowns  []*coolDown
@@ -59,6 +60,7 @@ type config struct {
 	publicURL        string
 	goneClaimWait    time.Duration
 	autoGoneAfter    time.Duration
+	kingTakesRook    bool
 	logf             func(format string, args ...any)
 }
 
@@ -127,6 +129,13 @@ func WithClaimWait(d time.Duration) Option { return func(c *config) { c.goneClai
 // for after, having opened one before; reopening one brings them back.
 // Off by default.
 func WithAutoGone(after time.Duration) Option { return func(c *config) { c.autoGoneAfter = after } }
+
+// WithCastlingAsKingTakesRook writes castling in the move lists of the
+// game streams (gameState "moves") as the king taking its own rook (e1h1,
+// e8a8), as Lichess does in Chess960 and may do in standard chess. Moves
+// are accepted in both forms either way; snapshots keep the king's
+// two-square move.
+func WithCastlingAsKingTakesRook() Option { return func(c *config) { c.kingTakesRook = true } }
 
 // WithLog makes the server describe what happens (requests, challenges,
 // moves, game ends) through logf, e.g. t.Logf or a zerolog printf. Tokens

@@ -25,7 +25,7 @@ var requiredKeys = map[string][]string{
 	"chatLine":     {"type", "room", "username", "text"},
 	"opponentGone": {"type", "gone", "claimWinInSeconds"},
 	"nowPlaying": {"gameId", "fullId", "color", "fen", "hasMoved", "isMyTurn", "lastMove", "opponent", "perf",
-		"rated", "secondsLeft", "source", "speed", "variant"},
+		"rated", "rating", "secondsLeft", "source", "speed", "variant"},
 }
 
 func checkKeys(t *testing.T, what string, m map[string]any) {
@@ -96,6 +96,9 @@ func TestLinesHaveSpecFields(t *testing.T) {
 		t.Fatalf("nowPlaying %s", p.raw)
 	}
 	checkKeys(t, "nowPlaying", np[0].(map[string]any))
+	if g := np[0].(map[string]any); str(g, "status", "name") != "started" || num(g, "status", "id") != 20 {
+		t.Errorf("nowPlaying status %v, want the GameStatus object", g["status"])
+	}
 
 	if err := s.Resign(id, "me"); err != nil {
 		t.Fatal(err)

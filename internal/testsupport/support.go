@@ -1,0 +1,92 @@
+package testsupport
+
+import (
+	"bytes"
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// WaitLimit bounds WaitFor and Context: it turns a hang into a failure and
+// is never an assertion about speed.
+const WaitLimit = 30 * time.Second
+
+// SyncBuffer is a bytes.Buffer that goroutines may write while a test
+// reads it (a log sink, an engine's output). The zero value is ready.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String returns everything written so far.
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// WaitFor polls cond every few milliseconds until it returns true, and
+// fails the test (naming what it waited for) if that takes WaitLimit.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(WaitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Context returns a context that ends after WaitLimit, or when the test
+// ends: for the waits of a test that take a context.
+func Context(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), WaitLimit)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// Logger returns a logger for code under test: at debug level into the
+// test's log with -v, silent otherwise.
+func Logger(t testing.TB) zerolog.Logger {
+	if testing.Verbose() {
+		return zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.DebugLevel)
+	}
+	return zerolog.Nop()
+}
+
+// MustFEN parses fen and plays moves (UCI notation) from it, failing the
+// test if either is bad.
+func MustFEN(t testing.TB, fen string, moves ...string) *board.Position {
+	t.Helper()
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatalf("parse %q: %v", fen, err)
+	}
+	Play(t, p, moves...)
+	return p
+}
+
+// Play plays moves (UCI notation) on p, failing the test at a bad one.
+func Play(t testing.TB, p *board.Position, moves ...string) {
+	t.Helper()
+	for _, s := range moves {
+		m, err := p.ParseUCIMove(s)
+		if err != nil {
+			t.Fatalf("move %s in %s: %v", s, p.FEN(), err)
+		}
+		p.MakeMove(m)
+	}
+}
