@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
@@ -58,7 +57,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 		hooks func(inject func(opponent string, ply int) bool) *testHooks
 		// the player panics (callPlayer) instead of a hook
 		player bool
-		check  func(t *testing.T, srv *lichesstest.Server, ids map[string]string)
+		check  func(t *testing.T, h *harness, ids map[string]string)
 	}{
 		{name: "worker", hooks: func(inject func(string, int) bool) *testHooks {
 			return &testHooks{workerEvent: func(opp string, ev lichess.GameEvent) {
@@ -66,9 +65,9 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected worker panic")
 				}
 			}}
-		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			// The new worker opened the game stream again.
-			if n := len(srv.RequestsMatching("GET /api/bot/game/stream/" + ids[broken])); n < 2 {
+			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want a new one after the panic", n)
 			}
 		}},
@@ -78,8 +77,8 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected stream panic")
 				}
 			}}
-		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
-			if n := len(srv.RequestsMatching("GET /api/bot/game/stream/" + ids[broken])); n < 2 {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
+			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want it reopened after the panic", n)
 			}
 		}},
@@ -97,10 +96,10 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected chat panic")
 				}
 			}}
-		}, check: func(t *testing.T, srv *lichesstest.Server, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			// Only the broken game's greeting is lost.
 			for opp, want := range map[string]int{broken: 0, healthy: 1} {
-				if n := len(srv.RequestsMatching("POST /api/bot/game/" + ids[opp] + "/chat")); n != want {
+				if n := h.requests("POST /api/bot/game/" + ids[opp] + "/chat"); n != want {
 					t.Errorf("%s game: %d chat lines sent, want %d", opp, n, want)
 				}
 			}
@@ -111,20 +110,9 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 			inject := func(opponent string, ply int) bool {
 				return opponent == broken && ply >= 2 && fired.CompareAndSwap(0, 1)
 			}
-			srv := lichesstest.NewStarted(lichesstest.WithKeepAlive(20*time.Millisecond), lichesstest.WithChallengeTTL(0))
-			t.Cleanup(srv.Close)
-			const me, token = "Ponderosa", "lip_panicBotToken"
-			srv.AddAccount(me, token, true, 2000)
+			h := newHarness(t)
 			for _, opp := range []string{broken, healthy} {
-				srv.AddAccount(opp, "tok-"+opp, false, 1800)
-				if err := srv.SetHousePlayer(opp, lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			c, err := lichess.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-				lichess.WithStreamIdleTimeout(time.Second))
-			if err != nil {
-				t.Fatal(err)
+				h.addHouse(opp, lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst})
 			}
 			// Count the panics logged at error level.
 			var logged atomic.Int32
@@ -143,7 +131,8 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 			}
 			s := Settings{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 100 * time.Millisecond,
 				Challenge: ChallengePolicy{MaxGames: 2}, Chat: ChatSettings{Greeting: ChatMessages{Player: "hi"}}}
-			b := NewBot(c, factory, s, log)
+			// As h.runBot, with the hooks set before Run.
+			b := NewBot(h.client(), factory, s, log)
 			if tc.hooks != nil {
 				b.hooks = tc.hooks(inject)
 			}
@@ -156,36 +145,24 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					t.Errorf("Run: %v", err)
 				}
 			}()
-			wctx, wcancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang, not a speed
-			defer wcancel()
-			if err := srv.WaitFor(wctx, func() bool { return srv.EventStreamOpen(me) }); err != nil {
-				t.Fatal(err)
-			}
+			h.waitFor("the event stream", func() bool { return h.srv.EventStreamOpen(botName) })
 
 			ids := map[string]string{}
 			for _, opp := range []string{broken, healthy} {
 				// The bot plays white: the pieces.
-				id, err := srv.Challenge(opp, me, lichesstest.ChallengeParams{ClockLimit: time.Minute,
-					ClockIncrement: time.Second, Color: "black", Variant: "fromPosition", FEN: panicGameFEN})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids[opp] = id
+				ids[opp] = h.challenge(opp, lichesstest.ChallengeParams{ClockLimit: time.Minute, ClockIncrement: time.Second,
+					Color: "black", Variant: "fromPosition", FEN: panicGameFEN})
 			}
 			for _, opp := range []string{broken, healthy} {
-				g, err := srv.WaitGameOver(wctx, ids[opp])
-				if err != nil {
-					t.Fatalf("%s game not over: %v", opp, err)
-				}
+				g := h.waitOver(ids[opp])
 				t.Logf("%s game: %s after %d plies", opp, g.Status, len(g.Moves))
 				if g.Status == "aborted" || g.Status == "outoftime" || g.Status == "timeout" || g.Status == "resign" {
 					t.Errorf("%s game ended %s, not played to its end", opp, g.Status)
 				}
-				for _, r := range srv.RequestsMatching("POST /api/bot/game/" + ids[opp] + "/move/*") {
-					if r.Status != 200 {
-						t.Errorf("%s game: move refused: %s → %d", opp, r.Path, r.Status)
-					}
-				}
+			}
+			h.noRefusedMoves()
+			for _, id := range ids {
+				h.noDuplicatePosts(id)
 			}
 			if fired.Load() != 1 {
 				t.Fatal("the panic was never injected")
@@ -194,7 +171,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 				t.Errorf("%d panics logged, want 1", n)
 			}
 			if tc.check != nil {
-				tc.check(t, srv, ids)
+				tc.check(t, h, ids)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package ponder
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // selfPlayResult is what selfPlay saw of one game.
@@ -95,9 +95,9 @@ func TestSearchPanicOneGameOfTwo(t *testing.T) {
 		{"ponder", true, func(it iteration) bool { return it.ply >= 2 && it.pondering }, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var logs bytes.Buffer
+			var logs testsupport.SyncBuffer
 			var fired atomic.Bool
-			broken := newTestGame(t, Options{Threads: 2, Ponder: tc.ponder, Logger: zerolog.New(zerolog.SyncWriter(&logs)),
+			broken := newTestGame(t, Options{Threads: 2, Ponder: tc.ponder, Logger: zerolog.New(&logs),
 				afterIteration: func(it iteration) {
 					if tc.inject(it) && fired.CompareAndSwap(false, true) {
 						panic("injected search panic")
@@ -152,8 +152,6 @@ func TestSearchPanicOneGameOfTwo(t *testing.T) {
 				t.Errorf("healthy game: SearchPanics = %d, want 0", got)
 			}
 			// The panic is logged at error level with its stack and ply.
-			// Close waits for any search, so the log is complete.
-			broken.Close()
 			var logged bool
 			for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 				var ev map[string]any

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // Panics at the goroutine boundaries of this package: the UCI front end's
@@ -155,27 +155,6 @@ func TestServerSearchPanicOneGameOfTwo(t *testing.T) {
 	}
 }
 
-// engineProcessEnv, set, makes the test binary the engine of the external
-// engine tests below (TestUCIEngineProcess).
-const engineProcessEnv = "PONDEROSA_TEST_UCI_ENGINE_PROCESS"
-
-// TestUCIEngineProcess is the engine process of the external-engine tests
-// below, not a test: run as the test binary with engineProcessEnv set, it
-// speaks UCI over the real EngineBackend on stdin and stdout, then exits.
-func TestUCIEngineProcess(t *testing.T) {
-	if os.Getenv(engineProcessEnv) == "" {
-		return
-	}
-	b := NewEngineBackend()
-	err := NewServer("ponderosa", "the tests", b).Run(context.Background(), os.Stdin, os.Stdout)
-	b.Close()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "engine process:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
-}
-
 // engineGame plays one game with an external engine on both sides, as a
 // front end does: a search that fails because the engine died is answered
 // with the first legal move (the fallback path), and the engine restarted.
@@ -235,13 +214,9 @@ func TestExternalReaderPanicOneGameOfTwo(t *testing.T) {
 					t.Fatal(err)
 				}
 				g.pos = pos
-				cfg := ExternalConfig{
-					Path: os.Args[0],
-					Args: []string{"-test.run=^TestUCIEngineProcess$"},
-					// A -race binary sleeps 1 s at exit by default.
-					Env:     append(os.Environ(), engineProcessEnv+"=1", "GORACE=atexit_sleep_ms=0"),
-					Options: map[string]string{OptHash: "4"},
-				}
+				// The engine: our own, the test binary in TestMain's mode "engine".
+				fe := testsupport.NewFakeEngine(t, "engine")
+				cfg := ExternalConfig{Path: fe.Path, Env: fe.Env(), Options: map[string]string{OptHash: "4"}}
 				if i == 0 {
 					cfg.Logger = log
 					cfg.onLine = func(r, line string) {
