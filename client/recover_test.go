@@ -11,6 +11,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // Panics at the goroutine boundaries of a game (recover.go): each subtest
@@ -114,13 +115,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 			for _, opp := range []string{broken, healthy} {
 				h.addHouse(opp, lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst})
 			}
-			// Count the panics logged at error level.
-			var logged atomic.Int32
-			log := zerolog.New(nil).Hook(zerolog.HookFunc(func(_ *zerolog.Event, l zerolog.Level, msg string) {
-				if l == zerolog.ErrorLevel && strings.Contains(msg, "panicked") {
-					logged.Add(1)
-				}
-			}))
+			log, logged := testsupport.CountingLogger(zerolog.ErrorLevel, "panicked")
 			builtin := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 4, Seed: 1, Logger: zerolog.Nop()})
 			factory := builtin
 			if tc.player {

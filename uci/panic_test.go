@@ -24,18 +24,6 @@ import (
 // ends (GameOver) when an engine plays both sides.
 const kqrFEN = "8/8/8/4k3/8/8/8/KQR5 w - - 0 1"
 
-// panicCounter returns a logger that counts its error-level lines whose
-// message says that something panicked.
-func panicCounter() (zerolog.Logger, *atomic.Int32) {
-	n := new(atomic.Int32)
-	log := zerolog.New(nil).Hook(zerolog.HookFunc(func(_ *zerolog.Event, l zerolog.Level, msg string) {
-		if l == zerolog.ErrorLevel && strings.Contains(msg, "panicked") {
-			n.Add(1)
-		}
-	}))
-	return log, n
-}
-
 // playMove checks that move is legal in the game's position and plays it;
 // the game's end (GameOver) is returned.
 func playMove(pos *board.Position, moves *[]string, move string) (ended string, err error) {
@@ -110,7 +98,7 @@ func (g *serverGame) readMove(t *testing.T) {
 // "info string error" line and the fallback move of AfterPanic as the
 // bestmove, and both games (searched at the same time) go on to their end.
 func TestServerSearchPanicOneGameOfTwo(t *testing.T) {
-	log, logged := panicCounter()
+	log, logged := testsupport.CountingLogger(zerolog.ErrorLevel, "panicked")
 	broken := &panickyBackend{EngineBackend: NewEngineBackend(), ply: 2}
 	healthy := NewEngineBackend()
 	for _, b := range []*EngineBackend{broken.EngineBackend, healthy} {
@@ -206,7 +194,7 @@ func TestExternalReaderPanicOneGameOfTwo(t *testing.T) {
 			ctx := context.Background()
 			games := [2]*engineGame{}
 			var fired atomic.Bool
-			log, logged := panicCounter()
+			log, logged := testsupport.CountingLogger(zerolog.ErrorLevel, "panicked")
 			for i := range games {
 				g := &engineGame{}
 				pos, err := board.ParseFEN(kqrFEN)

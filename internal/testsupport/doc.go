@@ -2,8 +2,8 @@
 // share, so that each exists once: a goroutine-safe buffer for logs
 // (SyncBuffer), polling until a condition holds (WaitFor), a context that
 // bounds a test's waits (Context), a logger for
-// tests (Logger), positions from FEN and moves (MustFEN, Play), and a fake
-// UCI engine.
+// tests (Logger) and one that counts lines (CountingLogger), positions from
+// FEN and moves (MustFEN, Play), and a fake UCI engine.
 //
 // Only tests import it. It imports engine/board and nothing else of ours,
 // so the tests of every package above the board, uci's included, can use
