@@ -24,7 +24,7 @@ import (
 // One goroutine (run) owns all fields; the mover goroutine (think and post
 // one move) owns the Player while it runs, and run touches the Player only
 // when no mover runs. A panic on any of its goroutines is recovered there
-// (see recover.go): one on run's makes the Bot start a new worker.
+// and logged; one on run's makes the Bot start a new worker (playGame).
 type gameWorker struct {
 	bot      *Bot
 	c        *lichess.Client

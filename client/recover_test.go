@@ -14,7 +14,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
-// Panics at the goroutine boundaries of a game (recover.go): each subtest
+// Panics at the goroutine boundaries of a game (see playGame): each subtest
 // runs the Bot on two games at once against lichesstest, injects one panic
 // into the game against "Broken" only, and sees both games played to
 // their end with legal moves (no move refused by the server).
