@@ -126,37 +126,17 @@ func (b *Bot) matchmakeRecovering(ctx context.Context, mm MatchmakingSettings) {
 
 // matchmakeOnce sends at most one challenge (or cancels a stale one).
 func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
-	now := time.Now()
-	b.mu.Lock()
-	s := b.settings
-	if b.mm.outID != "" {
-		id := b.mm.outID
-		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
-		if stale {
-			b.mm.outID, b.mm.outTo = "", ""
-		}
-		b.mu.Unlock()
-		if stale {
-			if err := b.c.CancelChallenge(ctx, id); err != nil && ctx.Err() == nil {
+	v := b.matchmakeView(time.Now(), mm)
+	if v.outID != "" {
+		if v.stale {
+			if err := b.c.CancelChallenge(ctx, v.outID); err != nil && ctx.Err() == nil {
 				b.log.Debug().Err(err).Msg("cancel stale challenge")
 			}
 		}
 		return
 	}
-	idle := !b.draining && len(b.games) == 0 && len(b.pending) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime
-	botsToday := b.botGames.count(now)
-	me := b.me
-	for k, t := range b.mm.declined {
-		if now.Sub(t) > mm.DeclineCooldown {
-			delete(b.mm.declined, k)
-		}
-	}
-	declined := make(map[string]bool, len(b.mm.declined))
-	for k := range b.mm.declined {
-		declined[k] = true
-	}
-	b.mu.Unlock()
-	if !idle || botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
+	s := v.settings
+	if !v.idle || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
 		return
 	}
 	bots, err := b.c.OnlineBots(ctx, 100)
@@ -166,11 +146,11 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
 	speed := speedOf(tc)
-	myRating := me.Perfs[speed].Rating
+	myRating := v.me.Perfs[speed].Rating
 	var cands []lichess.User
 	for _, u := range bots {
 		id := strings.ToLower(u.ID)
-		if strings.EqualFold(u.ID, me.ID) || u.Disabled || declined[id] ||
+		if strings.EqualFold(u.ID, v.me.ID) || u.Disabled || v.declined[id] ||
 			containsFold(mm.BlockList, u.ID) || containsFold(s.Challenge.BlockList, u.ID) {
 			continue
 		}
@@ -196,15 +176,62 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
+	b.challengeSent(ch.ID, opp.ID)
+}
+
+// matchmakeView is what one matchmaking round reads from the Bot's state.
+type matchmakeView struct {
+	outID     string // our challenge still out, if any
+	stale     bool   // and it is past the challenge timeout (then forgotten)
+	settings  Settings
+	idle      bool
+	botsToday int
+	me        lichess.Account
+	declined  map[string]bool // bots that declined us recently, by lower-case id
+}
+
+// matchmakeView takes a round's view of the state under b.mu (released by
+// defer, so that a panic in a round leaves the Bot usable), forgetting a
+// stale challenge and declines past their cool-down.
+func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView {
 	b.mu.Lock()
-	if b.mm.early[ch.ID] {
-		delete(b.mm.early, ch.ID)
-	} else if _, started := b.games[ch.ID]; !started {
-		b.mm.outID, b.mm.outTo, b.mm.outAt = ch.ID, opp.ID, time.Now()
+	defer b.mu.Unlock()
+	if id := b.mm.outID; id != "" {
+		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
+		if stale {
+			b.mm.outID, b.mm.outTo = "", ""
+		}
+		return matchmakeView{outID: id, stale: stale}
+	}
+	v := matchmakeView{
+		settings:  b.settings,
+		idle:      !b.draining && len(b.games) == 0 && len(b.pending) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
+		botsToday: b.botGames.count(now),
+		me:        b.me,
+		declined:  make(map[string]bool, len(b.mm.declined)),
+	}
+	for k, t := range b.mm.declined {
+		if now.Sub(t) > mm.DeclineCooldown {
+			delete(b.mm.declined, k)
+		} else {
+			v.declined[k] = true
+		}
+	}
+	return v
+}
+
+// challengeSent records our challenge id to opp, unless its game already
+// started (the accept overtook the answer to our request).
+func (b *Bot) challengeSent(id, opp string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.mm.early[id] {
+		delete(b.mm.early, id)
+	} else if _, started := b.games[id]; !started {
+		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
 	} else {
 		b.botGames.add(time.Now()) // accepted and started before we got here
 	}
-	b.mu.Unlock()
 }
 
 // speedOf is Lichess's speed of a clock (estimated duration base + 40·inc).
