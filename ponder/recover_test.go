@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,22 +113,15 @@ func TestSearchPanicOneGameOfTwo(t *testing.T) {
 				}
 			}
 			var res [2]selfPlayResult
-			var wg sync.WaitGroup
-			wg.Add(2)
-			go func() { defer wg.Done(); res[0] = selfPlay(broken, fen, lim, tc.ponder, waitPanic) }()
-			go func() { defer wg.Done(); res[1] = selfPlay(healthy, fen, lim, tc.ponder, nil) }()
-			wg.Wait()
+			testsupport.PlayBoth(t, [2]string{"broken", "healthy"}, func(i int) testsupport.GameEnd {
+				if i == 0 {
+					res[0] = selfPlay(broken, fen, lim, tc.ponder, waitPanic)
+				} else {
+					res[1] = selfPlay(healthy, fen, lim, tc.ponder, nil)
+				}
+				return testsupport.GameEnd{Plies: res[i].plies, Ended: res[i].ended, Err: res[i].err}
+			})
 
-			for i, name := range []string{"broken", "healthy"} {
-				r := res[i]
-				if r.err != nil {
-					t.Fatalf("%s game: %v", name, r.err)
-				}
-				if r.ended == "" {
-					t.Fatalf("%s game did not end in %d plies", name, r.plies)
-				}
-				t.Logf("%s game: %s after %d plies", name, r.ended, r.plies)
-			}
 			if !fired.Load() {
 				t.Fatal("the panic was never injected")
 			}

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // searchRecovering runs e.Search on the calling goroutine and returns what
@@ -142,21 +142,11 @@ func TestHelperPanicOneGameOfTwo(t *testing.T) {
 	}
 	broken, healthy := New(Options{Threads: 2, HashMB: 1}), New(Options{Threads: 2, HashMB: 1})
 	var res [2]result
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); res[0] = selfPlay(broken, true) }()
-	go func() { defer wg.Done(); res[1] = selfPlay(healthy, false) }()
-	wg.Wait()
-	for i, name := range []string{"broken", "healthy"} {
-		r := res[i]
-		if r.err != nil {
-			t.Fatalf("%s game: %v", name, r.err)
-		}
-		if r.ended == "" {
-			t.Fatalf("%s game did not end in %d plies", name, r.plies)
-		}
-		t.Logf("%s game: %s after %d plies", name, r.ended, r.plies)
-	}
+	engines := [2]*Engine{broken, healthy}
+	testsupport.PlayBoth(t, [2]string{"broken", "healthy"}, func(i int) testsupport.GameEnd {
+		res[i] = selfPlay(engines[i], i == 0)
+		return testsupport.GameEnd{Plies: res[i].plies, Ended: res[i].ended, Err: res[i].err}
+	})
 	if len(res[0].panics) != 1 {
 		t.Fatalf("broken game: panics %v, want one", res[0].panics)
 	}

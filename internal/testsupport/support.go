@@ -90,3 +90,33 @@ func Play(t testing.TB, p *board.Position, moves ...string) {
 		p.MakeMove(m)
 	}
 }
+
+// GameEnd is how one game a test played ended.
+type GameEnd struct {
+	Plies int
+	Ended string // why the game ended by the rules ("" when it did not)
+	Err   error  // a broken rule (an illegal move, a refused play)
+}
+
+// PlayBoth plays two games at once, play(0) and play(1), and fails the
+// test unless both ended by the rules with no broken rule: the check of
+// the tests that break one of two games running side by side.
+func PlayBoth(t testing.TB, names [2]string, play func(i int) GameEnd) {
+	t.Helper()
+	var res [2]GameEnd
+	var wg sync.WaitGroup
+	for i := range res {
+		wg.Add(1)
+		go func() { defer wg.Done(); res[i] = play(i) }()
+	}
+	wg.Wait()
+	for i, r := range res {
+		if r.Err != nil {
+			t.Fatalf("%s game: %v", names[i], r.Err)
+		}
+		if r.Ended == "" {
+			t.Fatalf("%s game did not end in %d plies", names[i], r.Plies)
+		}
+		t.Logf("%s game: %s after %d plies", names[i], r.Ended, r.Plies)
+	}
+}
