@@ -63,8 +63,10 @@ type gameWorker struct {
 	lastEval *Choice // set by the mover before it posts; for !eval and draw offers
 
 	greeted         bool
-	drawAnswered    int // ply at which the last draw offer was answered
-	takebackAnswers int // ply at which the last takeback offer was answered
+	saidGoodbye     bool // finish said goodbye (a rebuilt worker does not again)
+	recordSaved     bool // finish saved the game's record (likewise)
+	drawAnswered    int  // ply at which the last draw offer was answered
+	takebackAnswers int  // ply at which the last takeback offer was answered
 	abortTimer      *time.Timer
 	abortC          <-chan time.Time
 	claimTimer      *time.Timer
@@ -326,9 +328,16 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
 	}
-	g.sayBoth(ctx, g.s.Chat.Goodbye)
-	if g.s.PGNDir != "" {
+	if !g.saidGoodbye {
+		g.saidGoodbye = true
+		g.sayBoth(ctx, g.s.Chat.Goodbye)
+		if h := g.bot.hooks; h != nil && h.saidGoodbye != nil {
+			h.saidGoodbye(g.opponent)
+		}
+	}
+	if g.s.PGNDir != "" && !g.recordSaved {
 		path, err := g.saveRecord(st)
+		g.recordSaved = true
 		if err != nil {
 			g.l().Error().Err(err).Msg("save game record")
 		} else {

@@ -44,6 +44,7 @@ type testHooks struct {
 	streamEvent func(opponent string, ev lichess.GameEvent) // on the stream reader, as ev is read
 	beforePost  func(opponent string, ply int)              // on the mover, before our move is posted
 	background  func(opponent, what string)                 // on a background request's goroutine ("chat": a chat line's)
+	saidGoodbye func(opponent string)                       // on the worker, in finish, after the goodbye
 }
 
 // playGame runs the worker of a game until the game or ctx ends. A panic on
@@ -80,12 +81,13 @@ func (g *gameWorker) runRecovering(ctx context.Context) (perr *panics.Error) {
 // rebuilt returns a new worker for g's game, to run after g panicked: it
 // starts from nothing but the game stream (gameFull: the position, the
 // clocks, the offers), keeping only what must not happen twice (the
-// greeting, the answers to the offers of a ply) and the choices for the
-// record.
+// greeting, the answers to the offers of a ply, the goodbye and the saved
+// record of a game that ended) and the choices for the record.
 func (g *gameWorker) rebuilt() *gameWorker {
 	n := newGameWorker(g.bot, g.id, g.s, g.opponent)
 	n.greeted = g.greeted
 	n.drawAnswered, n.takebackAnswers = g.drawAnswered, g.takebackAnswers
+	n.saidGoodbye, n.recordSaved = g.saidGoodbye, g.recordSaved
 	n.choices = g.choices
 	return n
 }

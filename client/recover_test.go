@@ -51,6 +51,7 @@ func (p *panickyPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 
 func TestGamePanicOneGameOfTwo(t *testing.T) {
 	const broken, healthy = "Broken", "Healthy"
+	var brokenGoodbyes atomic.Int32 // the finish case's
 	// inject is called at a boundary of a game with its opponent and ply:
 	// it says whether to panic there, once, in the broken game from ply 2.
 	for _, tc := range []struct {
@@ -58,7 +59,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 		hooks func(inject func(opponent string, ply int) bool) *testHooks
 		// the player panics (callPlayer) instead of a hook
 		player bool
-		check  func(t *testing.T, h *harness, ids map[string]string)
+		check  func(t *testing.T, h *harness, b *Bot, ids map[string]string)
 	}{
 		{name: "worker", hooks: func(inject func(string, int) bool) *testHooks {
 			return &testHooks{workerEvent: func(opp string, ev lichess.GameEvent) {
@@ -66,7 +67,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected worker panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
 			// The new worker opened the game stream again.
 			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want a new one after the panic", n)
@@ -78,7 +79,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected stream panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
 			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want it reopened after the panic", n)
 			}
@@ -97,12 +98,36 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected chat panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
 			// Only the broken game's greeting is lost.
 			for opp, want := range map[string]int{broken: 0, healthy: 1} {
 				if n := h.requests("POST /api/bot/game/" + ids[opp] + "/chat"); n != want {
 					t.Errorf("%s game: %d chat lines sent, want %d", opp, n, want)
 				}
+			}
+		}},
+		{name: "finish", hooks: func(inject func(string, int) bool) *testHooks {
+			return &testHooks{saidGoodbye: func(opp string) {
+				if opp == broken {
+					brokenGoodbyes.Add(1)
+				}
+				if inject(opp, 2) {
+					panic("injected panic after the goodbye")
+				}
+			}}
+		}, check: func(t *testing.T, h *harness, b *Bot, ids map[string]string) {
+			// The worker rebuilt after the game ended does not say
+			// goodbye (nor save the record) a second time.
+			testsupport.WaitFor(t, "both workers done", func() bool {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return len(b.games) == 0
+			})
+			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
+				t.Errorf("broken game: stream opened %d times, want a new worker after the panic", n)
+			}
+			if n := brokenGoodbyes.Load(); n != 1 {
+				t.Errorf("broken game: goodbye said %d times, want 1", n)
 			}
 		}},
 	} {
@@ -166,7 +191,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 				t.Errorf("%d panics logged, want 1", n)
 			}
 			if tc.check != nil {
-				tc.check(t, h, ids)
+				tc.check(t, h, b, ids)
 			}
 		})
 	}
