@@ -386,6 +386,20 @@ func (s *Server) declineLocked(c *challenge, reason string) {
 	s.notifyLocked()
 }
 
+// CancelChallenge withdraws open challenge id on behalf of its challenger,
+// as POST /api/challenge/{id}/cancel would: its destination user gets a
+// challengeCanceled event.
+func (s *Server) CancelChallenge(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.challenges[id]
+	if c == nil || c.status != "created" {
+		return fmt.Errorf("lichesstest: cancel %s: no such open challenge", id)
+	}
+	s.cancelLocked(c)
+	return nil
+}
+
 func (s *Server) cancelLocked(c *challenge) {
 	s.stopTimerLocked(c.timer)
 	c.status = "canceled"

@@ -87,7 +87,8 @@
 // # Driving the other side
 //
 // Any account can act without HTTP: Challenge, AcceptChallenge,
-// DeclineChallenge, Move, Resign, Abort, Draw, Takeback, Chat, SetGone.
+// DeclineChallenge, CancelChallenge, Move, Resign, Abort, Draw, Takeback,
+// Chat, SetGone.
 // SetHousePlayer makes the server play an account itself (accepting
 // challenges, moving after HouseOptions.ThinkTime with a random, greedy or
 // first-legal-move strategy, after an optional script of first moves;
