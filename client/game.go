@@ -65,6 +65,10 @@ type gameWorker struct {
 	abortC          <-chan time.Time
 	claimTimer      *time.Timer
 	claimC          <-chan time.Time
+
+	// opponent is the opponent's username the game was started with; it
+	// never changes (the Bot reads it to count the games per user).
+	opponent string
 }
 
 func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
@@ -83,6 +87,7 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		choices:         map[int]Choice{},
 		drawAnswered:    -1,
 		takebackAnswers: -1,
+		opponent:        opponent,
 	}
 }
 

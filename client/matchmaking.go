@@ -135,7 +135,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		}
 		return
 	}
-	idle := !b.draining && len(b.games) == 0 && len(b.pending) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	// A queued challenge gets a freed slot before matchmaking does.
+	idle := !b.draining && len(b.games) == 0 && len(b.pending) == 0 && len(b.queue.items) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	botsToday := b.botGames.count(now)
 	me := b.me
 	for k, t := range b.mm.declined {
