@@ -214,14 +214,34 @@ func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) string {
 	return b.settings.Challenge.decide(ch, st)
 }
 
+// pendingTimeout: an accepted challenge whose game has not started this
+// long after is forgotten, and its slot given back.
+const pendingTimeout = time.Minute
+
 // dropStalePendingLocked forgets accepted challenges whose game never
 // started.
 func (b *Bot) dropStalePendingLocked(now time.Time) {
 	for id, p := range b.pending {
-		if now.Sub(p.at) > time.Minute {
+		if now.Sub(p.at) > pendingTimeout {
 			delete(b.pending, id)
 		}
 	}
+}
+
+// nextWakeLocked is when the queue must be looked at again though nothing
+// happened: the oldest waiting challenge reaches its age limit, or an
+// accepted challenge that holds a slot times out. Zero when nothing waits.
+func (b *Bot) nextWakeLocked() time.Time {
+	next := b.queue.nextExpiry(b.settings.Challenge.QueueMaxAge)
+	if next.IsZero() {
+		return next
+	}
+	for _, p := range b.pending {
+		if t := p.at.Add(pendingTimeout + time.Millisecond); t.Before(next) {
+			next = t
+		}
+	}
+	return next
 }
 
 // serveQueueLocked gives the free slots to the queue and answers what
@@ -230,6 +250,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	if len(b.queue.items) == 0 {
 		return nil
 	}
+	b.dropStalePendingLocked(now)
 	var out []answer
 	if b.draining {
 		for _, e := range b.queue.takeAll() {
@@ -248,7 +269,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 		}
 		if reason := b.rulesLocked(ch, now); reason != "" {
 			b.queue.remove(ch.ID)
-			out = append(out, answer{ch: ch, reason: reason, why: "the rules changed while it waited"})
+			out = append(out, answer{ch: ch, reason: reason, why: "the rules refuse it now"})
 			continue
 		}
 		if !b.hasSlotLocked(ch, games) {
@@ -301,14 +322,15 @@ func (b *Bot) unqueueLocked(ch *lichess.Challenge) {
 }
 
 // queueLoop serves the queue whenever a slot may have freed (a game ended,
-// an accepted challenge came to nothing, the settings changed) and when
-// the oldest waiting challenge reaches its age limit.
+// an accepted challenge came to nothing, the settings changed), when the
+// oldest waiting challenge reaches its age limit, and when an accepted
+// challenge whose game never started times out.
 func (b *Bot) queueLoop(ctx context.Context) {
 	for {
 		b.mu.Lock()
 		changed := b.changed
 		answers := b.serveQueueLocked(time.Now())
-		next := b.queue.nextExpiry(b.settings.Challenge.QueueMaxAge)
+		next := b.nextWakeLocked()
 		b.mu.Unlock()
 		b.send(ctx, answers)
 		var expiry <-chan time.Time
