@@ -123,11 +123,13 @@ type Challenge struct {
 	Accept bool `yaml:"accept"`
 	// Concurrency is the most games played at once. Default 1.
 	Concurrency int `yaml:"concurrency"`
-	// Variants accepted, as Lichess variant keys.
-	// Default [standard, chess960, fromPosition].
+	// Variants accepted, as Lichess variant keys: standard, chess960 and
+	// fromPosition, the variants ponderosa plays today, with either engine
+	// type. Default [standard, chess960, fromPosition].
 	Variants []string `yaml:"variants"`
-	// Speeds accepted, as Lichess speed keys.
-	// Default [bullet, blitz, rapid, classical].
+	// Speeds accepted, as Lichess speed keys; not ultraBullet, which
+	// Lichess does not let bots play. Default [bullet, blitz, rapid,
+	// classical].
 	Speeds []string `yaml:"speeds"`
 	// TimeControls narrows each speed by its base time and increment.
 	TimeControls TimeControls `yaml:"time_controls"`

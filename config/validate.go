@@ -20,8 +20,10 @@ var lichessVariants = []string{
 	"horde", "kingOfTheHill", "racingKings", "threeCheck",
 }
 
-// builtinVariants are the variants the built-in engine plays.
-var builtinVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
+// playableVariants are the variants the bot plays, with either engine type:
+// its game worker follows the rules of these only (an external engine
+// cannot help with the others yet).
+var playableVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
 
 // realTimeSpeeds are the speeds played with a clock.
 var realTimeSpeeds = []string{SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical}
@@ -203,9 +205,9 @@ func (v *validator) variants(key string, vs []string, need bool) {
 		if !v.oneOf(k, name, lichessVariants) {
 			continue
 		}
-		if v.c.Engine.Type == EngineBuiltin && !slices.Contains(builtinVariants, name) {
-			v.add(k, "the built-in engine plays only %s: remove %q or use an external engine",
-				strings.Join(builtinVariants, ", "), name)
+		if !slices.Contains(playableVariants, name) {
+			v.add(k, "ponderosa plays only %s today, with the built-in and with an external engine alike (its game worker cannot follow other variants yet): remove %q",
+				strings.Join(playableVariants, ", "), name)
 		}
 	}
 }
@@ -234,7 +236,10 @@ func (v *validator) challenge() {
 		v.add("challenge.speeds", "is empty: list at least one speed, e.g. [blitz, rapid]")
 	}
 	for i, s := range ch.Speeds {
-		v.oneOf(fmt.Sprintf("challenge.speeds[%d]", i), s, lichessSpeeds)
+		k := fmt.Sprintf("challenge.speeds[%d]", i)
+		if v.oneOf(k, s, lichessSpeeds) && s == SpeedUltraBullet {
+			v.add(k, "Lichess does not let bots play ultraBullet, so every such challenge would be declined: remove it")
+		}
 	}
 	for _, s := range realTimeSpeeds {
 		r, _ := ch.TimeControls.Clock(s)
@@ -303,6 +308,8 @@ func (v *validator) matchmaking() {
 			v.add(k, "%q: Lichess takes an increment of at most 60 seconds in a challenge", tc.String())
 		case tc.Base == 0 && tc.Increment == 0:
 			v.add(k, `"0+0" has no time at all: give a base or an increment, e.g. "1+0" or "0+1"`)
+		case tc.Base+40*tc.Increment < 30*time.Second:
+			v.add(k, "%q is an ultraBullet time control (base + 40 × increment under 30 seconds), which Lichess does not let bots play: give at least \"0.5+0\"", tc.String())
 		}
 	}
 	v.variants("matchmaking.variants", m.Variants, m.Enabled)
