@@ -716,7 +716,8 @@ func TestSummaryAndString(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := c.Summary()
-	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "about 320 MiB"} {
+	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "about 320 MiB",
+		"up to 10 challenge(s) wait for a slot, in arrival order, for at most 10m0s; 0 slot(s) reserved for humans; at most 5 game(s) per opponent"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Summary lacks %q:\n%s", want, s)
 		}

@@ -101,14 +101,17 @@ func (v *validator) durationIn(key string, d, lo, hi time.Duration, why string) 
 	}
 }
 
-func (v *validator) intIn(key string, n, lo, hi int, why string) {
+// intIn reports n outside [lo, hi]; it returns whether n is inside.
+func (v *validator) intIn(key string, n, lo, hi int, why string) bool {
 	if n < lo || n > hi {
 		msg := fmt.Sprintf("must be between %d and %d, got %d", lo, hi, n)
 		if why != "" {
 			msg += " (" + why + ")"
 		}
 		v.add(key, "%s", msg)
+		return false
 	}
+	return true
 }
 
 func (v *validator) oneOf(key, got string, allowed []string) bool {
@@ -280,6 +283,25 @@ func (v *validator) challenge() {
 		}
 	}
 	v.intIn("challenge.max_bot_games_per_day", ch.MaxBotGamesPerDay, 0, 10000, "0 leaves only Lichess' own limit")
+	v.queue()
+}
+
+// queue checks the challenge queue and the limits on who takes a slot.
+func (v *validator) queue() {
+	ch := v.c.Challenge
+	if v.intIn("challenge.games_reserved_for_humans", ch.GamesReservedForHumans, 0, 64, "") && ch.Accept && ch.Concurrency >= 1 {
+		switch {
+		case ch.AcceptBots && ch.GamesReservedForHumans >= ch.Concurrency:
+			v.add("challenge.games_reserved_for_humans", "%d of %d slots leaves none for bots though accept_bots is true, so every bot's challenge would wait and be declined: lower it below concurrency, or set accept_bots: false",
+				ch.GamesReservedForHumans, ch.Concurrency)
+		case !ch.AcceptHumans && ch.GamesReservedForHumans > 0:
+			v.add("challenge.games_reserved_for_humans", "accept_humans is false, so the reserved slots would stay empty: set it to 0")
+		}
+	}
+	v.intIn("challenge.max_simultaneous_games_per_user", ch.MaxSimultaneousGamesPerUser, 1, 64, "")
+	v.intIn("challenge.queue_length", ch.QueueLength, 0, 100, "0 keeps no queue: a challenge that finds every slot busy is declined \"later\"")
+	v.durationIn("challenge.queue_max_age", ch.QueueMaxAge, 10*time.Second, 7*24*time.Hour, "")
+	v.oneOf("challenge.sort_by", ch.SortBy, []string{SortFirst, SortBest})
 }
 
 // validClockBase says whether Lichess accepts a challenge with this base
