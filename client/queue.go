@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -133,12 +134,20 @@ func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
 
 // queueOpenChallenges queues the challenges still open for us on Lichess
 // (those that arrived while the bot was away), all before serving any.
+// Listing them takes the challenge:read scope, which a bot token need not
+// have: without it (or when the list fails) the event stream, which sends
+// the open challenges as it opens, brings them one at a time.
 func (b *Bot) queueOpenChallenges(ctx context.Context) {
 	l, err := b.c.ListChallenges(ctx)
-	if err != nil {
-		if ctx.Err() == nil {
-			b.log.Warn().Err(err).Msg("cannot list the open challenges; those the event stream sends are answered")
-		}
+	switch code := lichess.StatusCode(err); {
+	case err == nil:
+	case ctx.Err() != nil:
+		return
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		b.log.Info().Err(err).Msg("cannot list the open challenges (the token lacks the challenge:read scope); the event stream brings them")
+		return
+	default:
+		b.log.Warn().Err(err).Msg("cannot list the open challenges; the event stream brings them")
 		return
 	}
 	chs := make([]*lichess.Challenge, len(l.In))

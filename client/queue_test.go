@@ -265,6 +265,25 @@ func TestQueueOpenChallengesListFails(t *testing.T) {
 	}
 }
 
+// With a token that has bot:play only (as the README asks), listing the
+// open challenges is refused; the event stream brings them.
+func TestQueueOpenChallengesWithoutScope(t *testing.T) {
+	h := newHarness(t)
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay)
+	h.addHouse("Alice", houseFirst(4))
+	id := h.challenge("Alice", queueClock)
+	_, stop := h.runBot(queueSettings(5), &playerPool{})
+	g := h.waitOver(id)
+	stop()
+	if g.Status != "resign" {
+		t.Errorf("game ended %s", g.Status)
+	}
+	list := h.srv.RequestsMatching("GET /api/challenge")
+	if len(list) != 1 || list[0].Status != 403 {
+		t.Errorf("open challenges listed %d times (%+v), want once, refused", len(list), list)
+	}
+}
+
 // GamesReservedForHumans: a bot's challenge waits while only reserved slots
 // are free, and a human's takes one.
 func TestQueueReservedForHumans(t *testing.T) {

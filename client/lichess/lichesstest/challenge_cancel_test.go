@@ -36,3 +36,17 @@ func TestServerCancelChallenge(t *testing.T) {
 		t.Error("cancelling an unknown challenge succeeded")
 	}
 }
+
+// GET /api/challenge takes the challenge:read scope only, as on Lichess: a
+// bot token with bot:play alone gets 403.
+func TestListChallengesScope(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("me", "tme", true, 1500)
+	wantStatus(t, get(t, s.URL(), "tme", "/api/challenge"), 200)
+	s.SetScopes("me", ScopeBotPlay)
+	r := get(t, s.URL(), "tme", "/api/challenge")
+	wantStatus(t, r, 403)
+	if got := r.header.Get("X-Accepted-OAuth-Scopes"); got != ScopeChallengeRead {
+		t.Errorf("X-Accepted-OAuth-Scopes %q, want %q", got, ScopeChallengeRead)
+	}
+}

@@ -596,9 +596,10 @@ func (s *Server) handleCancelChallenge(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// GET /api/challenge
+// GET /api/challenge: challenge:read only, as on Lichess (a token with
+// bot:play alone gets 403).
 func (s *Server) handleListChallenges(w http.ResponseWriter, r *http.Request) {
-	a := s.auth(w, r, ScopeChallengeRead, ScopeBotPlay, ScopeBoardPlay)
+	a := s.auth(w, r, ScopeChallengeRead)
 	if a == nil {
 		return
 	}

@@ -32,7 +32,7 @@
 //	GET  /api/bot/online                        NDJSON of online bots (event stream open, or house players)
 //	GET  /api/stream/game/{id}                  public NDJSON move stream (no auth; moves not delayed)
 //	POST /api/bot/account/upgrade               400 if already a bot or has played
-//	GET  /api/challenge                         {in:[…], out:[…]} (open challenges)
+//	GET  /api/challenge                         {in:[…], out:[…]} (open challenges; challenge:read only)
 //	POST /api/challenge/{username}              form: rated, clock.limit, clock.increment, days, color, variant, fen
 //	GET  /api/challenge/{id}/show
 //	POST /api/challenge/{id}/accept
