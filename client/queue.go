@@ -169,13 +169,15 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 	b.dropStalePendingLocked(now)
 	var answers []answer
 	var added []*lichess.Challenge
+	seen := map[string]bool{}
 	for _, ch := range chs {
 		if ch == nil || ch.ID == "" || ch.Direction == "out" || strings.EqualFold(ch.Challenger.ID, b.me.ID) {
 			continue
 		}
-		if b.knownLocked(ch.ID) {
-			continue // sent again when the event stream reopened
+		if b.knownLocked(ch.ID) || seen[ch.ID] {
+			continue // sent again when the event stream reopened, or twice in a list
 		}
+		seen[ch.ID] = true
 		if reason := b.rulesLocked(ch, now); reason != "" {
 			answers = append(answers, answer{ch: ch, reason: reason})
 			continue

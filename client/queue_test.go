@@ -437,3 +437,30 @@ func TestChallengeQueueOrder(t *testing.T) {
 		}
 	}
 }
+
+// A challenge is answered once, though a list or the event stream names it
+// again: one decline for one that breaks the rules, one place in the queue
+// for one that waits.
+func TestQueueAnswersEachChallengeOnce(t *testing.T) {
+	h := newHarness(t)
+	h.addHuman("opponent")
+	game := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	b, stop := h.runBot(queueSettings(5), &playerPool{})
+	h.waitPlies(game, 1)
+	mk := func(id, variant string) *lichess.Challenge {
+		return &lichess.Challenge{ID: id, Challenger: lichess.ChallengeUser{ID: "someone", Name: "Someone", Rating: 1500},
+			Variant: lichess.Variant{Key: variant}, Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}
+	}
+	bad, good := mk("badchal1", "atomic"), mk("goodcha1", "standard")
+	b.admit(h.ctx, []*lichess.Challenge{bad, good, bad, good, nil, {}})
+	waitQueued(t, b, good.ID)
+	b.admit(h.ctx, []*lichess.Challenge{good}) // as the reopened stream would
+	stop()
+	waitQueued(t, b, good.ID)
+	if n := h.answers(bad.ID, "decline"); n != 1 {
+		t.Errorf("%d declines of the bad challenge, want 1", n)
+	}
+	if n := h.answers(good.ID, "decline") + h.answers(good.ID, "accept"); n != 0 {
+		t.Errorf("%d answers to the queued challenge, want none", n)
+	}
+}
