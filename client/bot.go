@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,7 +16,8 @@ import (
 )
 
 // Bot is the daemon: it follows the incoming-events stream, answers
-// challenges by its ChallengePolicy, runs one game worker per game, rejoins
+// challenges by its ChallengePolicy (queueing those that find every slot
+// busy, see queue.go), runs one game worker per game, rejoins
 // games in progress on start-up and after each reconnect, and (when enabled)
 // challenges other bots when idle.
 //
@@ -35,10 +35,11 @@ type Bot struct {
 	settings Settings
 	me       lichess.Account
 	games    map[string]*gameWorker
-	pending  map[string]time.Time // accepted challenges whose game has not started
+	pending  map[string]pendingGame // accepted challenges whose game has not started
+	queue    challengeQueue         // challenges waiting for a slot
 	draining bool
 	idleFrom time.Time
-	changed  chan struct{} // closed and replaced when games or draining change
+	changed  chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
 	botGames dailyCounter
 	mm       matchState
 	wg       sync.WaitGroup
@@ -53,7 +54,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		log:      log,
 		settings: s.withDefaults(),
 		games:    map[string]*gameWorker{},
-		pending:  map[string]time.Time{},
+		pending:  map[string]pendingGame{},
 		changed:  make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}
@@ -71,6 +72,7 @@ func (b *Bot) UpdateSettings(s Settings) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.settings = s.withDefaults()
+	b.notifyLocked() // the queue may fit more games now
 	b.log.Info().Msg("settings updated")
 }
 
@@ -114,10 +116,15 @@ func (b *Bot) Run(ctx context.Context) error {
 	defer cancel()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.queueLoop(ctx) }()
 
 	var bo backoff
-	for ctx.Err() == nil {
+	for first := true; ctx.Err() == nil; first = false {
 		b.rejoin(ctx)
+		if first { // after the rejoin: games in progress keep their slots
+			b.queueOpenChallenges(ctx)
+		}
 		got := false
 		err := b.c.StreamEvents(ctx, func(ev lichess.Event) error {
 			got = true
@@ -175,17 +182,19 @@ func (b *Bot) checkToken(ctx context.Context) (lichess.Account, error) {
 	}
 }
 
-// Drain stops accepting challenges and matchmaking, then waits until no
-// game is running or ctx ends (the grace period). Run keeps running; cancel
-// its context afterwards.
+// Drain stops accepting challenges and matchmaking, declines the queued
+// challenges, then waits until no game is running or ctx ends (the grace
+// period). Run keeps running; cancel its context afterwards.
 func (b *Bot) Drain(ctx context.Context) error {
 	b.mu.Lock()
 	b.draining = true
 	b.notifyLocked()
 	out := b.mm.outID
 	b.mm.outID, b.mm.outTo = "", ""
+	waiting := b.queue.takeAll()
 	b.mu.Unlock()
 	b.log.Info().Msg("draining: no new games")
+	b.declineQueued(ctx, waiting)
 	if out != "" {
 		if err := b.c.CancelChallenge(ctx, out); err != nil {
 			b.log.Debug().Err(err).Msg("cancel our open challenge")
@@ -254,6 +263,8 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	case lichess.EventChallengeCanceled, lichess.EventChallengeDeclined:
 		b.mu.Lock()
 		delete(b.pending, ev.Challenge.ID)
+		b.unqueueLocked(ev.Challenge)
+		b.notifyLocked() // an accepted challenge withdrawn gives its slot back
 		b.mu.Unlock()
 		b.onOutgoingClosed(ev)
 	case lichess.EventGameStart:
@@ -266,69 +277,6 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	}
 }
 
-// admit applies the challenge policy to a challenge: theirs is false for
-// our own (outgoing) one; otherwise reason is why it is declined ("" accepts
-// it, and it is pending until its game starts).
-func (b *Bot) admit(ch *lichess.Challenge) (theirs bool, reason string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	me := b.me.ID
-	if ch.Direction == "out" || strings.EqualFold(ch.Challenger.ID, me) {
-		return false, ""
-	}
-	now := time.Now()
-	for id, t := range b.pending {
-		if now.Sub(t) > time.Minute { // accepted but never started
-			delete(b.pending, id)
-		}
-	}
-	st := policyState{Me: me, Games: len(b.games) + len(b.pending), BotGamesToday: b.botGames.count(now), Draining: b.draining}
-	reason = b.settings.Challenge.decide(ch, st)
-	if reason == "" {
-		b.pending[ch.ID] = now
-	}
-	return true, reason
-}
-
-func (b *Bot) onChallenge(ctx context.Context, ch *lichess.Challenge) {
-	theirs, reason := b.admit(ch)
-	if !theirs {
-		return
-	}
-	log := b.log.With().Str("challenge", ch.ID).Str("from", ch.Challenger.Name).Str("variant", ch.Variant.Key).
-		Str("speed", ch.Speed).Bool("rated", ch.Rated).Logger()
-	if reason != "" {
-		log.Info().Str("reason", reason).Msg("declining challenge")
-		b.wg.Add(1)
-		go func() {
-			defer b.wg.Done()
-			defer panics.Recover(func(e *panics.Error) { panics.Log(log, e, "declining a challenge panicked") })
-			if err := b.c.DeclineChallenge(ctx, ch.ID, reason); err != nil && ctx.Err() == nil {
-				log.Warn().Err(err).Msg("decline failed")
-			}
-		}()
-		return
-	}
-	log.Info().Msg("accepting challenge")
-	b.wg.Add(1)
-	go func() {
-		defer b.wg.Done()
-		defer panics.Recover(func(e *panics.Error) { panics.Log(log, e, "accepting a challenge panicked") })
-		if err := b.c.AcceptChallenge(ctx, ch.ID); err != nil {
-			b.mu.Lock()
-			delete(b.pending, ch.ID)
-			b.mu.Unlock()
-			if ctx.Err() == nil {
-				log.Warn().Err(err).Msg("accept failed")
-			}
-			return
-		}
-		if ch.Challenger.IsBot() {
-			b.botGames.add(time.Now())
-		}
-	}()
-}
-
 // startGame runs a worker for game id unless one runs already.
 func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 	b.mu.Lock()
@@ -337,6 +285,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 		return
 	}
 	delete(b.pending, id)
+	b.queue.remove(id)
 	b.mm.onGameStart(id, &b.botGames)
 	g := newGameWorker(b, id, b.settings, opponent)
 	b.games[id] = g

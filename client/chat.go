@@ -43,7 +43,7 @@ func (g *gameWorker) say(ctx context.Context, text string, rooms ...string) {
 	})
 }
 
-// onChat answers the commands !help, !eval and !name.
+// onChat answers the commands !help, !eval, !name and !queue.
 func (g *gameWorker) onChat(ctx context.Context, cl *lichess.ChatLine) {
 	if cl == nil || strings.EqualFold(cl.Username, g.bot.me.Username) || strings.EqualFold(cl.Username, g.me) {
 		return
@@ -58,12 +58,14 @@ func (g *gameWorker) onChat(ctx context.Context, cl *lichess.ChatLine) {
 	var reply string
 	switch cmd {
 	case "!help":
-		reply = "Commands: !help, !eval (spectators), !name"
+		reply = "Commands: !help, !eval (spectators), !name, !queue"
 	case "!name":
 		reply = g.s.Chat.Name
 		if reply == "" {
 			reply = g.bot.me.Username
 		}
+	case "!queue":
+		reply = queueText(len(g.bot.QueuedChallenges()))
 	case "!eval":
 		if cl.Room == lichess.RoomPlayer {
 			reply = "!eval is for spectators only"

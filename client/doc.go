@@ -7,12 +7,18 @@
 // backoff when it drops or stays silent past the read deadline. It answers
 // challenges by its ChallengePolicy (variants, speeds and clocks, rated or
 // casual, bots or humans, ratings, allow and block lists, games at once
-// and bot games per day; a decline carries its reason), rejoins the games in
+// and bot games per day; a decline carries its reason). A challenge that
+// passes the rules but finds every slot busy waits in a queue (queue.go:
+// arrival order or best rating first, a length and an age limit, slots
+// reserved for humans, games per opponent) and is accepted when a game
+// ends, unless its challenger withdraws it; at start-up the challenges still
+// open on Lichess are listed and queued. The Bot rejoins the games in
 // progress at start-up and after each reconnect, runs one game worker per
-// game, and, when matchmaking is on and it has been idle, challenges an
-// online bot. Drain stops taking new games and waits for the running ones;
-// EndGames aborts or resigns what is left when the grace period is over.
-// UpdateSettings applies to new games only.
+// game, and, when matchmaking is on, the queue is empty and it has been
+// idle, challenges an online bot. Drain stops taking new games, declines
+// the queued challenges and waits for the running ones; EndGames aborts or
+// resigns what is left when the grace period is over. UpdateSettings
+// applies to new games only.
 //
 // # The game worker
 //
@@ -34,7 +40,7 @@
 // win on material) and takeback requests, resigns a lost position when
 // told to, claims the win (or a draw) when the opponent has left, aborts
 // when the opponent never makes a first move, greets and says goodbye in
-// the chat and answers !help, !eval and !name there, and saves the PGN of
+// the chat and answers !help, !eval, !name and !queue there, and saves the PGN of
 // the game with its evaluations.
 //
 // # Panics

@@ -29,7 +29,7 @@ type gameWorker struct {
 	bot      *Bot
 	c        *lichess.Client
 	id       string
-	opponent string
+	opponent string // the opponent's username at the start; never changes (the Bot counts games per user by it)
 	s        Settings
 	me       string
 	log      zerolog.Logger

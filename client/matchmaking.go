@@ -204,8 +204,9 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		return matchmakeView{outID: id, stale: stale}
 	}
 	v := matchmakeView{
-		settings:  b.settings,
-		idle:      !b.draining && len(b.games) == 0 && len(b.pending) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
+		settings: b.settings,
+		// A queued challenge gets a freed slot before matchmaking does.
+		idle:      !b.draining && len(b.games) == 0 && len(b.pending) == 0 && len(b.queue.items) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
 		botsToday: b.botGames.count(now),
 		me:        b.me,
 		declined:  make(map[string]bool, len(b.mm.declined)),

@@ -41,6 +41,25 @@ type ChallengePolicy struct {
 	AllowList, BlockList []string
 	// MaxGames is the number of games played at once. Default 1.
 	MaxGames int
+	// ReservedForHumans of the MaxGames slots are for human opponents: a
+	// bot's challenge is accepted only while fewer than MaxGames −
+	// ReservedForHumans games run. Default 0.
+	ReservedForHumans int
+	// MaxGamesPerUser bounds the games against one opponent at once (a
+	// further challenge of theirs waits in the queue); 0 means no bound
+	// but MaxGames.
+	MaxGamesPerUser int
+	// QueueLength is how many challenges that pass the rules may wait for
+	// a slot; a challenge that finds the queue full is declined "later".
+	// 0 (the default) keeps no queue: every challenge that finds all slots
+	// busy is declined "later".
+	QueueLength int
+	// QueueMaxAge: a challenge that has waited this long (since the bot
+	// first saw it) is declined "later". Default 10 min.
+	QueueMaxAge time.Duration
+	// SortBy orders the queue: SortFirst (arrival order, the default) or
+	// SortBest (the highest-rated challenger first).
+	SortBy string
 	// MaxBotGamesPerDay bounds bot-vs-bot games in any 24 hours (Lichess
 	// limits them). Default 100.
 	MaxBotGamesPerDay int
@@ -70,6 +89,15 @@ func (p ChallengePolicy) withDefaults() ChallengePolicy {
 	}
 	if p.MaxBotGamesPerDay <= 0 {
 		p.MaxBotGamesPerDay = 100
+	}
+	p.ReservedForHumans = max(p.ReservedForHumans, 0)
+	p.MaxGamesPerUser = max(p.MaxGamesPerUser, 0)
+	p.QueueLength = max(p.QueueLength, 0)
+	if p.QueueMaxAge <= 0 {
+		p.QueueMaxAge = 10 * time.Minute
+	}
+	if p.SortBy != SortBest {
+		p.SortBy = SortFirst
 	}
 	return p
 }

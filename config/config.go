@@ -106,6 +106,12 @@ const (
 	VariantFromPosition = "fromPosition"
 )
 
+// Orders of the challenge queue (Challenge.SortBy).
+const (
+	SortFirst = "first"
+	SortBest  = "best"
+)
+
 // Lichess speed keys, as used by the API.
 const (
 	SpeedUltraBullet    = "ultraBullet"
@@ -123,11 +129,31 @@ type Challenge struct {
 	Accept bool `yaml:"accept"`
 	// Concurrency is the most games played at once. Default 1.
 	Concurrency int `yaml:"concurrency"`
-	// Variants accepted, as Lichess variant keys.
-	// Default [standard, chess960, fromPosition].
+	// GamesReservedForHumans of the Concurrency slots are for human
+	// opponents: a bot's challenge waits while only these are free.
+	// Default 0.
+	GamesReservedForHumans int `yaml:"games_reserved_for_humans"`
+	// MaxSimultaneousGamesPerUser bounds the games against one opponent at
+	// once; a further challenge of theirs waits in the queue. Default 5.
+	MaxSimultaneousGamesPerUser int `yaml:"max_simultaneous_games_per_user"`
+	// QueueLength is how many challenges that pass the rules may wait for
+	// a free slot (Lichess keeps a challenge open until it is answered);
+	// one that finds the queue full is declined "later". 0 keeps no
+	// queue. Default 10.
+	QueueLength int `yaml:"queue_length"`
+	// QueueMaxAge: a challenge that has waited this long is declined
+	// "later". Default 10m.
+	QueueMaxAge time.Duration `yaml:"queue_max_age"`
+	// SortBy orders the queue: first (arrival order, the default) or best
+	// (the highest-rated challenger first).
+	SortBy string `yaml:"sort_by"`
+	// Variants accepted, as Lichess variant keys: standard, chess960 and
+	// fromPosition, the variants ponderosa plays today, with either engine
+	// type. Default [standard, chess960, fromPosition].
 	Variants []string `yaml:"variants"`
-	// Speeds accepted, as Lichess speed keys.
-	// Default [bullet, blitz, rapid, classical].
+	// Speeds accepted, as Lichess speed keys; not ultraBullet, which
+	// Lichess does not let bots play. Default [bullet, blitz, rapid,
+	// classical].
 	Speeds []string `yaml:"speeds"`
 	// TimeControls narrows each speed by its base time and increment.
 	TimeControls TimeControls `yaml:"time_controls"`
@@ -348,10 +374,14 @@ func Default() *Config {
 			},
 		},
 		Challenge: Challenge{
-			Accept:      true,
-			Concurrency: 1,
-			Variants:    []string{VariantStandard, VariantChess960, VariantFromPosition},
-			Speeds:      []string{SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical},
+			Accept:                      true,
+			Concurrency:                 1,
+			MaxSimultaneousGamesPerUser: 5,
+			QueueLength:                 10,
+			QueueMaxAge:                 10 * time.Minute,
+			SortBy:                      SortFirst,
+			Variants:                    []string{VariantStandard, VariantChess960, VariantFromPosition},
+			Speeds:                      []string{SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical},
 			TimeControls: TimeControls{
 				UltraBullet:    anyClock,
 				Bullet:         anyClock,

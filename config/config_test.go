@@ -193,7 +193,7 @@ func TestParseErrors(t *testing.T) {
 			name: "variant the built-in engine cannot play",
 			src:  "challenge:\n  variants: [standard, atomic]\n",
 			line: 2,
-			want: `challenge.variants[1]: the built-in engine plays only standard, chess960, fromPosition: remove "atomic" or use an external engine`,
+			want: `challenge.variants[1]: ponderosa plays only standard, chess960, fromPosition today, with the built-in and with an external engine alike (its game worker cannot follow other variants yet): remove "atomic"`,
 		},
 		{
 			name: "unknown speed",
@@ -453,8 +453,8 @@ func TestDefaultsApplied(t *testing.T) {
 				t.Errorf("base_url = %q", c.Lichess.BaseURL)
 			}
 		}},
-		{"time controls parsed", "matchmaking:\n  time_controls: [\"0.25+0\", \"1+1\", 15+10]\n", func(t *testing.T, c *Config) {
-			want := []TimeControl{{Base: 15 * time.Second}, {Base: time.Minute, Increment: time.Second}, {Base: 15 * time.Minute, Increment: 10 * time.Second}}
+		{"time controls parsed", "matchmaking:\n  time_controls: [\"0.25+1\", \"1+1\", 15+10]\n", func(t *testing.T, c *Config) {
+			want := []TimeControl{{Base: 15 * time.Second, Increment: time.Second}, {Base: time.Minute, Increment: time.Second}, {Base: 15 * time.Minute, Increment: 10 * time.Second}}
 			if !slices.Equal(c.Matchmaking.TimeControls, want) {
 				t.Errorf("time controls = %v, want %v", c.Matchmaking.TimeControls, want)
 			}
@@ -466,8 +466,8 @@ func TestDefaultsApplied(t *testing.T) {
 			}
 		}},
 		{"http allowed for localhost", "lichess:\n  base_url: http://localhost:9663\n", func(t *testing.T, c *Config) {}},
-		{"external engine may play other variants", externalEngineYAML(t) + "challenge:\n  variants: [atomic]\n", func(t *testing.T, c *Config) {
-			if c.Engine.Type != EngineExternal || c.Challenge.Variants[0] != "atomic" {
+		{"external engine may play chess960", externalEngineYAML(t) + "challenge:\n  variants: [chess960]\n", func(t *testing.T, c *Config) {
+			if c.Engine.Type != EngineExternal || c.Challenge.Variants[0] != "chess960" {
 				t.Errorf("engine %q variants %v", c.Engine.Type, c.Challenge.Variants)
 			}
 		}},
@@ -716,7 +716,8 @@ func TestSummaryAndString(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := c.Summary()
-	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "about 320 MiB"} {
+	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "about 320 MiB",
+		"up to 10 challenge(s) wait for a slot, in arrival order, for at most 10m0s; 0 slot(s) reserved for humans; at most 5 game(s) per opponent"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Summary lacks %q:\n%s", want, s)
 		}

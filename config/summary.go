@@ -98,6 +98,15 @@ func (c *Config) Summary() string {
 			ch.Concurrency, strings.Join(ch.Variants, ", "), strings.Join(ch.Speeds, ", "),
 			strings.Join(modes, "+"), strings.Join(who, "+"), ch.OpponentRating.Min, ch.OpponentRating.Max,
 			ch.MaxBotGamesPerDay)
+		queue := "no queue: a challenge that finds every slot busy is declined"
+		if ch.QueueLength > 0 {
+			order := "in arrival order"
+			if ch.SortBy == SortBest {
+				order = "best-rated first"
+			}
+			queue = fmt.Sprintf("up to %d challenge(s) wait for a slot, %s, for at most %v", ch.QueueLength, order, ch.QueueMaxAge)
+		}
+		line("queue", "%s; %d slot(s) reserved for humans; at most %d game(s) per opponent", queue, ch.GamesReservedForHumans, ch.MaxSimultaneousGamesPerUser)
 		if len(ch.AllowList) > 0 {
 			line("", "only from %s", strings.Join(ch.AllowList, ", "))
 		}

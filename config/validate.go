@@ -20,8 +20,10 @@ var lichessVariants = []string{
 	"horde", "kingOfTheHill", "racingKings", "threeCheck",
 }
 
-// builtinVariants are the variants the built-in engine plays.
-var builtinVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
+// playableVariants are the variants the bot plays, with either engine type:
+// its game worker follows the rules of these only (an external engine
+// cannot help with the others yet).
+var playableVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
 
 // realTimeSpeeds are the speeds played with a clock.
 var realTimeSpeeds = []string{SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical}
@@ -99,14 +101,17 @@ func (v *validator) durationIn(key string, d, lo, hi time.Duration, why string) 
 	}
 }
 
-func (v *validator) intIn(key string, n, lo, hi int, why string) {
+// intIn reports n outside [lo, hi]; it returns whether n is inside.
+func (v *validator) intIn(key string, n, lo, hi int, why string) bool {
 	if n < lo || n > hi {
 		msg := fmt.Sprintf("must be between %d and %d, got %d", lo, hi, n)
 		if why != "" {
 			msg += " (" + why + ")"
 		}
 		v.add(key, "%s", msg)
+		return false
 	}
+	return true
 }
 
 func (v *validator) oneOf(key, got string, allowed []string) bool {
@@ -203,9 +208,9 @@ func (v *validator) variants(key string, vs []string, need bool) {
 		if !v.oneOf(k, name, lichessVariants) {
 			continue
 		}
-		if v.c.Engine.Type == EngineBuiltin && !slices.Contains(builtinVariants, name) {
-			v.add(k, "the built-in engine plays only %s: remove %q or use an external engine",
-				strings.Join(builtinVariants, ", "), name)
+		if !slices.Contains(playableVariants, name) {
+			v.add(k, "ponderosa plays only %s today, with the built-in and with an external engine alike (its game worker cannot follow other variants yet): remove %q",
+				strings.Join(playableVariants, ", "), name)
 		}
 	}
 }
@@ -234,7 +239,10 @@ func (v *validator) challenge() {
 		v.add("challenge.speeds", "is empty: list at least one speed, e.g. [blitz, rapid]")
 	}
 	for i, s := range ch.Speeds {
-		v.oneOf(fmt.Sprintf("challenge.speeds[%d]", i), s, lichessSpeeds)
+		k := fmt.Sprintf("challenge.speeds[%d]", i)
+		if v.oneOf(k, s, lichessSpeeds) && s == SpeedUltraBullet {
+			v.add(k, "Lichess does not let bots play ultraBullet, so every such challenge would be declined: remove it")
+		}
 	}
 	for _, s := range realTimeSpeeds {
 		r, _ := ch.TimeControls.Clock(s)
@@ -275,6 +283,25 @@ func (v *validator) challenge() {
 		}
 	}
 	v.intIn("challenge.max_bot_games_per_day", ch.MaxBotGamesPerDay, 0, 10000, "0 leaves only Lichess' own limit")
+	v.queue()
+}
+
+// queue checks the challenge queue and the limits on who takes a slot.
+func (v *validator) queue() {
+	ch := v.c.Challenge
+	if v.intIn("challenge.games_reserved_for_humans", ch.GamesReservedForHumans, 0, 64, "") && ch.Accept && ch.Concurrency >= 1 {
+		switch {
+		case ch.AcceptBots && ch.GamesReservedForHumans >= ch.Concurrency:
+			v.add("challenge.games_reserved_for_humans", "%d of %d slots leaves none for bots though accept_bots is true, so every bot's challenge would wait and be declined: lower it below concurrency, or set accept_bots: false",
+				ch.GamesReservedForHumans, ch.Concurrency)
+		case !ch.AcceptHumans && ch.GamesReservedForHumans > 0:
+			v.add("challenge.games_reserved_for_humans", "accept_humans is false, so the reserved slots would stay empty: set it to 0")
+		}
+	}
+	v.intIn("challenge.max_simultaneous_games_per_user", ch.MaxSimultaneousGamesPerUser, 1, 64, "")
+	v.intIn("challenge.queue_length", ch.QueueLength, 0, 100, "0 keeps no queue: a challenge that finds every slot busy is declined \"later\"")
+	v.durationIn("challenge.queue_max_age", ch.QueueMaxAge, 10*time.Second, 7*24*time.Hour, "")
+	v.oneOf("challenge.sort_by", ch.SortBy, []string{SortFirst, SortBest})
 }
 
 // validClockBase says whether Lichess accepts a challenge with this base
@@ -303,6 +330,8 @@ func (v *validator) matchmaking() {
 			v.add(k, "%q: Lichess takes an increment of at most 60 seconds in a challenge", tc.String())
 		case tc.Base == 0 && tc.Increment == 0:
 			v.add(k, `"0+0" has no time at all: give a base or an increment, e.g. "1+0" or "0+1"`)
+		case tc.Base+40*tc.Increment < 30*time.Second:
+			v.add(k, "%q is an ultraBullet time control (base + 40 × increment under 30 seconds), which Lichess does not let bots play: give at least \"0.5+0\"", tc.String())
 		}
 	}
 	v.variants("matchmaking.variants", m.Variants, m.Enabled)

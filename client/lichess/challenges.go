@@ -128,3 +128,33 @@ func (c *Client) OnlineBots(ctx context.Context, nb int) ([]User, error) {
 	}
 	return out, err
 }
+
+// ChallengeList is the answer of GET /api/challenge: the open challenges
+// addressed to us (In) and sent by us (Out).
+type ChallengeList struct {
+	In  []Challenge `json:"in"`
+	Out []Challenge `json:"out"`
+}
+
+// ListChallenges lists the open challenges addressed to us and sent by us
+// (GET /api/challenge). Entries without an id are left out. Non-essential:
+// fails at once inside a cool-down.
+func (c *Client) ListChallenges(ctx context.Context) (ChallengeList, error) {
+	var l ChallengeList
+	err := c.doJSON(ctx, request{op: "list challenges", method: http.MethodGet, path: "/api/challenge",
+		limitKey: "challenge/list"}, &l)
+	if err != nil {
+		return ChallengeList{}, err
+	}
+	withID := func(cs []Challenge) []Challenge {
+		out := cs[:0]
+		for _, ch := range cs {
+			if ch.ID != "" {
+				out = append(out, ch)
+			}
+		}
+		return out
+	}
+	l.In, l.Out = withID(l.In), withID(l.Out)
+	return l, nil
+}

@@ -19,8 +19,9 @@
 //     (optionally offering a draw), chat, abort, resign, claiming the win
 //     or a draw when the opponent has left, answering draw and takeback
 //     offers;
-//   - challenges: accept, decline with a reason, cancel, create, and the
-//     list of online bots to challenge.
+//   - challenges: accept, decline with a reason, cancel, create, the list
+//     of open challenges to us and from us, and the list of online bots to
+//     challenge.
 //
 // # Streams and events
 //
@@ -42,8 +43,8 @@
 // endpoint that got it, for its Retry-After or a minute; a 429 on a move
 // cools down that game's moves only. Inside a cool-down, essential
 // requests (moves, streams, claims, answers) wait for its end, and the
-// others (chat, sending or cancelling challenges, the online-bot list,
-// account look-ups) fail at once with an error matching ErrCoolingDown
+// others (chat, sending, listing or cancelling challenges, the online-bot
+// list, account look-ups) fail at once with an error matching ErrCoolingDown
 // (IsRateLimited matches both). Lichess
 // asks for one request at a time: the non-essential requests go one at a
 // time, and the essential ones never queue behind them, since a game's

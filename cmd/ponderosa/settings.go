@@ -36,6 +36,11 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		BlockList:         slices.Clone(ch.BlockList),
 		MaxGames:          ch.Concurrency,
 		MaxBotGamesPerDay: ch.MaxBotGamesPerDay,
+		ReservedForHumans: ch.GamesReservedForHumans,
+		MaxGamesPerUser:   ch.MaxSimultaneousGamesPerUser,
+		QueueLength:       ch.QueueLength,
+		QueueMaxAge:       ch.QueueMaxAge,
+		SortBy:            ch.SortBy,
 	}
 	if pol.MaxBotGamesPerDay == 0 {
 		pol.MaxBotGamesPerDay = unlimitedBotGames

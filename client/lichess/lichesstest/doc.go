@@ -32,7 +32,7 @@
 //	GET  /api/bot/online                        NDJSON of online bots (event stream open, or house players)
 //	GET  /api/stream/game/{id}                  public NDJSON move stream (no auth; moves not delayed)
 //	POST /api/bot/account/upgrade               400 if already a bot or has played
-//	GET  /api/challenge                         {in:[…], out:[…]} (open challenges)
+//	GET  /api/challenge                         {in:[…], out:[…]} (open challenges; challenge:read only)
 //	POST /api/challenge/{username}              form: rated, clock.limit, clock.increment, days, color, variant, fen
 //	GET  /api/challenge/{id}/show
 //	POST /api/challenge/{id}/accept
@@ -87,7 +87,8 @@
 // # Driving the other side
 //
 // Any account can act without HTTP: Challenge, AcceptChallenge,
-// DeclineChallenge, Move, Resign, Abort, Draw, Takeback, Chat, SetGone.
+// DeclineChallenge, CancelChallenge, Move, Resign, Abort, Draw, Takeback,
+// Chat, SetGone.
 // SetHousePlayer makes the server play an account itself (accepting
 // challenges, moving after HouseOptions.ThinkTime with a random, greedy or
 // first-legal-move strategy, after an optional script of first moves;

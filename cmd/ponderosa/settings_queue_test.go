@@ -1,0 +1,23 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+)
+
+// The challenge queue's keys reach the client: the defaults (a queue of 10,
+// 10 minutes, arrival order, 5 games per opponent), and values set in the
+// file.
+func TestSettingsQueueFromConfig(t *testing.T) {
+	p := settingsFromConfig(parseConfig(t, ""), "/state").Challenge
+	if p.QueueLength != 10 || p.QueueMaxAge != 10*time.Minute || p.SortBy != client.SortFirst || p.ReservedForHumans != 0 || p.MaxGamesPerUser != 5 {
+		t.Errorf("default queue settings %+v", p)
+	}
+	p = settingsFromConfig(parseConfig(t, "challenge:\n  concurrency: 4\n  games_reserved_for_humans: 1\n  max_simultaneous_games_per_user: 2\n"+
+		"  queue_length: 0\n  queue_max_age: 30s\n  sort_by: best\n"), "/state").Challenge
+	if p.MaxGames != 4 || p.QueueLength != 0 || p.QueueMaxAge != 30*time.Second || p.SortBy != client.SortBest || p.ReservedForHumans != 1 || p.MaxGamesPerUser != 2 {
+		t.Errorf("queue settings %+v", p)
+	}
+}
