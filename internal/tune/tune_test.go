@@ -242,6 +242,41 @@ func TestPlayGameFinishes(t *testing.T) {
 	}
 }
 
+// TestPlayGameKeepSkips: PlayGameKeep hands over only positions a static
+// evaluation can judge (not in check, the chosen move neither a capture nor
+// a promotion, past SkipFirst), and the same positions PlayGame records.
+func TestPlayGameKeepSkips(t *testing.T) {
+	start := board.NewPosition()
+	pl := NewBootstrap(1)
+	o := DefaultGameOptions()
+	o.MaxPlies = 160
+	for seed := uint64(0); seed < 3; seed++ {
+		var fens []string
+		g, err := PlayGameKeep(context.Background(), start, pl, pl, rand.New(rand.NewPCG(seed, 7)), o, func(p *board.Position, m board.Move, ws int) {
+			if p.InCheck() || p.IsCapture(m) || m.IsPromotion() {
+				t.Errorf("kept %s with move %v (in check %v)", p.FEN(), m, p.InCheck())
+			}
+			if ply := 2*(p.FullmoveNumber()-1) + int(p.SideToMove()); ply < o.SkipFirst {
+				t.Errorf("kept %s at ply %d < SkipFirst %d", p.FEN(), ply, o.SkipFirst)
+			}
+			fens = append(fens, p.FEN())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Kept != len(fens) || g.Kept == 0 || g.Searched < g.Kept || g.Searched > g.Plies-o.RandomPlies+1 || g.FENs != nil {
+			t.Errorf("seed %d: kept %d (%d handed over), searched %d, plies %d, FENs %d", seed, g.Kept, len(fens), g.Searched, g.Plies, len(g.FENs))
+		}
+		g2, err := PlayGame(context.Background(), start, pl, pl, rand.New(rand.NewPCG(seed, 7)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(g2.FENs, "|") != strings.Join(fens, "|") || g2.Result != g.Result || len(g2.Scores) != len(fens) {
+			t.Errorf("seed %d: PlayGame recorded %d positions, PlayGameKeep %d", seed, len(g2.FENs), len(fens))
+		}
+	}
+}
+
 // TestRealSample fits a little on the committed self-play sample: K lands
 // in a sane range and the training loss goes down.
 func TestRealSample(t *testing.T) {
