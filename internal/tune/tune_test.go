@@ -343,3 +343,21 @@ func TestBlendTargets(t *testing.T) {
 		t.Errorf("sample without a score changed to %.4f", set.result[1])
 	}
 }
+
+func TestReadStarts(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/o.epd"
+	os.WriteFile(path, []byte("# comment\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n\nshort line\n8/8/8/4k3/8/8/8/4K3 w - - 5 60\n"), 0o644)
+	got, err := ReadStarts(path)
+	want := []string{"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("ReadStarts = %q, %v; want %q", got, err, want)
+	}
+	os.WriteFile(path, []byte("8/8/8/8/8/8/8/8 w - -\n"), 0o644)
+	if _, err := ReadStarts(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("bad FEN: %v", err)
+	}
+	if _, err := ReadStarts(dir + "/missing"); err == nil {
+		t.Error("missing file: no error")
+	}
+}
