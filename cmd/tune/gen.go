@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -36,7 +35,7 @@ func runGen(ctx context.Context, args []string) error {
 	starts := []string{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}
 	if *openings != "" {
 		var err error
-		starts, err = readStarts(*openings)
+		starts, err = tune.ReadStarts(*openings)
 		if err != nil {
 			return err
 		}
@@ -137,28 +136,4 @@ func runGen(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "gen: done: %d games (+%d =%d -%d), %d positions, endings %v, %s\n",
 		done, wins, draws, losses, positions, reasons, time.Since(begin).Round(time.Second))
 	return <-errc
-}
-
-// readStarts reads FENs (or EPD lines: the first four fields are used).
-func readStarts(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read openings: %w", err)
-	}
-	var out []string
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 || strings.HasPrefix(f[0], "#") {
-			continue
-		}
-		fen := strings.Join(f[:4], " ") + " 0 1"
-		if _, err := board.ParseFEN(fen); err != nil {
-			return nil, fmt.Errorf("openings %s: %q: %w", path, line, err)
-		}
-		out = append(out, fen)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("openings %s: no positions", path)
-	}
-	return out, nil
 }

@@ -42,17 +42,40 @@ func DefaultGameOptions() GameOptions {
 
 // Game is the outcome of one self-play game.
 type Game struct {
-	FENs   []string // recorded quiet positions
-	Scores []int    // the player's search score for each, White's point of view
-	Result float64  // White's point of view
-	Reason string
-	Plies  int
+	FENs     []string // recorded quiet positions (PlayGame only)
+	Scores   []int    // the player's search score for each, White's point of view
+	Result   float64  // White's point of view
+	Reason   string
+	Plies    int
+	Searched int // positions a player searched (after the random plies)
+	Kept     int // positions recorded
 }
 
+// Keep receives each recorded position: p before the move, the move the
+// player chose and its score from White's point of view. p belongs to the
+// game: read it during the call, do not keep or change it.
+type Keep func(p *board.Position, m board.Move, whiteScore int)
+
 // PlayGame plays one game between white and black from start (which it
-// does not modify). Recorded positions are those where the side to move
-// is not in check and the chosen move is quiet.
+// does not modify). Recorded positions are those from ply o.SkipFirst on
+// where the side to move is not in check (unless o.RecordChecked), the
+// chosen move is quiet (no capture, no promotion) and the score is not a
+// mate score; Game.FENs and Game.Scores hold them.
 func PlayGame(ctx context.Context, start *board.Position, white, black Player, rng *rand.Rand, o GameOptions) (Game, error) {
+	var fens []string
+	var scores []int
+	g, err := PlayGameKeep(ctx, start, white, black, rng, o, func(p *board.Position, _ board.Move, ws int) {
+		fens = append(fens, p.FEN())
+		scores = append(scores, ws)
+	})
+	g.FENs, g.Scores = fens, scores
+	return g, err
+}
+
+// PlayGameKeep is PlayGame handing each recorded position to keep instead
+// of collecting FENs (Game.FENs and Game.Scores stay nil). With the same
+// rng state and deterministic players it plays the same game.
+func PlayGameKeep(ctx context.Context, start *board.Position, white, black Player, rng *rand.Rand, o GameOptions, keep Keep) (Game, error) {
 	p := start.Clone()
 	var g Game
 	var ml board.MoveList
@@ -102,9 +125,10 @@ func PlayGame(ctx context.Context, start *board.Position, white, black Player, r
 		if p.SideToMove() == board.Black {
 			ws = -score
 		}
-		if ply >= o.SkipFirst && (o.RecordChecked || !p.InCheck()) && !p.IsNoisy(m) && abs(score) < MateThreshold {
-			g.FENs = append(g.FENs, p.FEN())
-			g.Scores = append(g.Scores, ws)
+		g.Searched++
+		if ply >= o.SkipFirst && (o.RecordChecked || !p.InCheck()) && !p.IsCapture(m) && !m.IsPromotion() && abs(score) < MateThreshold {
+			keep(p, m, ws)
+			g.Kept++
 		}
 		// Adjudication: both sides agree on a big score, or a long dead draw.
 		sign := 0

@@ -242,6 +242,41 @@ func TestPlayGameFinishes(t *testing.T) {
 	}
 }
 
+// TestPlayGameKeepSkips: PlayGameKeep hands over only positions a static
+// evaluation can judge (not in check, the chosen move neither a capture nor
+// a promotion, past SkipFirst), and the same positions PlayGame records.
+func TestPlayGameKeepSkips(t *testing.T) {
+	start := board.NewPosition()
+	pl := NewBootstrap(1)
+	o := DefaultGameOptions()
+	o.MaxPlies = 160
+	for seed := uint64(0); seed < 3; seed++ {
+		var fens []string
+		g, err := PlayGameKeep(context.Background(), start, pl, pl, rand.New(rand.NewPCG(seed, 7)), o, func(p *board.Position, m board.Move, ws int) {
+			if p.InCheck() || p.IsCapture(m) || m.IsPromotion() {
+				t.Errorf("kept %s with move %v (in check %v)", p.FEN(), m, p.InCheck())
+			}
+			if ply := 2*(p.FullmoveNumber()-1) + int(p.SideToMove()); ply < o.SkipFirst {
+				t.Errorf("kept %s at ply %d < SkipFirst %d", p.FEN(), ply, o.SkipFirst)
+			}
+			fens = append(fens, p.FEN())
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g.Kept != len(fens) || g.Kept == 0 || g.Searched < g.Kept || g.Searched > g.Plies-o.RandomPlies+1 || g.FENs != nil {
+			t.Errorf("seed %d: kept %d (%d handed over), searched %d, plies %d, FENs %d", seed, g.Kept, len(fens), g.Searched, g.Plies, len(g.FENs))
+		}
+		g2, err := PlayGame(context.Background(), start, pl, pl, rand.New(rand.NewPCG(seed, 7)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(g2.FENs, "|") != strings.Join(fens, "|") || g2.Result != g.Result || len(g2.Scores) != len(fens) {
+			t.Errorf("seed %d: PlayGame recorded %d positions, PlayGameKeep %d", seed, len(g2.FENs), len(fens))
+		}
+	}
+}
+
 // TestRealSample fits a little on the committed self-play sample: K lands
 // in a sane range and the training loss goes down.
 func TestRealSample(t *testing.T) {
@@ -306,5 +341,23 @@ func TestBlendTargets(t *testing.T) {
 	}
 	if set.result[1] != 0 {
 		t.Errorf("sample without a score changed to %.4f", set.result[1])
+	}
+}
+
+func TestReadStarts(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/o.epd"
+	os.WriteFile(path, []byte("# comment\nrnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - id \"e4\";\n\nshort line\n8/8/8/4k3/8/8/8/4K3 w - - 5 60\n"), 0o644)
+	got, err := ReadStarts(path)
+	want := []string{"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "8/8/8/4k3/8/8/8/4K3 w - - 0 1"}
+	if err != nil || strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("ReadStarts = %q, %v; want %q", got, err, want)
+	}
+	os.WriteFile(path, []byte("8/8/8/8/8/8/8/8 w - -\n"), 0o644)
+	if _, err := ReadStarts(path); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("bad FEN: %v", err)
+	}
+	if _, err := ReadStarts(dir + "/missing"); err == nil {
+		t.Error("missing file: no error")
 	}
 }
