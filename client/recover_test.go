@@ -59,7 +59,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 		hooks func(inject func(opponent string, ply int) bool) *testHooks
 		// the player panics (callPlayer) instead of a hook
 		player bool
-		check  func(t *testing.T, h *harness, b *Bot, ids map[string]string)
+		check  func(t *testing.T, h *harness, ids map[string]string)
 	}{
 		{name: "worker", hooks: func(inject func(string, int) bool) *testHooks {
 			return &testHooks{workerEvent: func(opp string, ev lichess.GameEvent) {
@@ -67,7 +67,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected worker panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			// The new worker opened the game stream again.
 			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want a new one after the panic", n)
@@ -79,7 +79,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected stream panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want it reopened after the panic", n)
 			}
@@ -98,7 +98,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected chat panic")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, _ *Bot, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			// Only the broken game's greeting is lost.
 			for opp, want := range map[string]int{broken: 0, healthy: 1} {
 				if n := h.requests("POST /api/bot/game/" + ids[opp] + "/chat"); n != want {
@@ -115,14 +115,9 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					panic("injected panic after the goodbye")
 				}
 			}}
-		}, check: func(t *testing.T, h *harness, b *Bot, ids map[string]string) {
+		}, check: func(t *testing.T, h *harness, ids map[string]string) {
 			// The worker rebuilt after the game ended does not say
 			// goodbye (nor save the record) a second time.
-			testsupport.WaitFor(t, "both workers done", func() bool {
-				b.mu.Lock()
-				defer b.mu.Unlock()
-				return len(b.games) == 0
-			})
 			if n := h.requests("GET /api/bot/game/stream/" + ids[broken]); n < 2 {
 				t.Errorf("broken game: stream opened %d times, want a new worker after the panic", n)
 			}
@@ -180,6 +175,13 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 					t.Errorf("%s game ended %s, not played to its end", opp, g.Status)
 				}
 			}
+			// The workers end after the games (the finish case's panic
+			// comes then): wait for them before counting panics.
+			testsupport.WaitFor(t, "both workers done", func() bool {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				return len(b.games) == 0
+			})
 			h.noRefusedMoves()
 			for _, id := range ids {
 				h.noDuplicatePosts(id)
@@ -191,7 +193,7 @@ func TestGamePanicOneGameOfTwo(t *testing.T) {
 				t.Errorf("%d panics logged, want 1", n)
 			}
 			if tc.check != nil {
-				tc.check(t, h, b, ids)
+				tc.check(t, h, ids)
 			}
 		})
 	}
