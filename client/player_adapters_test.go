@@ -23,9 +23,7 @@ import (
 // UCI engine (TestMain, the legal mode of testsupport's fake engine) that
 // plays the first legal move.
 
-func TestMain(m *testing.M) {
-	testsupport.Main(m, map[string]testsupport.Mode{"variant": variantEngine})
-}
+func TestMain(m *testing.M) { testsupport.Main(m, nil) }
 
 // legalIn reports whether move is legal after moves from the start.
 func legalIn(t *testing.T, moves []string, move string) bool {

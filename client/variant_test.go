@@ -1,9 +1,7 @@
 package client
 
 import (
-	"bufio"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -284,30 +282,6 @@ func TestVariantPlayerRoutes(t *testing.T) {
 	if err := b.NewGame(ctx, GameInfo{ID: "g", Variant: "chess960", Chess960: true, InitialFEN: "rk5r/8/8/8/8/8/8/RK5R w KQkq - 0 1"}); err != nil {
 		t.Errorf("built-in player and chess960: %v", err)
 	}
-}
-
-// variantEngine is a fake per-variant engine (the test binary in mode
-// "variant", see TestMain): its UCI_Variant knows chess, crazyhouse and
-// 3check, and every search answers the drop N@f3.
-func variantEngine(in io.Reader, out io.Writer) int {
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		switch f := strings.Fields(sc.Text()); {
-		case len(f) == 0:
-		case f[0] == "uci":
-			fmt.Fprint(out, "id name Fake Variant Engine\n",
-				"option name Ponder type check default false\n",
-				"option name UCI_Chess960 type check default false\n",
-				"option name UCI_Variant type combo default chess var chess var crazyhouse var 3check\n", "uciok\n")
-		case f[0] == "isready":
-			fmt.Fprint(out, "readyok\n")
-		case f[0] == "go":
-			fmt.Fprint(out, "info depth 2 score cp 31 pv N@f3 e7e6\nbestmove N@f3 ponder e7e6\n")
-		case f[0] == "quit":
-			return 0
-		}
-	}
-	return 0
 }
 
 // A per-variant engine gets its UCI_Variant at each game, and its drop
