@@ -60,6 +60,11 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	case errors.Is(r.err, context.Canceled):
 	case panics.Is(r.err):
 		g.moverPanics[r.ply]++ // logged by the mover; the next mover plays a fallback move
+	case errors.Is(r.err, uci.ErrNoMove):
+		// The variant's engine sees no move (logged by the mover): a
+		// fresh one would not either. No more tries at this ply; Lichess
+		// ends the game.
+		g.failed[r.ply] = 2
 	default:
 		g.failed[r.ply]++
 		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
@@ -124,7 +129,8 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 		case j.legal == nil && errors.Is(err, uci.ErrNoMove):
 			// The engine sees no move: by its rules the game is over.
 			// Lichess, which knows them, ends it; another engine would
-			// say the same.
+			// say the same, so this ply is not tried again
+			// (moverResult).
 			log.Warn().Err(err).Msg("the engine has no move in this variant position: the game should be over; waiting for Lichess to end it")
 			res.err = fmt.Errorf("no move to play: %w", err)
 			return
