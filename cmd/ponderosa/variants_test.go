@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,5 +95,28 @@ func TestRunRefusesVariantEngineThatCannotPlay(t *testing.T) {
 	code, _, stderr := runWith(t, map[string]string{"LICHESS_BOT_TOKEN": "lip_x"}, "run", "-config", bad)
 	if code != 1 || !strings.Contains(stderr, "ponderosa run: configuration "+bad) || !strings.Contains(stderr, `its UCI_Variant does not list "atomic"`) {
 		t.Errorf("code %d, stderr:\n%s", code, stderr)
+	}
+}
+
+// A reload whose per-variant engine does not know its variant is refused,
+// as at start: the old configuration stays.
+func TestReloadRefusesVariantEngineThatCannotPlay(t *testing.T) {
+	r := newRunEnv(t, true) // engines are the fake's legal mode: no UCI_Variant
+	r.start(nil)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(runConfig(t, r.srv.URL(), "challenge:\n  variants: [standard, horde]\n"),
+		"engine:\n", "engine:\n  variants:\n    horde: {path: "+exe+"}\n", 1)
+	if err := os.WriteFile(r.cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.sigs <- syscall.SIGHUP
+	if err := <-r.reloads; err == nil || !strings.Contains(err.Error(), "engine.variants.horde: ") || !strings.Contains(err.Error(), "has no UCI_Variant option") {
+		t.Fatalf("reload: %v", err)
+	}
+	if v := r.bot.Settings().Challenge.Variants; slices.Contains(v, "horde") {
+		t.Errorf("after a refused reload the bot accepts %v", v)
 	}
 }
