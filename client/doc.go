@@ -25,7 +25,15 @@
 // A game worker follows its game's stream (reopened when it drops) and
 // keeps the position: the rules of standard chess and of games from a
 // position come from github.com/notnil/chess, those of Chess960 from the
-// engine's board package (engine/board). The game's moves live there: the
+// engine's board package (engine/board). The other Lichess variants
+// (crazyhouse, atomic, antichess, kingOfTheHill, threeCheck, horde,
+// racingKings) are followed without rules of its own (KnowsRules): turn
+// by ply parity, moves as the per-variant engine gives them and as Lichess
+// sends them, legality left to the engine and to Lichess; with no
+// legal-move list there, a move the engine fails to give in time is asked
+// of a fresh engine process (a quick move) instead of taken from the list,
+// and an engine that sees no move at all (the game is over by its rules)
+// leaves the game to Lichess, which ends it. The game's moves live there: the
 // Player is told each new position once (the opponent's move before it
 // thinks, our posted move before it ponders). For each of our moves the
 // worker computes one thing, the hard deadline (the last moment the move
@@ -63,5 +71,8 @@
 // from our clock as the time left until the deadline); NewUCIPlayer drives
 // an external UCI engine process (package uci) with "go wtime … btime …"
 // and our clock likewise reduced, pondering with ponderhit when the
-// opponent plays the expected move, and restarted when it dies.
+// opponent plays the expected move, and restarted when it dies; with
+// UCIOptions.Variant it is a per-variant engine, set to that UCI_Variant
+// for each game. NewVariantPlayer hands each game to the factory of its
+// variant.
 package client

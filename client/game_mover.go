@@ -12,6 +12,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
+	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
 type moveResult struct {
@@ -59,6 +60,11 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	case errors.Is(r.err, context.Canceled):
 	case panics.Is(r.err):
 		g.moverPanics[r.ply]++ // logged by the mover; the next mover plays a fallback move
+	case errors.Is(r.err, uci.ErrNoMove):
+		// The variant's engine sees no move (logged by the mover): a
+		// fresh one would not either. No more tries at this ply; Lichess
+		// ends the game.
+		g.failed[r.ply] = 2
 	default:
 		g.failed[r.ply]++
 		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
@@ -76,6 +82,11 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 	var d Choice
 	var err error
 	switch {
+	case j.fallback && j.legal == nil:
+		if d, err = g.quickMove(ctx, j, errors.New("a mover of this ply panicked"), log); err != nil {
+			res.err = g.noMove(ctx, err, log)
+			return
+		}
 	case j.fallback:
 		d = Choice{Move: fallbackMove(j.legal, "")}
 		log.Warn().Str("move", d.Move).Msg("playing a fallback move after a panic")
@@ -83,6 +94,14 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 		d = Choice{Move: j.legal[0]}
 		log.Debug().Str("move", d.Move).Msg("only move")
 	default:
+		if j.failedBefore && j.legal == nil {
+			// The last try at this ply failed (Lichess refused the move,
+			// or no move came), and there is no list to pick another
+			// from: ask a fresh engine, in case this one lost track of
+			// the game.
+			log.Warn().Msg("the last try at this ply failed and this variant has no legal-move list here: asking a fresh engine")
+			g.dropPlayer(log)
+		}
 		d, err = g.askPlayer(ctx, j, log)
 		if ctx.Err() != nil {
 			res.err = ctx.Err()
@@ -105,7 +124,22 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 				err = fmt.Errorf("player proposed an illegal move: %w", err)
 			}
 		}
-		if err != nil {
+		switch {
+		case err == nil:
+		case j.legal == nil && errors.Is(err, uci.ErrNoMove):
+			// The engine sees no move: by its rules the game is over.
+			// Lichess, which knows them, ends it; another engine would
+			// say the same, so this ply is not tried again
+			// (moverResult).
+			log.Warn().Err(err).Msg("the engine has no move in this variant position: the game should be over; waiting for Lichess to end it")
+			res.err = fmt.Errorf("no move to play: %w", err)
+			return
+		case j.legal == nil:
+			if d, err = g.quickMove(ctx, j, err, log); err != nil {
+				res.err = g.noMove(ctx, err, log)
+				return
+			}
+		default:
 			fb := fallbackMove(j.legal, "")
 			if fb == "" {
 				res.err = fmt.Errorf("no move to play: %w", err)
@@ -185,6 +219,52 @@ func (g *gameWorker) canonicalMove(j moveJob, move string) (string, error) {
 	return b.Legal(move)
 }
 
+// Quick moves: when the engine of a variant game without rules here
+// (KnowsRules) gives no usable move, there is no legal-move list to take a
+// fallback move from, so a fresh engine process is asked for a move with
+// quickMoveTime to think, and waited for quickMoveWait at most after it has
+// started.
+const (
+	quickMoveTime = 50 * time.Millisecond
+	quickMoveWait = 2 * time.Second
+)
+
+// quickMove asks a fresh player (a new engine process: the one that failed
+// is closed) for a quick move in the job's position, and keeps it for the
+// game's next moves. why is the failure that led here; the log says it.
+func (g *gameWorker) quickMove(ctx context.Context, j moveJob, why error, log zerolog.Logger) (Choice, error) {
+	log.Warn().Err(why).Msg("no usable move from the engine, and no legal-move list in this variant: asking a fresh engine for a quick move")
+	g.dropPlayer(log)
+	p, err := g.newPlayer(ctx)
+	if err != nil {
+		return Choice{}, fmt.Errorf("quick move: %w", err)
+	}
+	g.player = p
+	c := MoveClock{MoveTime: quickMoveTime, White: g.white, Deadline: time.Now().Add(quickMoveWait)}
+	d, err := callPlayer(ctx, p, j.moves, c, log)
+	if err == nil {
+		var canon string
+		if canon, err = g.canonicalMove(j, d.Move); err == nil {
+			log.Warn().Str("move", canon).Msg("playing the fresh engine's quick move")
+			return Choice{Move: canon, ScoreCP: d.ScoreCP, Mate: d.Mate, HasScore: d.HasScore, Depth: d.Depth, PV: d.PV}, nil
+		}
+	}
+	g.dropPlayer(log) // the next move of this ply starts yet another
+	return Choice{}, fmt.Errorf("quick move: %w", err)
+}
+
+// noMove logs that no move could be found for this ply, with why, and
+// returns the error for the mover's result. The game goes on: the worker
+// tries once more at its next event (moverResult), and otherwise waits for
+// Lichess (the opponent may flag, resign or move on) rather than resign.
+func (g *gameWorker) noMove(ctx context.Context, why error, log zerolog.Logger) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	log.Error().Err(why).Msg("no move for this ply: the fresh engine gave none either; not resigning, the game goes on")
+	return fmt.Errorf("no move to play: %w", why)
+}
+
 // shouldResign applies the resign rule to our latest choice. It runs in
 // the mover goroutine (movers run one after another, so badMoves needs no
 // lock).
@@ -237,6 +317,10 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 		}
 		if ctx.Err() != nil {
 			return Choice{}, ctx.Err()
+		}
+		if errors.Is(err, uci.ErrNoMove) {
+			// The engine sees no legal move: a fresh one would not either.
+			return Choice{}, err
 		}
 		if isPanic(err) {
 			// Logged with its stack where it was recovered. No retry: this

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
 	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
@@ -32,6 +33,7 @@ type harness struct {
 	t   *testing.T
 	srv *lichesstest.Server
 	ctx context.Context // ends after testsupport.WaitLimit: bounds every wait
+	log *zerolog.Logger // the bots' logger when set (testsupport.Logger otherwise)
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -78,7 +80,11 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	if s.ReconnectMin == 0 {
 		s.ReconnectMin, s.ReconnectMax = 10*time.Millisecond, 100*time.Millisecond
 	}
-	b := NewBot(h.client(opts...), pool.factory, s, testsupport.Logger(h.t))
+	log := testsupport.Logger(h.t)
+	if h.log != nil {
+		log = *h.log
+	}
+	b := NewBot(h.client(opts...), pool.factory, s, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()

@@ -2,6 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"sync"
 	"time"
 )
 
@@ -54,10 +57,121 @@ func stopMargin(left time.Duration) time.Duration {
 // one when a player fails.
 type PlayerFactory func(ctx context.Context) (Player, error)
 
+// NewVariantPlayer returns a factory of players that play each game with
+// the factory of its variant: perVariant[GameInfo.Variant] for a variant
+// whose rules the worker does not know (KnowsRules), such as crazyhouse or
+// atomic; standard for standard chess, Chess960 and games from a position.
+// The variant is known at NewGame, so the player makes its real player
+// (an engine process) there; NewGame fails for a variant no factory plays.
+// With no per-variant factory it returns standard itself.
+func NewVariantPlayer(standard PlayerFactory, perVariant map[string]PlayerFactory) PlayerFactory {
+	if len(perVariant) == 0 {
+		return standard
+	}
+	return func(ctx context.Context) (Player, error) {
+		return &variantPlayer{standard: standard, perVariant: perVariant}, nil
+	}
+}
+
+// variantPlayer hands a game to the player of its variant, made at
+// NewGame. Close may come from another goroutine: mu guards p.
+type variantPlayer struct {
+	standard   PlayerFactory
+	perVariant map[string]PlayerFactory
+
+	mu     sync.Mutex
+	p      Player
+	closed bool
+}
+
+func (v *variantPlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	f := v.standard
+	if !KnowsRules(gi.Variant) {
+		f = v.perVariant[gi.Variant]
+	}
+	if f == nil {
+		return fmt.Errorf("no engine plays %s: configure one for it", gi.Variant)
+	}
+	p, err := f(ctx)
+	if err != nil {
+		return fmt.Errorf("%s player: %w", gi.Variant, err)
+	}
+	if err := p.NewGame(ctx, gi); err != nil {
+		_ = p.Close()
+		return fmt.Errorf("%s player: %w", gi.Variant, err)
+	}
+	v.mu.Lock()
+	old, closed := v.p, v.closed
+	if !closed {
+		v.p = p
+	}
+	v.mu.Unlock()
+	if old != nil {
+		_ = old.Close()
+	}
+	if closed {
+		_ = p.Close()
+		return errors.New("variant player closed")
+	}
+	return nil
+}
+
+func (v *variantPlayer) cur() (Player, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.p == nil {
+		return nil, errors.New("variant player: no game started")
+	}
+	return v.p, nil
+}
+
+func (v *variantPlayer) Position(ctx context.Context, moves []string) error {
+	p, err := v.cur()
+	if err != nil {
+		return err
+	}
+	return p.Position(ctx, moves)
+}
+
+func (v *variantPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
+	p, err := v.cur()
+	if err != nil {
+		return Choice{}, err
+	}
+	return p.Think(ctx, c)
+}
+
+func (v *variantPlayer) Ponder(ctx context.Context) error {
+	p, err := v.cur()
+	if err != nil {
+		return err
+	}
+	return p.Ponder(ctx)
+}
+
+func (v *variantPlayer) EndGame(ctx context.Context) error {
+	p, err := v.cur()
+	if err != nil {
+		return nil
+	}
+	return p.EndGame(ctx)
+}
+
+func (v *variantPlayer) Close() error {
+	v.mu.Lock()
+	p := v.p
+	v.p, v.closed = nil, true
+	v.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	return p.Close()
+}
+
 // GameInfo describes a game to a Player.
 type GameInfo struct {
 	ID         string
-	Variant    string // standard, chess960, fromPosition
+	Variant    string // Lichess key: standard, chess960, fromPosition, crazyhouse, atomic, …
 	Chess960   bool
 	InitialFEN string // "" for the standard start position
 	White      bool   // we play white

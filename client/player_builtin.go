@@ -74,6 +74,9 @@ func (p *builtinPlayer) game() (*ponder.Game, error) {
 }
 
 func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	if !KnowsRules(gi.Variant) {
+		return fmt.Errorf("builtin player: the built-in engine does not play %s", gi.Variant)
+	}
 	seed := p.opts.Seed
 	if seed == 0 {
 		seed = time.Now().UnixNano()

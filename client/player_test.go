@@ -3,8 +3,11 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
 // testPlayer plays the first legal move (for tests only). Hooks make it
@@ -23,12 +26,16 @@ type testPlayer struct {
 	illegal  bool  // Think proposes an illegal move
 	score    int
 	mate     int
-	release  chan struct{} // for hang: closed by the test at cleanup
-	block    chan struct{} // if set, Think waits on it (respecting ctx)
-	blockAt  int           // ... but only from this ply on
-	prefer   []string      // moves played when legal
-	seen     [][]string    // the positions Think was asked about
-	calls    []string      // "position <moves>", "think", "ponder", in order
+	release  chan struct{}               // for hang: closed by the test at cleanup
+	block    chan struct{}               // if set, Think waits on it (respecting ctx)
+	blockAt  int                         // ... but only from this ply on
+	prefer   []string                    // moves played when legal
+	script   func(moves []string) string // the move in a variant without rules here (no legal-move list)
+	noMove   bool                        // Think answers as an engine with no legal move (uci.ErrNoMove)...
+	noMoveAt int                         // ... from this ply on
+	clocks   []MoveClock                 // the clock situation of each Think
+	seen     [][]string                  // the positions Think was asked about
+	calls    []string                    // "position <moves>", "think", "ponder", in order
 }
 
 func (p *testPlayer) NewGame(ctx context.Context, g GameInfo) error {
@@ -50,11 +57,15 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	p.mu.Lock()
 	p.thinks++
 	p.calls = append(p.calls, "think")
+	p.clocks = append(p.clocks, lim)
 	err, hang, illegal, block, release := p.thinkErr, p.hang, p.illegal, p.block, p.release
+	if p.noMove && len(p.moves) >= p.noMoveAt {
+		err = fmt.Errorf("test player: %w", uci.ErrNoMove)
+	}
 	if len(p.moves) < p.blockAt {
 		block = nil
 	}
-	info, moves, score, mate, prefer := p.info, p.moves, p.score, p.mate, p.prefer
+	info, moves, score, mate, prefer, script := p.info, p.moves, p.score, p.mate, p.prefer, p.script
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
 	if err != nil {
@@ -79,6 +90,10 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 		return Choice{}, err
 	}
 	legal := b.LegalMoves()
+	if legal == nil && script != nil { // a variant without rules here
+		m := script(moves)
+		return Choice{Move: m, ScoreCP: score, HasScore: true, Depth: 1, PV: []string{m}}, nil
+	}
 	if len(legal) == 0 {
 		return Choice{}, errors.New("no legal move")
 	}

@@ -19,6 +19,11 @@ type UCIOptions struct {
 	Args    []string
 	Dir     string            // working directory ("" inherits the daemon's)
 	Options map[string]string // UCI options set after the handshake
+	// Variant is the value of UCI_Variant for a per-variant engine (e.g.
+	// "crazyhouse", "3check"), set at each NewGame; the engine must list
+	// it. "" is a general engine: it plays standard chess, Chess960 and
+	// games from a position (UCI_Variant "chess" when it has the option).
+	Variant string
 	// Ponder thinks on the opponent's time with "go ponder" and a real
 	// "ponderhit" (only if the engine has the Ponder option).
 	Ponder bool
@@ -72,6 +77,9 @@ type uciPlayer struct {
 
 func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	p.stopPonder()
+	if err := p.setVariant(ctx, gi); err != nil {
+		return fmt.Errorf("uci player: %w", err)
+	}
 	_, hasPonder := uci.FindOption(p.e.Options(), "Ponder")
 	if _, ok := uci.FindOption(p.e.Options(), "UCI_Chess960"); ok {
 		if err := p.e.SetOption(ctx, "UCI_Chess960", fmt.Sprint(gi.Chess960)); err != nil {
@@ -93,6 +101,31 @@ func (p *uciPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	p.info = gi
 	p.ponderOK = p.opts.Ponder && hasPonder
 	p.moves, p.last, p.expect = nil, uci.ExternalResult{}, nil
+	return nil
+}
+
+// setVariant sets the engine's UCI_Variant for the game: the per-variant
+// engine's (UCIOptions.Variant), which it must list, or "chess" for a
+// general engine that has the option. A general engine does not play a
+// variant whose rules the worker does not know.
+func (p *uciPlayer) setVariant(ctx context.Context, gi GameInfo) error {
+	spec, has := uci.FindOption(p.e.Options(), "UCI_Variant")
+	want := p.opts.Variant
+	switch {
+	case want == "" && !KnowsRules(gi.Variant):
+		return fmt.Errorf("engine %s is not configured for %s: a per-variant engine plays it", p.e.Name(), gi.Variant)
+	case want == "" && has && slices.Contains(spec.Vars, "chess"):
+		want = "chess"
+	case want == "":
+		return nil
+	case !has:
+		return fmt.Errorf("engine %s cannot play %s: it has no UCI_Variant option", p.e.Name(), gi.Variant)
+	case !slices.Contains(spec.Vars, want):
+		return fmt.Errorf("engine %s cannot play %s: its UCI_Variant does not list %q", p.e.Name(), gi.Variant, want)
+	}
+	if err := p.e.SetOption(ctx, "UCI_Variant", want); err != nil {
+		return fmt.Errorf("set UCI_Variant %s: %w", want, err)
+	}
 	return nil
 }
 

@@ -43,7 +43,10 @@ func pgnResult(st lichess.GameState) string {
 }
 
 // pgn renders the game; SAN comes from the rules board, comments from our
-// choices (Lichess-style [%eval] from White's point of view).
+// choices (Lichess-style [%eval] from White's point of view). A variant
+// without rules here (KnowsRules) is written without replaying its moves:
+// they stay in UCI as Lichess sent them (drops as P@e4), numbered by ply
+// parity, and a comment before them says so.
 func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 	f := g.full
 	var sb strings.Builder
@@ -80,6 +83,9 @@ func (g *gameWorker) pgn(st lichess.GameState, now time.Time) (string, error) {
 	}
 	blackFirst := !b.WhiteToMove()
 	var line []string
+	if !KnowsRules(f.Variant.Key) {
+		line = append(line, "{ Moves in UCI, as Lichess sent them. }")
+	}
 	for i, m := range g.moves {
 		white := b.WhiteToMove()
 		num := (i+btoi(blackFirst))/2 + 1
@@ -134,6 +140,17 @@ func variantName(v lichess.Variant) string {
 	}
 	if v.Name != "" {
 		return v.Name
+	}
+	// Lichess's PGN names of the other variants.
+	switch v.Key {
+	case "kingOfTheHill":
+		return "King of the Hill"
+	case "racingKings":
+		return "Racing Kings"
+	case "threeCheck":
+		return "Three-check"
+	case "crazyhouse", "antichess", "atomic", "horde":
+		return strings.ToUpper(v.Key[:1]) + v.Key[1:]
 	}
 	return v.Key
 }

@@ -5,13 +5,17 @@ import (
 	"strings"
 
 	"github.com/notnil/chess"
+
 	eboard "github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
 // The chess rules the game worker needs live behind the board interface, in
 // this one file, so github.com/notnil/chess can later be swapped for the
 // project's own board. Standard chess and fromPosition use notnil/chess for
 // now; Chess960 uses the project's engine/board, which knows its castling.
+// The other Lichess variants (crazyhouse, atomic, …) are followed without
+// rules (plyBoard): their engine and Lichess know them.
 
 // StartFEN is the standard initial position.
 const StartFEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
@@ -37,21 +41,31 @@ type board interface {
 	FEN() string
 }
 
+// KnowsRules reports whether the game worker follows variant by its rules:
+// standard chess, games from a position, and Chess960. Games of the other
+// Lichess variants are followed without rules (turn by ply parity, legality
+// left to the engine and to Lichess) and played by a per-variant engine.
+func KnowsRules(variant string) bool {
+	switch variant {
+	case "", "standard", "fromPosition", "chess960":
+		return true
+	}
+	return false
+}
+
 // newBoard returns the position after moves from the variant's initial
-// position; initialFEN "" or "startpos" is the standard start.
+// position; initialFEN "" or "startpos" is the standard start (the
+// variant's own start for variants without rules here).
 func newBoard(variant, initialFEN string, moves []string) (board, error) {
 	var b board
-	if initialFEN == "" || initialFEN == "startpos" {
+	if !KnowsRules(variant) {
+		b = newPlyBoard(initialFEN)
+	} else if initialFEN == "" || initialFEN == "startpos" {
 		initialFEN = StartFEN
 	}
-	switch variant {
-	case "", "standard", "fromPosition":
-		opt, err := chess.FEN(initialFEN)
-		if err != nil {
-			return nil, fmt.Errorf("initial position %q: %w", initialFEN, err)
-		}
-		b = &notnilBoard{pos: chess.NewGame(opt).Position()}
-	case "chess960":
+	switch {
+	case b != nil:
+	case variant == "chess960":
 		// notnil/chess cannot castle in Chess960: the project's board can.
 		pos, err := eboard.ParseFEN(initialFEN)
 		if err != nil {
@@ -60,7 +74,11 @@ func newBoard(variant, initialFEN string, moves []string) (board, error) {
 		pos.SetChess960(true)
 		b = &engineBoard{pos: pos}
 	default:
-		return nil, fmt.Errorf("variant %q is not supported", variant)
+		opt, err := chess.FEN(initialFEN)
+		if err != nil {
+			return nil, fmt.Errorf("initial position %q: %w", initialFEN, err)
+		}
+		b = &notnilBoard{pos: chess.NewGame(opt).Position()}
 	}
 	for i, m := range moves {
 		if err := b.Play(m); err != nil {
@@ -69,6 +87,56 @@ func newBoard(variant, initialFEN string, moves []string) (board, error) {
 	}
 	return b, nil
 }
+
+// plyBoard follows a game of a variant whose rules the worker does not know
+// (KnowsRules): it counts plies for the side to move (White first, unless
+// the initial FEN says otherwise) and checks only that a move has the shape
+// of a UCI move as variant engines and Lichess write them (drops such as
+// P@e4, king promotions; uci.IsVariantMove). Which moves are legal is left
+// to the engine and to Lichess: LegalMoves is unknown (nil), so there is no
+// "only move" shortcut and no fallback move from a list (the worker asks a
+// fresh engine instead); SAN is the UCI move as Lichess sent it; CannotWin
+// is always false; FEN is the initial position.
+type plyBoard struct {
+	fen        string
+	whiteFirst bool
+	plies      int
+}
+
+func newPlyBoard(initialFEN string) *plyBoard {
+	if initialFEN == "startpos" {
+		initialFEN = ""
+	}
+	f := strings.Fields(initialFEN)
+	return &plyBoard{fen: initialFEN, whiteFirst: len(f) < 2 || f[1] != "b"}
+}
+
+func (b *plyBoard) Legal(move string) (string, error) {
+	m := strings.TrimSpace(move)
+	if len(m) == 4 && m[1] == '@' {
+		m = strings.ToUpper(m[:1]) + strings.ToLower(m[1:])
+	} else {
+		m = strings.ToLower(m)
+	}
+	if m == "0000" || !uci.IsVariantMove(m) {
+		return "", fmt.Errorf("move %q is not a UCI move", move)
+	}
+	return m, nil
+}
+
+func (b *plyBoard) Play(move string) error {
+	if _, err := b.Legal(move); err != nil {
+		return err
+	}
+	b.plies++
+	return nil
+}
+
+func (b *plyBoard) LegalMoves() []string      { return nil }
+func (b *plyBoard) WhiteToMove() bool         { return (b.plies%2 == 0) == b.whiteFirst }
+func (b *plyBoard) SAN(move string) string    { return move }
+func (b *plyBoard) CannotWin(white bool) bool { return false }
+func (b *plyBoard) FEN() string               { return b.fen }
 
 // notnilBoard implements board with github.com/notnil/chess.
 type notnilBoard struct {

@@ -59,8 +59,9 @@ func TestBoards(t *testing.T) {
 			t.Errorf("%s: FEN %s, want %s", tc.name, b.FEN(), tc.fenAfter)
 		}
 	}
-	if _, err := newBoard("crazyhouse", "", nil); err == nil {
-		t.Error("crazyhouse board made")
+	// A variant the worker has no rules for is followed without them.
+	if b, err := newBoard("crazyhouse", "", nil); err != nil || b.LegalMoves() != nil {
+		t.Errorf("crazyhouse board: %T %v, legal moves %v", b, err, b.LegalMoves())
 	}
 	if _, err := newBoard("standard", "", []string{"e2e4", "e2e4"}); err == nil || !strings.Contains(err.Error(), "move 2") {
 		t.Errorf("replaying an illegal move: %v", err)
@@ -86,5 +87,53 @@ func TestCannotWin(t *testing.T) {
 		if b.CannotWin(true) != tc.white || b.CannotWin(false) != tc.black {
 			t.Errorf("%s %s: CannotWin white %v black %v, want %v %v", tc.variant, tc.fen, b.CannotWin(true), b.CannotWin(false), tc.white, tc.black)
 		}
+	}
+}
+
+// A variant without rules here is followed by ply parity: any move of UCI
+// shape (drops, king promotions) is taken, as written by Lichess; the side
+// to move alternates from the FEN's; nothing is known about legality or
+// material.
+func TestPlyBoard(t *testing.T) {
+	for _, v := range []string{"crazyhouse", "antichess", "atomic", "horde", "kingOfTheHill", "racingKings", "threeCheck"} {
+		if KnowsRules(v) {
+			t.Errorf("KnowsRules(%s)", v)
+		}
+	}
+	for _, v := range []string{"", "standard", "chess960", "fromPosition"} {
+		if !KnowsRules(v) {
+			t.Errorf("!KnowsRules(%q)", v)
+		}
+	}
+	b, err := newBoard("crazyhouse", "startpos", []string{"e2e4", "d7d5", "e4d5", "d8d5", "N@f3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.WhiteToMove() || b.LegalMoves() != nil || b.CannotWin(true) || b.CannotWin(false) || b.FEN() != "" {
+		t.Errorf("after 5 plies: white to move %v, legal %v, cannot win %v/%v, FEN %q",
+			b.WhiteToMove(), b.LegalMoves(), b.CannotWin(true), b.CannotWin(false), b.FEN())
+	}
+	for in, want := range map[string]string{"p@E4": "P@e4", " N@f3 ": "N@f3", "E7E8K": "e7e8k", "a7a8q": "a7a8q", "e1g1": "e1g1"} {
+		if got, err := b.Legal(in); err != nil || got != want {
+			t.Errorf("Legal(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "0000", "(none)", "X@e4", "e2e9", "e4", "resign"} {
+		if got, err := b.Legal(bad); err == nil {
+			t.Errorf("Legal(%q) = %q", bad, got)
+		}
+		if err := b.Play(bad); err == nil {
+			t.Errorf("Play(%q) accepted", bad)
+		}
+	}
+	if san := b.SAN("P@e4"); san != "P@e4" {
+		t.Errorf("SAN = %q", san)
+	}
+	if err := b.Play("P@e6"); err != nil || !b.WhiteToMove() {
+		t.Errorf("Play: %v, white to move %v", err, b.WhiteToMove())
+	}
+	bf, err := newBoard("atomic", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", nil)
+	if err != nil || bf.WhiteToMove() {
+		t.Errorf("black to move first: %v, white to move %v", err, bf.WhiteToMove())
 	}
 }

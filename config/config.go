@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Config is the whole configuration of the bot, as written in its YAML file.
 // Build one with Default, Parse or Load; a Config from Parse or Load has been
@@ -66,6 +69,14 @@ type Engine struct {
 	Builtin Builtin `yaml:"builtin"`
 	// External holds the settings of an external UCI engine.
 	External External `yaml:"external"`
+	// Variants maps a Lichess variant other than standard, chess960 and
+	// fromPosition (crazyhouse, antichess, atomic, horde, kingOfTheHill,
+	// racingKings, threeCheck) to the external UCI engine that plays it,
+	// such as Fairy-Stockfish; the bot sets its UCI_Variant for each game
+	// (VariantUCINames). A variant accepted or offered needs an entry here;
+	// standard, chess960 and fromPosition are played by engine.type.
+	// Default none.
+	Variants map[string]External `yaml:"variants"`
 }
 
 // Builtin holds the settings of ponderosa's own engine.
@@ -94,17 +105,49 @@ type External struct {
 	// Dir is the working directory of the program. Default "" (inherit).
 	Dir string `yaml:"dir"`
 	// Options are UCI options sent with "setoption" before the first game,
-	// e.g. {Hash: 256, Threads: 2}. Ponder and UCI_Chess960 are set by the
-	// bot itself and may not appear here.
+	// e.g. {Hash: 256, Threads: 2}. Ponder, UCI_Chess960 and UCI_Variant
+	// are set by the bot itself and may not appear here.
 	Options map[string]string `yaml:"options"`
 }
 
 // Lichess variant keys, as used by the API.
 const (
-	VariantStandard     = "standard"
-	VariantChess960     = "chess960"
-	VariantFromPosition = "fromPosition"
+	VariantStandard      = "standard"
+	VariantChess960      = "chess960"
+	VariantFromPosition  = "fromPosition"
+	VariantCrazyhouse    = "crazyhouse"
+	VariantAntichess     = "antichess"
+	VariantAtomic        = "atomic"
+	VariantHorde         = "horde"
+	VariantKingOfTheHill = "kingOfTheHill"
+	VariantRacingKings   = "racingKings"
+	VariantThreeCheck    = "threeCheck"
 )
+
+// VariantUCINames maps the Lichess variants played by a per-variant engine
+// (Engine.Variants) to the value of the engine's UCI_Variant option, as
+// Fairy-Stockfish names them.
+var VariantUCINames = map[string]string{
+	VariantCrazyhouse:    "crazyhouse",
+	VariantAntichess:     "antichess",
+	VariantAtomic:        "atomic",
+	VariantHorde:         "horde",
+	VariantKingOfTheHill: "kingofthehill",
+	VariantRacingKings:   "racingkings",
+	VariantThreeCheck:    "3check",
+}
+
+// Plays reports whether the configuration has an engine for a Lichess
+// variant: standard, chess960 and fromPosition are played by engine.type
+// (the built-in engine or engine.external), the others by their entry in
+// engine.variants.
+func (c *Config) Plays(variant string) bool {
+	if slices.Contains(standardVariants, variant) {
+		return true
+	}
+	_, ok := c.Engine.Variants[variant]
+	return ok && VariantUCINames[variant] != ""
+}
 
 // Orders of the challenge queue (Challenge.SortBy).
 const (
@@ -148,8 +191,9 @@ type Challenge struct {
 	// (the highest-rated challenger first).
 	SortBy string `yaml:"sort_by"`
 	// Variants accepted, as Lichess variant keys: standard, chess960 and
-	// fromPosition, the variants ponderosa plays today, with either engine
-	// type. Default [standard, chess960, fromPosition].
+	// fromPosition (played by engine.type), and any other variant that has
+	// an engine in engine.variants. Default [standard, chess960,
+	// fromPosition].
 	Variants []string `yaml:"variants"`
 	// Speeds accepted, as Lichess speed keys; not ultraBullet, which
 	// Lichess does not let bots play. Default [bullet, blitz, rapid,
@@ -248,7 +292,8 @@ type Matchmaking struct {
 	// TimeControls offered, "minutes+seconds" like "3+2"; one is picked at
 	// random per challenge. Default ["3+2", "5+3"].
 	TimeControls []TimeControl `yaml:"time_controls"`
-	// Variants offered; one is picked at random. Default [standard].
+	// Variants offered; one is picked at random. Each must be playable,
+	// as for Challenge.Variants. Default [standard].
 	Variants []string `yaml:"variants"`
 	// Rated makes the challenges rated. Default true.
 	Rated bool `yaml:"rated"`

@@ -193,7 +193,7 @@ func TestParseErrors(t *testing.T) {
 			name: "variant the built-in engine cannot play",
 			src:  "challenge:\n  variants: [standard, atomic]\n",
 			line: 2,
-			want: `challenge.variants[1]: ponderosa plays only standard, chess960, fromPosition today, with the built-in and with an external engine alike (its game worker cannot follow other variants yet): remove "atomic"`,
+			want: `challenge.variants[1]: no engine plays atomic: add engine.variants.atomic (an external UCI engine that knows its rules, such as Fairy-Stockfish), or remove "atomic"`,
 		},
 		{
 			name: "unknown speed",

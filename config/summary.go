@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -39,6 +41,9 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 		Bool("matchmaking", c.Matchmaking.Enabled).
 		Dur("move_overhead", c.Game.MoveOverhead).
 		Dur("grace_period", c.Shutdown.GracePeriod)
+	if len(c.Engine.Variants) > 0 {
+		e.Strs("variant_engines", slices.Sorted(maps.Keys(c.Engine.Variants)))
+	}
 	if c.Engine.Type == EngineExternal {
 		e.Str("engine_path", c.Engine.External.Path)
 	} else {
@@ -78,6 +83,11 @@ func (c *Config) Summary() string {
 			bi.HashMB, bi.Threads, bi.TreeMemoryMB, bi.VarietyCP, onOff(e.Ponder))
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
 			bi.HashMB+c.Challenge.Concurrency*bi.TreeMemoryMB, c.Challenge.Concurrency)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.Engine.Variants)) {
+		x := c.Engine.Variants[name]
+		line("", "%s: external %s (UCI_Variant %s), %d UCI options",
+			name, strings.Join(append([]string{x.Path}, x.Args...), " "), VariantUCINames[name], len(x.Options))
 	}
 	ch := c.Challenge
 	if ch.Accept {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -20,10 +21,15 @@ var lichessVariants = []string{
 	"horde", "kingOfTheHill", "racingKings", "threeCheck",
 }
 
-// playableVariants are the variants the bot plays, with either engine type:
-// its game worker follows the rules of these only (an external engine
-// cannot help with the others yet).
-var playableVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
+// standardVariants are the variants engine.type plays (the built-in engine
+// or a general external engine); the others need an engine.variants entry.
+var standardVariants = []string{VariantStandard, VariantChess960, VariantFromPosition}
+
+// perVariantKeys are the variants an engine.variants entry may name.
+var perVariantKeys = []string{
+	VariantCrazyhouse, VariantAntichess, VariantAtomic, VariantHorde,
+	VariantKingOfTheHill, VariantRacingKings, VariantThreeCheck,
+}
 
 // realTimeSpeeds are the speeds played with a clock.
 var realTimeSpeeds = []string{SpeedUltraBullet, SpeedBullet, SpeedBlitz, SpeedRapid, SpeedClassical}
@@ -163,28 +169,51 @@ func (v *validator) engine() {
 	v.intIn("engine.builtin.tree_memory_mb", b.TreeMemoryMB, 1, 65536, "")
 	v.intIn("engine.builtin.variety_cp", b.VarietyCP, 0, 300, "0 turns variety off")
 
-	x := e.External
-	for name := range x.Options {
+	v.externalOptions("engine.external", e.External.Options)
+	if e.Type == EngineExternal {
+		v.externalProgram("engine.external", e.External, "engine.type is external")
+	}
+	for _, name := range slices.Sorted(maps.Keys(e.Variants)) {
+		k := "engine.variants." + name
+		if slices.Contains(standardVariants, name) {
+			v.add(k, "%s is played by engine.type (the built-in engine or engine.external), not by a per-variant engine: remove it", name)
+			continue
+		}
+		if !v.oneOf(k, name, perVariantKeys) {
+			continue
+		}
+		x := e.Variants[name]
+		v.externalOptions(k, x.Options)
+		v.externalProgram(k, x, "a variant's engine must be an external UCI engine that knows its rules, such as Fairy-Stockfish")
+	}
+}
+
+// externalOptions checks the UCI options of an external engine at key:
+// those the bot sets itself may not appear.
+func (v *validator) externalOptions(key string, opts map[string]string) {
+	for name := range opts {
 		switch strings.ToLower(strings.TrimSpace(name)) {
 		case "":
-			v.add("engine.external.options", "an option has an empty name")
+			v.add(key+".options", "an option has an empty name")
 		case "ponder":
-			v.add("engine.external.options."+name, "is set by the bot: use engine.ponder instead")
-		case "uci_chess960":
-			v.add("engine.external.options."+name, "is set by the bot for each game: remove it")
+			v.add(key+".options."+name, "is set by the bot: use engine.ponder instead")
+		case "uci_chess960", "uci_variant":
+			v.add(key+".options."+name, "is set by the bot for each game: remove it")
 		}
 	}
-	if e.Type != EngineExternal {
-		return
-	}
+}
+
+// externalProgram checks the program and directory of an external engine
+// at key; why says why a path is needed.
+func (v *validator) externalProgram(key string, x External, why string) {
 	if x.Path == "" {
-		v.add("engine.external.path", "is empty: give the engine program, e.g. /usr/games/stockfish (engine.type is external)")
+		v.add(key+".path", "is empty: give the engine program, e.g. /usr/games/stockfish (%s)", why)
 	} else if _, err := exec.LookPath(x.Path); err != nil {
-		v.add("engine.external.path", "cannot run %q (%v): give the full path of an executable engine program", x.Path, unwrapPathError(err))
+		v.add(key+".path", "cannot run %q (%v): give the full path of an executable engine program", x.Path, unwrapPathError(err))
 	}
 	if x.Dir != "" {
 		if fi, err := os.Stat(x.Dir); err != nil || !fi.IsDir() {
-			v.add("engine.external.dir", "%q is not a directory: create it or leave dir empty", x.Dir)
+			v.add(key+".dir", "%q is not a directory: create it or leave dir empty", x.Dir)
 		}
 	}
 }
@@ -208,9 +237,9 @@ func (v *validator) variants(key string, vs []string, need bool) {
 		if !v.oneOf(k, name, lichessVariants) {
 			continue
 		}
-		if !slices.Contains(playableVariants, name) {
-			v.add(k, "ponderosa plays only %s today, with the built-in and with an external engine alike (its game worker cannot follow other variants yet): remove %q",
-				strings.Join(playableVariants, ", "), name)
+		if !v.c.Plays(name) {
+			v.add(k, "no engine plays %s: add engine.variants.%s (an external UCI engine that knows its rules, such as Fairy-Stockfish), or remove %q",
+				name, name, name)
 		}
 	}
 }

@@ -196,7 +196,9 @@ func (e *ExternalEngine) NewGame(ctx context.Context) error {
 }
 
 // Position sets the position for the next search: fen ("" or "startpos"
-// for the start position) and the moves played from it, in UCI notation.
+// for the start position, which is the variant's own start when the engine
+// plays a variant) and the moves played from it, in UCI notation (variant
+// moves too: drops and king promotions, see IsVariantMove).
 // It is sent to the engine with each search (so a restarted engine gets it
 // too).
 func (e *ExternalEngine) Position(fen string, moves []string) error {
@@ -210,7 +212,7 @@ func (e *ExternalEngine) Position(fen string, moves []string) error {
 		}
 	}
 	for _, m := range moves {
-		if !IsMove(m) {
+		if !IsVariantMove(m) {
 			return fmt.Errorf("position: malformed move %q", m)
 		}
 	}

@@ -138,11 +138,11 @@ func (r *ExternalResult) setBest(line string) error {
 	switch {
 	case f[1] == "(none)" || f[1] == "0000":
 		return ErrNoMove
-	case !IsMove(f[1]):
+	case !IsVariantMove(f[1]):
 		return fmt.Errorf("%w: malformed move in %q", ErrProtocol, line)
 	}
 	r.BestMove = f[1]
-	if len(f) >= 4 && f[2] == "ponder" && IsMove(f[3]) && f[3] != "0000" {
+	if len(f) >= 4 && f[2] == "ponder" && IsVariantMove(f[3]) && f[3] != "0000" {
 		r.PonderMove = f[3]
 	} else if len(r.PV) >= 2 && r.PV[0] == r.BestMove {
 		r.PonderMove = r.PV[1]

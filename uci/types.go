@@ -243,6 +243,24 @@ func IsMove(s string) bool {
 	return true
 }
 
+// IsVariantMove reports whether s has the syntax of a move in UCI as
+// engines of chess variants write it (Fairy-Stockfish, and Lichess in its
+// API): a move of IsMove; a promotion to a king (antichess), e7e8k; or a
+// drop (crazyhouse), the piece's upper-case letter, "@" and the square, as
+// in P@e4 or N@f3. The driver of external engines (ExternalEngine) accepts
+// these; the built-in engine's server (Serve) takes IsMove only.
+func IsVariantMove(s string) bool {
+	switch {
+	case IsMove(s):
+		return true
+	case len(s) == 5 && s[4] == 'k':
+		return IsMove(s[:4])
+	case len(s) == 4 && s[1] == '@':
+		return strings.IndexByte("PNBRQK", s[0]) >= 0 && s[2] >= 'a' && s[2] <= 'h' && s[3] >= '1' && s[3] <= '8'
+	}
+	return false
+}
+
 // ParseInfo parses a UCI "info" line. It is lenient: unknown tokens and
 // malformed values are skipped, so that a partly broken line still yields
 // what can be read. ok is false when line is not an info line at all.
@@ -312,13 +330,13 @@ func ParseInfo(line string) (info Info, ok bool) {
 				break
 			}
 		case "currmove":
-			if i+1 < len(f) && IsMove(f[i+1]) {
+			if i+1 < len(f) && IsVariantMove(f[i+1]) {
 				i++
 				info.CurrMove = f[i]
 			}
 		case "pv":
 			var pv []string
-			for i+1 < len(f) && IsMove(f[i+1]) {
+			for i+1 < len(f) && IsVariantMove(f[i+1]) {
 				i++
 				pv = append(pv, f[i])
 			}

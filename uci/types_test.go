@@ -106,6 +106,31 @@ func TestLimitsCommand(t *testing.T) {
 	}
 }
 
+// Variant engines write drops and king promotions; the driver of external
+// engines reads them, in bestmove and in a principal variation.
+func TestIsVariantMove(t *testing.T) {
+	good := []string{"e2e4", "a7a8q", "0000", "e7e8k", "P@e4", "N@f3", "K@a1", "Q@h8"}
+	bad := []string{"", "p@e4", "P@e9", "P@i4", "X@e4", "P@e4q", "@e4", "Pe4", "e7e8x", "e2e4kk", "(none)"}
+	for _, m := range good {
+		if !IsVariantMove(m) {
+			t.Errorf("IsVariantMove(%q) = false", m)
+		}
+	}
+	for _, m := range bad {
+		if IsVariantMove(m) {
+			t.Errorf("IsVariantMove(%q) = true", m)
+		}
+	}
+	info, ok := ParseInfo("info depth 3 currmove N@f3 pv N@f3 e7e6 P@e4 e6e5")
+	if !ok || info.CurrMove != "N@f3" || strings.Join(info.PV, " ") != "N@f3 e7e6 P@e4 e6e5" {
+		t.Errorf("ParseInfo with drops: %+v", info)
+	}
+	var r ExternalResult
+	if err := r.setBest("bestmove P@e4 ponder N@c6"); err != nil || r.BestMove != "P@e4" || r.PonderMove != "N@c6" {
+		t.Errorf("setBest with drops: %+v, %v", r, err)
+	}
+}
+
 func TestIsMove(t *testing.T) {
 	good := []string{"e2e4", "a7a8q", "h2h1n", "e1g1", "e1h1", "0000"}
 	bad := []string{"", "e2", "e2e9", "i2e4", "e2e4k", "e2e4Q", "e2-e4", "0-0", "(none)", "e2e4q1"}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -10,7 +11,8 @@ import (
 // checkConfigCmd validates a configuration file: it prints a summary and
 // exits 0, or prints every problem (file, line, key, what to change) and
 // exits 1. It also looks for the token as the bot would, never printing it,
-// and says which state directory the bot would use here.
+// and says which state directory the bot would use here. Each engine of
+// engine.variants is started once to check that it knows its variant.
 func checkConfigCmd(e env, args []string) int {
 	fs := newFlagSet(e, "check-config",
 		"usage: ponderosa check-config [-config FILE]",
@@ -27,6 +29,12 @@ func checkConfigCmd(e env, args []string) int {
 		if errors.As(err, &probs) {
 			fmt.Fprintf(e.stderr, "config NOT OK: %d problem(s) in %s\n", len(probs), *path)
 		}
+		return 1
+	}
+	// A per-variant engine must know its variant: start each once.
+	if err := probeVariantEngines(context.Background(), cfg); err != nil {
+		fmt.Fprintln(e.stderr, err)
+		fmt.Fprintf(e.stderr, "config NOT OK: an engine of engine.variants cannot play its variant (%s)\n", *path)
 		return 1
 	}
 	fmt.Fprintf(e.stdout, "config OK: %s\n%s", *path, cfg.Summary())

@@ -2,17 +2,24 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
-// playerFactory returns the factory of the players chosen by engine.type:
-// the built-in engine or an external UCI engine.
+// playerFactory returns the factory of the players chosen by engine.type
+// (the built-in engine or an external UCI engine) for standard chess,
+// Chess960 and games from a position, and by engine.variants for the other
+// variants: each game gets the player of its variant.
 func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory, error) {
 	var f client.PlayerFactory
 	switch e := cfg.Engine; e.Type {
@@ -40,7 +47,59 @@ func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory
 	default:
 		return nil, fmt.Errorf("engine.type %q: want %s or %s", e.Type, config.EngineBuiltin, config.EngineExternal)
 	}
-	return f, nil
+	perVariant := map[string]client.PlayerFactory{}
+	for key, x := range cfg.Engine.Variants {
+		name, ok := config.VariantUCINames[key]
+		if !ok {
+			return nil, fmt.Errorf("engine.variants.%s: not a variant that needs an engine of its own", key)
+		}
+		perVariant[key] = client.NewUCIPlayer(client.UCIOptions{
+			Path:    x.Path,
+			Args:    x.Args,
+			Dir:     x.Dir,
+			Options: x.Options,
+			Variant: name,
+			Ponder:  cfg.Engine.Ponder,
+			Logger:  log.With().Str("variant", key).Logger(),
+		})
+	}
+	return client.NewVariantPlayer(f, perVariant), nil
+}
+
+// probeTimeout bounds the start of all per-variant engines by
+// probeVariantEngines.
+const probeTimeout = 30 * time.Second
+
+// probeVariantEngines starts each engine of engine.variants once and checks
+// that it can play its variant: its UCI_Variant option lists the variant's
+// name (Fairy-Stockfish builds differ in the variants they know). It
+// returns every problem, one per engine, naming its key; nil when all can.
+// check-config, run and reload call it, so that no configuration they take
+// accepts games that its engines cannot play.
+func probeVariantEngines(ctx context.Context, cfg *config.Config) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	var errs []error
+	for _, key := range slices.Sorted(maps.Keys(cfg.Engine.Variants)) {
+		x := cfg.Engine.Variants[key]
+		name := config.VariantUCINames[key]
+		e, err := uci.StartConfig(ctx, uci.ExternalConfig{Path: x.Path, Args: x.Args, Dir: x.Dir, Options: x.Options, Logger: zerolog.Nop()})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("engine.variants.%s: cannot start %s: %w", key, x.Path, err))
+			continue
+		}
+		spec, has := uci.FindOption(e.Options(), "UCI_Variant")
+		switch {
+		case !has:
+			errs = append(errs, fmt.Errorf("engine.variants.%s: %s (%s) has no UCI_Variant option, so it plays no variant: give an engine that knows %s, such as Fairy-Stockfish", key, x.Path, e.Name(), key))
+		case !slices.Contains(spec.Vars, name):
+			errs = append(errs, fmt.Errorf("engine.variants.%s: %s (%s) does not play %s: its UCI_Variant does not list %q; give a build that does, or remove %s from the variants accepted and offered", key, x.Path, e.Name(), key, name, key))
+		}
+		if err := e.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("engine.variants.%s: stop %s: %w", key, x.Path, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // swappableFactory hands out players from the factory set last, so that a

@@ -81,6 +81,10 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if err != nil {
 		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
 	}
+	// As check-config: every per-variant engine must know its variant.
+	if err := probeVariantEngines(ctx, cfg); err != nil {
+		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
+	}
 	red := logging.Redact(o.logOut)
 	log := logging.New(red, cfg.Log.Level, cfg.Log.Format)
 	token, source, err := config.LoadTokenEnv(cfg, o.getenv)
@@ -130,6 +134,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if err != nil {
 		return err
 	}
+
 	players := newSwappableFactory(pf)
 	bot := client.NewBot(c, players.factory, settings, log)
 
@@ -300,6 +305,9 @@ func (d *botDaemon) tryReload() error {
 	}
 	pf, err := playerFactory(cfg, d.log)
 	if err != nil {
+		return err
+	}
+	if err := probeVariantEngines(context.Background(), cfg); err != nil {
 		return err
 	}
 	var restart []string

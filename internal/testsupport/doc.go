@@ -28,6 +28,8 @@
 //	mute     reads but never answers "uci"
 //	legal    plays the first legal move of the position it was given (see
 //	         FakeEngine.DieOnce for an engine that dies once)
+//	variant  a per-variant engine: its UCI_Variant combo lists chess,
+//	         crazyhouse and 3check; every search answers the drop N@f3
 //
 // The scripted modes (all but legal) answer search 1, 2, 3, … with
 // FakeMove(1), FakeMove(2), … whatever the position, and "bestmove (none)"

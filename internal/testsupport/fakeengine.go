@@ -67,7 +67,11 @@ func Main(m *testing.M, modes map[string]Mode) {
 		fmt.Fprintf(lf, "%s pid %d mode %s\n", startPrefix, os.Getpid(), mode)
 		log = lf
 	}
-	if run, ok := modes[mode]; ok {
+	run, ok := modes[mode]
+	if !ok && mode == "variant" {
+		run, ok = variantEngine, true
+	}
+	if ok {
 		var in io.Reader = os.Stdin
 		if log != nil {
 			in = io.TeeReader(os.Stdin, log)

@@ -71,9 +71,33 @@ var variantNames = map[string][2]string{ // key → name, short
 	"fromPosition":  {"From Position", "FEN"},
 }
 
-// playableVariant reports whether the server can referee games of key
-// (notnil/chess knows standard rules only: no Chess960 castling).
-func playableVariant(key string) bool { return key == "standard" || key == "fromPosition" }
+// playableVariant reports whether the server can hold games of key: it
+// referees standard and fromPosition with notnil/chess (which knows no
+// Chess960 castling), and trusts the moves of the other variants but
+// Chess960 (uncheckedVariant).
+func playableVariant(key string) bool { return checkedVariant(key) || uncheckedVariant(key) }
+
+// checkedVariant: games of key are refereed with notnil/chess.
+func checkedVariant(key string) bool { return key == "standard" || key == "fromPosition" }
+
+// uncheckedVariant: the server holds games of key without knowing their
+// rules, trusting the players' moves (see "Variants" in the package doc).
+func uncheckedVariant(key string) bool {
+	_, ok := variantStartFEN[key]
+	return ok
+}
+
+// variantStartFEN is the initial position of each variant whose games the
+// server holds without checking them.
+var variantStartFEN = map[string]string{
+	"crazyhouse":    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+	"antichess":     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+	"atomic":        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+	"horde":         "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1",
+	"kingOfTheHill": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+	"racingKings":   "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - - 0 1",
+	"threeCheck":    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1",
+}
 
 func variantJSON(key string) jsonVariant {
 	n := variantNames[key]

@@ -80,9 +80,25 @@
 // resignation, abort, agreed draw, and claims after opponentGone
 // ("timeout"). Draw offers made before both players have moved are
 // ignored (200, no offer), and a move declines the opponent's pending
-// offer; resigning an abortable game aborts it. Variants standard and fromPosition are played; chess960
-// and other variants can be challenged (and declined) but accepting them
-// answers 400.
+// offer; resigning an abortable game aborts it. Chess960 can be challenged
+// (and declined) but accepting it answers 400 (notnil/chess knows no
+// Chess960 castling).
+//
+// # Variants
+//
+// Standard and fromPosition games are refereed as above. The server does
+// not know the rules of the other variants (crazyhouse, antichess, atomic,
+// horde, kingOfTheHill, racingKings, threeCheck) and trusts their moves:
+// any move of UCI shape is played (drops as P@e4, promotions to a king),
+// the side to move alternates by ply, and the players' engines are taken to
+// know what is legal. Such a game never ends by its position (no mate,
+// variant end or draw by the board): it ends by resignation, abort, agreed
+// draw, claims after opponentGone, the clock (the opponent of a player out
+// of time wins: a player whose engine sees the game lost, with no move
+// left, loses that way), or as a draw with status "draw" once it has
+// WithVariantPlyLimit plies (400 by default). Its FEN stays its initial
+// position, its PGN keeps the moves in UCI under a Variant tag, and house
+// players decline its challenges and never move in it.
 //
 // # Driving the other side
 //
@@ -145,6 +161,10 @@
 //     correspondence clocks do not tick.
 //   - Expired challenges (WithChallengeTTL, 20 s) are reported to the
 //     destination as challengeCanceled.
+//   - Variants other than standard and fromPosition are not refereed (see
+//     Variants): their moves are trusted and their games end only by
+//     resignation, time, agreement, claims or the ply limit; Chess960
+//     games cannot be played.
 //   - Draw claims after opponentGone end the game with status "timeout"
 //     and no winner; threefold repetition and the fifty-move rule end the
 //     game automatically.

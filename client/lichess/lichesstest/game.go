@@ -44,7 +44,7 @@ type game struct {
 	days     int
 
 	createdAt  time.Time
-	cg         *chess.Game
+	cg         *chess.Game // nil for a variant the server does not check
 	moves      []string
 	status     string
 	winner     int
@@ -79,10 +79,28 @@ var (
 func (g *game) ongoing() bool { return g.status == "started" }
 
 func (g *game) turn() int {
+	if g.cg == nil { // unchecked variant: by ply parity
+		if (g.firstTurn() == chess.White) == (len(g.moves)%2 == 0) {
+			return white
+		}
+		return black
+	}
 	if g.cg.Position().Turn() == chess.White {
 		return white
 	}
 	return black
+}
+
+// currentFEN is the position now; for a variant the server does not check,
+// its initial position (the server does not follow it).
+func (g *game) currentFEN() string {
+	if g.cg != nil {
+		return g.cg.FEN()
+	}
+	if g.fen != "" {
+		return g.fen
+	}
+	return variantStartFEN[g.variant]
 }
 
 // abortable: Lichess lets a game be aborted until both players have moved.
@@ -114,11 +132,13 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 	for i := range g.fullID {
 		g.fullID[i] = g.id + s.newIDLocked(4)
 	}
-	cg, err := newChessGame(g.fen)
-	if err != nil {
-		return nil, err
+	if checkedVariant(g.variant) {
+		cg, err := newChessGame(g.fen)
+		if err != nil {
+			return nil, err
+		}
+		g.cg = cg
 	}
-	g.cg = cg
 	switch {
 	case g.hasClock:
 		g.remaining = [2]time.Duration{g.initial, g.initial}
@@ -248,7 +268,7 @@ func (s *Server) gameEventInfoLocked(g *game, col int) jsonGameEventInfo {
 		last = g.moves[n-1]
 	}
 	info := jsonGameEventInfo{
-		FullID: g.fullID[col], GameID: g.id, Fen: g.cg.FEN(), Color: colorNames[col], LastMove: last,
+		FullID: g.fullID[col], GameID: g.id, Fen: g.currentFEN(), Color: colorNames[col], LastMove: last,
 		Source: "friend", Status: jsonGameStatus{ID: statusIDs[g.status], Name: g.status},
 		Variant: jsonVariant{Key: g.variant, Name: variantNames[g.variant][0]}, Speed: g.speed,
 		Perf: perfKey(g.variant, g.speed), Rated: g.rated, HasMoved: g.hasMoved(col),
@@ -312,7 +332,7 @@ func (s *Server) pushStateLocked(g *game) {
 // writtenMovesLocked returns g's moves as the game streams write them:
 // castling as the king taking its rook with WithCastlingAsKingTakesRook.
 func (s *Server) writtenMovesLocked(g *game) []string {
-	if !s.cfg.kingTakesRook {
+	if !s.cfg.kingTakesRook || g.cg == nil {
 		return g.moves
 	}
 	out := append([]string(nil), g.moves...)

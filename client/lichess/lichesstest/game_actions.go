@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/notnil/chess"
 )
 
 // takebackLocked handles takeback/{yes|no} from col.
@@ -40,13 +42,16 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 		n = len(g.moves)
 	}
 	moves := g.moves[:len(g.moves)-n]
-	cg, err := newChessGame(g.fen)
-	if err != nil {
-		return err
-	}
-	for _, m := range moves {
-		if err := cg.MoveStr(m); err != nil {
-			return fmt.Errorf("replay %s: %w", m, err)
+	var cg *chess.Game
+	if g.cg != nil {
+		var err error
+		if cg, err = newChessGame(g.fen); err != nil {
+			return err
+		}
+		for _, m := range moves {
+			if err := cg.MoveStr(m); err != nil {
+				return fmt.Errorf("replay %s: %w", m, err)
+			}
 		}
 	}
 	if g.clockRunning {

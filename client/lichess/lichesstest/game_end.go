@@ -12,7 +12,7 @@ func (s *Server) flagLocked(g *game, col int) {
 	g.lastMoveAt = time.Now()
 	g.clockRunning = false
 	winner := 1 - col
-	if !canMate(g.cg.Position().Board(), winner) {
+	if g.cg != nil && !canMate(g.cg.Position().Board(), winner) {
 		winner = none
 	}
 	s.endGameLocked(g, "outoftime", winner)

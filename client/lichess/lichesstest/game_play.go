@@ -63,6 +63,9 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		s.stats.IllegalMoves++
 		return &moveError{errNotYourTurn.Error()}
 	}
+	if g.cg == nil {
+		return s.playUncheckedLocked(g, col, uci, offeringDraw, now)
+	}
 	pos := g.cg.Position()
 	norm := normalizeCastling(pos, strings.ToLower(uci))
 	m, err := chess.UCINotation{}.Decode(pos, norm)
@@ -91,6 +94,48 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	s.stats.MovesPlayed++
 	s.logLocked("game %s: %s plays %s", g.id, g.players[col].username, uci)
 	g.moves = append(g.moves, legal.S1().String()+legal.S2().String()+legal.Promo().String())
+	s.afterMoveLocked(g, col, offeringDraw, now)
+	return nil
+}
+
+// defaultVariantPlyLimit is WithVariantPlyLimit's default.
+const defaultVariantPlyLimit = 400
+
+// playUncheckedLocked plays uci for col in a game of a variant the server
+// does not check: any move of UCI shape is taken (drops as P@e4, king
+// promotions), as the players' engines and Lichess know the rules.
+func (s *Server) playUncheckedLocked(g *game, col int, uci string, offeringDraw *bool, now time.Time) error {
+	m, ok := variantMoveShape(uci)
+	if !ok {
+		s.stats.IllegalMoves++
+		return &moveError{"Invalid UCI: " + uci}
+	}
+	s.stats.MovesPlayed++
+	s.logLocked("game %s: %s plays %s (%s, not checked)", g.id, g.players[col].username, m, g.variant)
+	g.moves = append(g.moves, m)
+	s.afterMoveLocked(g, col, offeringDraw, now)
+	return nil
+}
+
+// variantMoveShape normalises a move of a variant the server does not
+// check (P@e4 for a drop, e2e4 or e7e8k otherwise) and reports whether it
+// has that shape.
+func variantMoveShape(uci string) (string, bool) {
+	sq := func(f, r byte) bool { return f >= 'a' && f <= 'h' && r >= '1' && r <= '8' }
+	switch m := strings.TrimSpace(uci); {
+	case len(m) == 4 && m[1] == '@':
+		m = strings.ToUpper(m[:1]) + strings.ToLower(m[1:])
+		return m, strings.IndexByte("PNBRQK", m[0]) >= 0 && sq(m[2], m[3])
+	case len(m) == 4 || len(m) == 5:
+		m = strings.ToLower(m)
+		return m, sq(m[0], m[1]) && sq(m[2], m[3]) && (len(m) == 4 || strings.IndexByte("qrbnk", m[4]) >= 0)
+	}
+	return "", false
+}
+
+// afterMoveLocked runs the clocks, offers and end checks after col's move
+// in g.
+func (s *Server) afterMoveLocked(g *game, col int, offeringDraw *bool, now time.Time) {
 	if g.clockRunning {
 		g.remaining[col] -= now.Sub(g.lastMoveAt)
 		g.remaining[col] += g.inc
@@ -107,11 +152,11 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		g.drawOffer[col] = *offeringDraw && !g.abortable()
 	}
 	if s.checkEndLocked(g) {
-		return nil
+		return
 	}
 	if offeringDraw != nil && *offeringDraw && oppOffered {
 		s.endGameLocked(g, "draw", none)
-		return nil
+		return
 	}
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
@@ -119,12 +164,20 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 	if offeringDraw != nil && *offeringDraw {
 		s.houseOnOfferLocked(g)
 	}
-	return nil
 }
 
 // checkEndLocked ends g if the position ends it (mate, stalemate,
 // insufficient material, threefold repetition, fifty moves).
 func (s *Server) checkEndLocked(g *game) bool {
+	if g.cg == nil {
+		// A variant the server does not check ends by resignation, time,
+		// agreement, claims, or the ply limit (a draw).
+		if len(g.moves) >= s.cfg.variantPlyLimit {
+			s.endGameLocked(g, "draw", none)
+			return true
+		}
+		return false
+	}
 	mover := 1 - g.turn()
 	switch g.cg.Method() {
 	case chess.Checkmate:

@@ -109,6 +109,9 @@ func (s *Server) houseOnChallengeLocked(c *challenge) {
 		if c == nil || c.status != "created" || c.dest.house == nil {
 			return
 		}
+		if reason == "" && !checkedVariant(c.variant) {
+			reason = "variant" // it plays by notnil/chess's rules only
+		}
 		if reason != "" {
 			s.declineLocked(c, reason)
 			return
@@ -126,8 +129,8 @@ func (s *Server) houseScheduleLocked(g *game) {
 	}
 	col := g.turn()
 	h := g.players[col].house
-	if h == nil || g.house[col] != nil {
-		return
+	if h == nil || g.house[col] != nil || g.cg == nil {
+		return // no house moves in a variant the server does not check
 	}
 	id, ply := g.id, len(g.moves)
 	g.house[col] = s.afterFuncLocked(h.opts.ThinkTime, func() {

@@ -52,7 +52,7 @@ func (s *Server) snapshotLocked(g *game) GameSnapshot {
 	snap := GameSnapshot{
 		ID: g.id, White: g.players[white].username, Black: g.players[black].username,
 		Variant: g.variant, Speed: g.speed, Rated: g.rated, InitialFEN: g.fen,
-		Moves: append([]string(nil), g.moves...), FEN: g.cg.FEN(), Status: g.status,
+		Moves: append([]string(nil), g.moves...), FEN: g.currentFEN(), Status: g.status,
 		Finished: !g.ongoing(), WhiteTime: c[white], BlackTime: c[black],
 		ClockRunning: g.clockRunning && g.ongoing(),
 		WhiteDraw:    g.drawOffer[white], BlackDraw: g.drawOffer[black],
@@ -89,6 +89,15 @@ func (g *game) pgn() string {
 		g.id, g.players[white].username, g.players[black].username, result)
 	if g.fen != "" {
 		fmt.Fprintf(&b, "[SetUp \"1\"]\n[FEN \"%s\"]\n", g.fen)
+	}
+	if g.cg == nil {
+		// Not followed: the moves stay in UCI, as played.
+		fmt.Fprintf(&b, "[Variant \"%s\"]\n\n", variantNames[g.variant][0])
+		for _, m := range g.moves {
+			b.WriteString(m + " ")
+		}
+		b.WriteString(result + "\n")
+		return b.String()
 	}
 	b.WriteString("\n")
 	// Moves in SAN.

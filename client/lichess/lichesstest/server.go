@@ -61,6 +61,7 @@ type config struct {
 	goneClaimWait    time.Duration
 	autoGoneAfter    time.Duration
 	kingTakesRook    bool
+	variantPlyLimit  int
 	logf             func(format string, args ...any)
 }
 
@@ -137,6 +138,11 @@ func WithAutoGone(after time.Duration) Option { return func(c *config) { c.autoG
 // two-square move.
 func WithCastlingAsKingTakesRook() Option { return func(c *config) { c.kingTakesRook = true } }
 
+// WithVariantPlyLimit ends a game of a variant the server does not check
+// (see "Variants" in the package doc) as a draw once it has n plies.
+// Default 400; n <= 0 keeps the default.
+func WithVariantPlyLimit(n int) Option { return func(c *config) { c.variantPlyLimit = n } }
+
 // WithLog makes the server describe what happens (requests, challenges,
 // moves, game ends) through logf, e.g. t.Logf or a zerolog printf. Tokens
 // are never logged. Nothing is logged once Close has begun.
@@ -166,6 +172,9 @@ func New(opts ...Option) *Server {
 	}
 	if cfg.keepAlive <= 0 {
 		cfg.keepAlive = 7 * time.Second
+	}
+	if cfg.variantPlyLimit <= 0 {
+		cfg.variantPlyLimit = defaultVariantPlyLimit
 	}
 	s := &Server{
 		cfg:        cfg,

@@ -87,7 +87,7 @@ func (s *Server) moveStreamGameLocked(g *game) jsonMoveStreamGame {
 	start := startedAtTurn(g.fen)
 	j := jsonMoveStreamGame{
 		ID: g.id, Variant: variantJSON(g.variant), Speed: g.speed, Perf: perfKey(g.variant, g.speed),
-		Rated: g.rated, InitialFen: initial, Fen: g.cg.FEN(), Player: colorNames[g.turn()],
+		Rated: g.rated, InitialFen: initial, Fen: g.currentFEN(), Player: colorNames[g.turn()],
 		Turns: start + len(g.moves), StartedAtTurn: start, Source: "friend",
 		Status:    jsonGameStatus{ID: statusIDs[g.status], Name: g.status},
 		CreatedAt: g.createdAt.UnixMilli(),
@@ -103,7 +103,7 @@ func (s *Server) moveStreamGameLocked(g *game) jsonMoveStreamGame {
 }
 
 func (s *Server) moveStreamMoveLocked(g *game) jsonMoveStreamMove {
-	f := strings.Fields(g.cg.FEN())
+	f := strings.Fields(g.currentFEN())
 	c := g.clocks(time.Now())
 	j := jsonMoveStreamMove{Fen: f[0] + " " + f[1], Wc: int(c[white] / time.Second), Bc: int(c[black] / time.Second)}
 	if n := len(g.moves); n > 0 {
