@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
@@ -76,58 +77,106 @@ func (t *Trainer) SaveCheckpoint(path, settings string) error {
 	return nil
 }
 
-// LoadCheckpoint restores the trainer's state from path. The checkpoint
-// must have the trainer's hidden size and activation, and settings equal
-// to settings; the error says what differs.
-func (t *Trainer) LoadCheckpoint(path, settings string) error {
+// Checkpoint is a checkpoint file's content.
+type Checkpoint struct {
+	Net      *Net
+	M, V     []float32 // Adam's moments
+	Epoch    int       // completed epochs
+	Batch    int       // batches done in the next epoch
+	Steps    uint64    // Adam steps taken
+	Settings string    // Trainer.Settings
+}
+
+// ReadCheckpoint reads a checkpoint file. Errors about its content wrap
+// ErrCheckpoint.
+func ReadCheckpoint(path string) (*Checkpoint, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("load checkpoint: %w", err)
+		return nil, fmt.Errorf("read checkpoint: %w", err)
 	}
 	fail := func(format string, args ...any) error {
-		return fmt.Errorf("load checkpoint %s: %w: %s", path, ErrCheckpoint, fmt.Sprintf(format, args...))
+		return fmt.Errorf("read checkpoint %s: %w: %s", path, ErrCheckpoint, fmt.Sprintf(format, args...))
 	}
 	le := binary.LittleEndian
 	if len(b) < 44 {
-		return fail("%d bytes, shorter than the header", len(b))
+		return nil, fail("%d bytes, shorter than the header", len(b))
 	}
 	if string(b[:8]) != CheckpointMagic {
-		return fail("magic %q, want %q", b[:8], CheckpointMagic)
+		return nil, fail("magic %q, want %q", b[:8], CheckpointMagic)
 	}
 	if v := le.Uint32(b[8:]); v != CheckpointVersion {
-		return fail("version %d, this build reads %d", v, CheckpointVersion)
+		return nil, fail("version %d, this build reads %d", v, CheckpointVersion)
 	}
 	h, act := int(le.Uint32(b[12:])), nnue.Activation(le.Uint32(b[16:]))
-	epoch, batch, steps := le.Uint32(b[20:]), le.Uint64(b[24:]), le.Uint64(b[32:])
-	sl := uint64(le.Uint32(b[40:]))
 	if h < 1 || h > nnue.MaxHidden {
-		return fail("hidden size %d", h)
+		return nil, fail("hidden size %d", h)
 	}
+	if act != nnue.CReLU && act != nnue.SCReLU {
+		return nil, fail("activation %d", uint32(act))
+	}
+	sl := uint64(le.Uint32(b[40:]))
 	np := NumParams(h)
 	want := 44 + sl + 12*uint64(np) + 4
 	if uint64(len(b)) != want {
-		return fail("%d bytes, want %d for hidden size %d (truncated or corrupt)", len(b), want, h)
+		return nil, fail("%d bytes, want %d for hidden size %d (truncated or corrupt)", len(b), want, h)
 	}
 	if sum := crc32.ChecksumIEEE(b[:len(b)-4]); sum != le.Uint32(b[len(b)-4:]) {
-		return fail("checksum mismatch (corrupt file)")
+		return nil, fail("checksum mismatch (corrupt file)")
 	}
-	if h != t.Hidden || act != t.Act {
-		return fail("hidden size %d and activation %v, this run has %d and %v", h, act, t.Hidden, t.Act)
-	}
-	if got := string(b[44 : 44+sl]); got != settings {
-		return fail("written with other settings:\n  checkpoint: %s\n  this run:   %s", got, settings)
-	}
-	if batch >= uint64(t.BatchesPerEpoch()) {
-		return fail("batch %d of an epoch of %d batches", batch, t.BatchesPerEpoch())
+	c := &Checkpoint{
+		Net:      &Net{H: h, Act: act, P: make([]float32, np)},
+		M:        make([]float32, np),
+		V:        make([]float32, np),
+		Epoch:    int(le.Uint32(b[20:])),
+		Batch:    int(min(le.Uint64(b[24:]), 1<<40)),
+		Steps:    le.Uint64(b[32:]),
+		Settings: string(b[44 : 44+sl]),
 	}
 	o := 44 + int(sl)
-	for _, xs := range [][]float32{t.Net.P, t.opt.m, t.opt.v} {
+	for _, xs := range [][]float32{c.Net.P, c.M, c.V} {
 		for i := range xs {
 			xs[i] = math.Float32frombits(le.Uint32(b[o:]))
 			o += 4
 		}
 	}
-	t.epoch, t.batch, t.opt.t = int(epoch), int(batch), steps
+	return c, nil
+}
+
+// Setting returns the value of key in the checkpoint's settings ("" when
+// absent), e.g. Setting("scale").
+func (c *Checkpoint) Setting(key string) string {
+	for _, f := range strings.Fields(c.Settings) {
+		if k, v, ok := strings.Cut(f, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// LoadCheckpoint restores the trainer's state from path. The checkpoint
+// must have the trainer's hidden size and activation, and settings equal
+// to settings; the error says what differs.
+func (t *Trainer) LoadCheckpoint(path, settings string) error {
+	c, err := ReadCheckpoint(path)
+	if err != nil {
+		return err
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("load checkpoint %s: %w: %s", path, ErrCheckpoint, fmt.Sprintf(format, args...))
+	}
+	if c.Net.H != t.Hidden || c.Net.Act != t.Act {
+		return fail("hidden size %d and activation %v, this run has %d and %v", c.Net.H, c.Net.Act, t.Hidden, t.Act)
+	}
+	if c.Settings != settings {
+		return fail("written with other settings:\n  checkpoint: %s\n  this run:   %s", c.Settings, settings)
+	}
+	if c.Batch >= t.BatchesPerEpoch() {
+		return fail("batch %d of an epoch of %d batches", c.Batch, t.BatchesPerEpoch())
+	}
+	copy(t.Net.P, c.Net.P)
+	copy(t.opt.m, c.M)
+	copy(t.opt.v, c.V)
+	t.epoch, t.batch, t.opt.t = c.Epoch, c.Batch, c.Steps
 	t.permFor = 0
 	return nil
 }
