@@ -115,6 +115,8 @@ func Fit(ctx context.Context, c Config, log io.Writer) error {
 	fmt.Fprintf(log, "fit: target %g·sigmoid(score/%g) + (1 − %g)·result; lr %s\n", t.Lambda, t.Scale, t.Lambda, describeSchedule(t.Sched))
 	if len(val) > 0 {
 		fmt.Fprintf(log, "fit: validation loss of the search score itself %.6f; of this net %.6f\n", t.ScoreOnlyLoss(val), t.ValLoss())
+	} else {
+		fmt.Fprintf(log, "fit: no validation set (none given, or too few blocks to hold one out): validation losses read 0\n")
 	}
 	if t.Done() {
 		fmt.Fprintf(log, "fit: all %d epochs done already\n", t.Epochs)
