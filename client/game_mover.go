@@ -229,6 +229,14 @@ const (
 	quickMoveWait = 2 * time.Second
 )
 
+// quickReserve is the time kept back from the engine of a game without
+// rules here, when it has left time until the deadline: the engine is
+// given up that long before the deadline, so that a fresh engine (its
+// start, its handshake and its quick move) can still answer in time.
+func quickReserve(left time.Duration) time.Duration {
+	return min(time.Second, left/3)
+}
+
 // quickMove asks a fresh player (a new engine process: the one that failed
 // is closed) for a quick move in the job's position, and keeps it for the
 // game's next moves. why is the failure that led here; the log says it.
@@ -240,7 +248,13 @@ func (g *gameWorker) quickMove(ctx context.Context, j moveJob, why error, log ze
 		return Choice{}, fmt.Errorf("quick move: %w", err)
 	}
 	g.player = p
-	c := MoveClock{MoveTime: quickMoveTime, White: g.white, Deadline: time.Now().Add(quickMoveWait)}
+	// Never past the move's deadline, which askPlayer brought forward by
+	// quickReserve for this.
+	deadline := time.Now().Add(quickMoveWait)
+	if d := g.moveClock(j).Deadline; d.Before(deadline) {
+		deadline = d
+	}
+	c := MoveClock{MoveTime: quickMoveTime, White: g.white, Deadline: deadline}
 	d, err := callPlayer(ctx, p, j.moves, c, log)
 	if err == nil {
 		var canon string
@@ -294,7 +308,12 @@ func fallbackMove(legal []string, not string) string {
 // askPlayer gets a choice within the move's clock situation, restarting a
 // failed player once through the factory.
 func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Choice, error) {
-	clock := moveClock(g.s.Clock, j.state, g.white, j.ply >= 2, j.receivedAt, g.bot.latency.Value())
+	clock := g.moveClock(j)
+	if j.legal == nil {
+		// A game without rules here has no legal move to fall back on:
+		// keep time for a fresh engine's quick move (quickMove).
+		clock.Deadline = clock.Deadline.Add(-quickReserve(clock.Left(time.Now())))
+	}
 	deadline := clock.Deadline
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
@@ -340,6 +359,11 @@ func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logge
 		lastErr = errors.New("no time left to think")
 	}
 	return Choice{}, lastErr
+}
+
+// moveClock is the clock situation of j's move, with its hard deadline.
+func (g *gameWorker) moveClock(j moveJob) MoveClock {
+	return moveClock(g.s.Clock, j.state, g.white, j.ply >= 2, j.receivedAt, g.bot.latency.Value())
 }
 
 func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {

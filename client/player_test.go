@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
@@ -29,6 +30,7 @@ type testPlayer struct {
 	release  chan struct{}               // for hang: closed by the test at cleanup
 	block    chan struct{}               // if set, Think waits on it (respecting ctx)
 	blockAt  int                         // ... but only from this ply on
+	delay    time.Duration               // Think takes this long (respecting ctx) before answering
 	prefer   []string                    // moves played when legal
 	script   func(moves []string) string // the move in a variant without rules here (no legal-move list)
 	noMove   bool                        // Think answers as an engine with no legal move (uci.ErrNoMove)...
@@ -66,10 +68,18 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 		block = nil
 	}
 	info, moves, score, mate, prefer, script := p.info, p.moves, p.score, p.mate, p.prefer, p.script
+	delay := p.delay
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
 	if err != nil {
 		return Choice{}, err
+	}
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return Choice{}, ctx.Err()
+		}
 	}
 	if hang {
 		<-release

@@ -93,11 +93,14 @@ func TestVariantEngineTimeoutAsksFreshEngine(t *testing.T) {
 		p.script = func(moves []string) string { return map[int]string{0: "e2e4", 2: "g1f3", 4: "f1c4"}[len(moves)] }
 		if i == 0 {
 			p.block, p.blockAt = make(chan struct{}), 2 // hangs from our second move on
+		} else {
+			p.delay = 300 * time.Millisecond // a fresh engine takes a while to start
 		}
 	}}
-	// A short clock, and a move overhead that leaves the quick move a
-	// second after the deadline.
-	_, stop := h.runBot(Settings{Clock: ClockSettings{MoveOverhead: time.Second}}, pool)
+	// A short clock and the default move overhead: the engine is given up
+	// early enough (quickReserve) for the fresh one's move to land before
+	// the flag.
+	_, stop := h.runBot(Settings{}, pool)
 	id := h.startGame("Alice", true, lichesstest.ChallengeParams{Variant: "atomic", ClockLimit: 4 * time.Second, ClockIncrement: time.Second})
 	h.waitPlies(id, 1)
 	if err := h.srv.Move(id, "Alice", "e7e5"); err != nil {
