@@ -194,12 +194,13 @@ func (b *Bot) Drain(ctx context.Context) error {
 	waiting := b.queue.takeAll()
 	b.mu.Unlock()
 	b.log.Info().Msg("draining: no new games")
-	b.declineQueued(ctx, waiting)
+	// Our own challenge first: accepted meanwhile, it would start a game.
 	if out != "" {
 		if err := b.c.CancelChallenge(ctx, out); err != nil {
 			b.log.Debug().Err(err).Msg("cancel our open challenge")
 		}
 	}
+	b.declineQueued(ctx, waiting)
 	for {
 		b.mu.Lock()
 		n, ch := len(b.games), b.changed
@@ -272,6 +273,7 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 	case lichess.EventGameFinish:
 		b.mu.Lock()
 		delete(b.pending, ev.Game.GameID)
+		b.notifyLocked() // a game that ended before it started frees its slot now
 		b.mu.Unlock()
 		b.log.Info().Str("game", ev.Game.GameID).Str("status", ev.Game.Status.Name).Msg("game finished")
 	}
