@@ -93,6 +93,7 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	}
 	if ch.ID == b.mm.outID {
 		b.mm.outID, b.mm.outTo = "", ""
+		b.notifyLocked() // the slot our challenge held goes to the queue
 	} else {
 		// The answer may overtake CreateChallenge's own answer.
 		if b.mm.early == nil {
@@ -200,6 +201,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
 		if stale {
 			b.mm.outID, b.mm.outTo = "", ""
+			b.notifyLocked() // the slot our challenge held goes to the queue
 		}
 		return matchmakeView{outID: id, stale: stale}
 	}

@@ -106,6 +106,7 @@ func (q *challengeQueue) nextExpiry(maxAge time.Duration) time.Time {
 type pendingGame struct {
 	at   time.Time // when it was accepted
 	user string    // the challenger's id
+	bot  bool      // a bot game not yet in Bot.botGames (its accept is in flight)
 }
 
 // answer is what the bot tells Lichess about a challenge: accept it
@@ -222,7 +223,13 @@ func (b *Bot) knownLocked(id string) bool {
 // rulesLocked returns the reason to decline ch by the rules, "" when it may
 // have a slot; slots are the queue's business.
 func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) string {
-	st := policyState{Me: b.me.ID, BotGamesToday: b.botGames.count(now), Draining: b.draining}
+	bots := b.botGames.count(now)
+	for _, p := range b.pending {
+		if p.bot {
+			bots++ // accepted in this round or in flight: counted before the next one
+		}
+	}
+	st := policyState{Me: b.me.ID, BotGamesToday: bots, Draining: b.draining}
 	return b.settings.Challenge.decide(ch, st)
 }
 
@@ -272,6 +279,9 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	}
 	p := b.settings.Challenge
 	games := len(b.games) + len(b.pending)
+	if b.mm.outID != "" {
+		games++ // our own challenge, if accepted, starts a game too
+	}
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch
 		if !now.Before(e.at.Add(p.QueueMaxAge)) {
@@ -288,7 +298,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 			continue
 		}
 		b.queue.remove(ch.ID)
-		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID)}
+		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID), bot: ch.Challenger.IsBot()}
 		games++
 		out = append(out, answer{ch: ch})
 	}
@@ -435,7 +445,13 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		return
 	}
 	if ch.Challenger.IsBot() {
+		b.mu.Lock()
+		if pg, ok := b.pending[ch.ID]; ok {
+			pg.bot = false // counted by botGames from now on
+			b.pending[ch.ID] = pg
+		}
 		b.botGames.add(time.Now())
+		b.mu.Unlock()
 	}
 }
 

@@ -464,3 +464,33 @@ func TestQueueAnswersEachChallengeOnce(t *testing.T) {
 		t.Errorf("%d answers to the queued challenge, want none", n)
 	}
 }
+
+// Bot challenges accepted in one round count against the daily bot-game
+// limit at once, not only when their accepts have come back: two open at
+// start-up, with a limit of one, make one game and one "later".
+func TestQueueBotGamesPerDayCountsAcceptsInFlight(t *testing.T) {
+	h := newHarness(t)
+	h.addPlayer("botA", 2000, true)
+	h.addPlayer("botB", 2000, true)
+	a := h.challenge("botA", queueClock)
+	bb := h.challenge("botB", queueClock)
+	s := queueSettings(5)
+	s.Challenge.MaxGames, s.Challenge.MaxBotGamesPerDay = 3, 1
+	_, stop := h.runBot(s, &playerPool{})
+	accepted, declined := "", ""
+	h.waitFor("both answered", func() bool {
+		for _, id := range []string{a, bb} {
+			switch st, _ := h.srv.ChallengeStatus(id); st {
+			case "accepted":
+				accepted = id
+			case "declined":
+				declined = id
+			}
+		}
+		return accepted != "" && declined != ""
+	})
+	stop()
+	if n := h.answers(a, "accept") + h.answers(bb, "accept"); n != 1 {
+		t.Errorf("%d bot challenges accepted, want 1 (the daily limit)", n)
+	}
+}
