@@ -37,6 +37,7 @@ type Bot struct {
 	games    map[string]*gameWorker
 	pending  map[string]pendingGame // accepted challenges whose game has not started
 	queue    challengeQueue         // challenges waiting for a slot
+	declined map[string]time.Time   // challenges we declined lately: not answered again when sent again
 	draining bool
 	idleFrom time.Time
 	changed  chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
@@ -55,6 +56,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		settings: s.withDefaults(),
 		games:    map[string]*gameWorker{},
 		pending:  map[string]pendingGame{},
+		declined: map[string]time.Time{},
 		changed:  make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}

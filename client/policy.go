@@ -105,7 +105,6 @@ func (p ChallengePolicy) withDefaults() ChallengePolicy {
 // policyState is what the decision needs besides the challenge.
 type policyState struct {
 	Me            string // our user id
-	Games         int    // games in progress plus accepted, not yet started
 	BotGamesToday int    // bot-vs-bot games in the last 24 hours
 	Draining      bool   // the bot is shutting down
 }
@@ -189,9 +188,6 @@ func (p ChallengePolicy) decide(ch *lichess.Challenge, st policyState) string {
 	}
 	if who.Rating > 0 && ((p.MinRating > 0 && who.Rating < p.MinRating) || (p.MaxRating > 0 && who.Rating > p.MaxRating)) {
 		return lichess.DeclineGeneric
-	}
-	if st.Games >= p.MaxGames {
-		return lichess.DeclineLater
 	}
 	if bot && st.BotGamesToday >= p.MaxBotGamesPerDay {
 		return lichess.DeclineLater

@@ -59,8 +59,6 @@ func TestChallengePolicy(t *testing.T) {
 		{"block list", ChallengePolicy{BlockList: []string{"ALICE"}}, base(nil), open, lichess.DeclineGeneric},
 		{"allow list miss", ChallengePolicy{AllowList: []string{"bob"}}, base(nil), open, lichess.DeclineGeneric},
 		{"allow list hit", ChallengePolicy{AllowList: []string{"Alice"}}, base(nil), open, ""},
-		{"max games", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 2}, lichess.DeclineLater},
-		{"room for one more", ChallengePolicy{MaxGames: 2}, base(nil), policyState{Games: 1}, ""},
 		{"bot daily limit", ChallengePolicy{MaxGames: 5}, base(bot), policyState{BotGamesToday: 100}, lichess.DeclineLater},
 		{"daily limit only for bots", ChallengePolicy{MaxGames: 5}, base(nil), policyState{BotGamesToday: 100}, ""},
 		{"custom daily limit", ChallengePolicy{MaxBotGamesPerDay: 3}, base(bot), policyState{BotGamesToday: 3}, lichess.DeclineLater},

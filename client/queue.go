@@ -208,16 +208,39 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 	if len(added) > 0 {
 		b.notifyLocked() // the queue loop looks at the new expiry
 	}
+	b.noteDeclinesLocked(answers, now)
 	b.mu.Unlock()
 	b.send(ctx, answers)
 }
 
-// knownLocked reports whether challenge id is already queued, accepted or
-// playing.
+// declinedMemory is how long a declined challenge is remembered, so that
+// the same challenge sent again (the event stream reopened before the
+// decline landed, the start-up list and the stream both naming it) is not
+// answered twice.
+const declinedMemory = 10 * time.Minute
+
+// noteDeclinesLocked remembers the challenges answers decline, and
+// forgets those declined long ago.
+func (b *Bot) noteDeclinesLocked(answers []answer, now time.Time) {
+	for id, t := range b.declined {
+		if now.Sub(t) > declinedMemory {
+			delete(b.declined, id)
+		}
+	}
+	for _, a := range answers {
+		if a.reason != "" {
+			b.declined[a.ch.ID] = now
+		}
+	}
+}
+
+// knownLocked reports whether challenge id is already queued, accepted,
+// playing or declined.
 func (b *Bot) knownLocked(id string) bool {
 	_, pending := b.pending[id]
 	_, playing := b.games[id]
-	return pending || playing || b.queue.has(id)
+	_, declined := b.declined[id]
+	return pending || playing || declined || b.queue.has(id)
 }
 
 // rulesLocked returns the reason to decline ch by the rules, "" when it may
@@ -388,7 +411,9 @@ func (b *Bot) queueRound(ctx context.Context) (next time.Time) {
 func (b *Bot) serveQueue(now time.Time) ([]answer, time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.serveQueueLocked(now), b.nextWakeLocked()
+	answers := b.serveQueueLocked(now)
+	b.noteDeclinesLocked(answers, now)
+	return answers, b.nextWakeLocked()
 }
 
 // declineQueued declines what waits, when draining, and returns once every
@@ -430,6 +455,9 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		ev.Msg("declining challenge")
 		if err := b.c.DeclineChallenge(ctx, ch.ID, a.reason); err != nil && ctx.Err() == nil {
 			log.Warn().Err(err).Msg("decline failed")
+			b.mu.Lock()
+			delete(b.declined, ch.ID) // answered again if Lichess sends it again
+			b.mu.Unlock()
 		}
 		return
 	}

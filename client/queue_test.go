@@ -455,6 +455,9 @@ func TestQueueAnswersEachChallengeOnce(t *testing.T) {
 	b.admit(h.ctx, []*lichess.Challenge{bad, good, bad, good, nil, {}})
 	waitQueued(t, b, good.ID)
 	b.admit(h.ctx, []*lichess.Challenge{good}) // as the reopened stream would
+	// The declined one sent again, in a separate round (the start-up list
+	// and the stream both naming it, before the decline has landed).
+	b.admit(h.ctx, []*lichess.Challenge{bad})
 	stop()
 	waitQueued(t, b, good.ID)
 	if n := h.answers(bad.ID, "decline"); n != 1 {
@@ -492,5 +495,40 @@ func TestQueueBotGamesPerDayCountsAcceptsInFlight(t *testing.T) {
 	stop()
 	if n := h.answers(a, "accept") + h.answers(bb, "accept"); n != 1 {
 		t.Errorf("%d bot challenges accepted, want 1 (the daily limit)", n)
+	}
+}
+
+// A challenge gets a slot while fewer than MaxGames games run or are
+// accepted, bots only outside the slots reserved for humans, and no
+// opponent more than MaxGamesPerUser at once. (The slot rows of
+// TestChallengePolicy moved here with the rule.)
+func TestHasSlot(t *testing.T) {
+	human := &lichess.Challenge{ID: "c1", Challenger: lichess.ChallengeUser{ID: "alice", Name: "Alice"}}
+	bot := &lichess.Challenge{ID: "c2", Challenger: lichess.ChallengeUser{ID: "robo", Name: "Robo", Title: "BOT"}}
+	for _, tc := range []struct {
+		name   string
+		p      ChallengePolicy
+		ch     *lichess.Challenge
+		games  int
+		pendOf string // an accepted challenge of this user holds one of the games
+		want   bool
+	}{
+		{"max games", ChallengePolicy{MaxGames: 2}, human, 2, "", false},
+		{"room for one more", ChallengePolicy{MaxGames: 2}, human, 1, "", true},
+		{"reserved for humans: a human", ChallengePolicy{MaxGames: 2, ReservedForHumans: 1}, human, 1, "", true},
+		{"reserved for humans: a bot", ChallengePolicy{MaxGames: 2, ReservedForHumans: 1}, bot, 1, "", false},
+		{"bot with room", ChallengePolicy{MaxGames: 3, ReservedForHumans: 1}, bot, 1, "", true},
+		{"per user", ChallengePolicy{MaxGames: 3, MaxGamesPerUser: 1}, human, 1, "alice", false},
+		{"per user, another", ChallengePolicy{MaxGames: 3, MaxGamesPerUser: 1}, human, 1, "bob", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &Bot{settings: Settings{Challenge: tc.p}, games: map[string]*gameWorker{}, pending: map[string]pendingGame{}}
+			if tc.pendOf != "" {
+				b.pending["p1"] = pendingGame{user: tc.pendOf}
+			}
+			if got := b.hasSlotLocked(tc.ch, tc.games); got != tc.want {
+				t.Errorf("hasSlot = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
