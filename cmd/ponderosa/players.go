@@ -72,7 +72,8 @@ const probeTimeout = 30 * time.Second
 
 // probeVariantEngines starts each engine of engine.variants once and checks
 // that it can play its variant: its UCI_Variant option lists the variant's
-// name (Fairy-Stockfish builds differ in the variants they know). It
+// name (Fairy-Stockfish builds differ in the variants they know); and
+// engine.external likewise for chess960 (probeChess960). It
 // returns every problem, one per engine, naming its key; nil when all can.
 // check-config, run and reload call it, so that no configuration they take
 // accepts games that its engines cannot play.
@@ -99,7 +100,31 @@ func probeVariantEngines(ctx context.Context, cfg *config.Config) error {
 			errs = append(errs, fmt.Errorf("engine.variants.%s: stop %s: %w", key, x.Path, err))
 		}
 	}
+	if err := probeChess960(ctx, cfg); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// probeChess960 checks, when chess960 is accepted or offered and the moves
+// come from engine.external, that the engine has UCI_Chess960: without it
+// the player refuses every Chess960 game at its start, and each move of it
+// would be a fallback move.
+func probeChess960(ctx context.Context, cfg *config.Config) error {
+	if cfg.Engine.Type != config.EngineExternal ||
+		!slices.Contains(cfg.Challenge.Variants, "chess960") && !(cfg.Matchmaking.Enabled && slices.Contains(cfg.Matchmaking.Variants, "chess960")) {
+		return nil
+	}
+	x := cfg.Engine.External
+	e, err := uci.StartConfig(ctx, uci.ExternalConfig{Path: x.Path, Args: x.Args, Dir: x.Dir, Options: x.Options, Logger: zerolog.Nop()})
+	if err != nil {
+		return fmt.Errorf("engine.external: cannot start %s: %w", x.Path, err)
+	}
+	defer e.Close()
+	if _, ok := uci.FindOption(e.Options(), "UCI_Chess960"); !ok {
+		return fmt.Errorf("engine.external: %s (%s) has no UCI_Chess960 option, so it cannot play chess960: remove chess960 from the variants accepted and offered, or give an engine that plays it", x.Path, e.Name())
+	}
+	return nil
 }
 
 // swappableFactory hands out players from the factory set last, so that a

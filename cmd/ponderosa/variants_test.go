@@ -120,3 +120,25 @@ func TestReloadRefusesVariantEngineThatCannotPlay(t *testing.T) {
 		t.Errorf("after a refused reload the bot accepts %v", v)
 	}
 }
+
+// With chess960 accepted and moves from engine.external, check-config
+// starts the engine and refuses one without UCI_Chess960 (every Chess960
+// game would be refused at its start and played with fallback moves).
+func TestCheckConfigExternalChess960(t *testing.T) {
+	for _, tc := range []struct {
+		mode, variants string
+		ok             bool
+	}{
+		{"legal", "[standard, chess960]", true},   // has UCI_Chess960
+		{"normal", "[standard, chess960]", false}, // has not
+		{"normal", "[standard]", true},            // not asked for chess960
+	} {
+		eng := testsupport.NewFakeEngine(t, tc.mode)
+		eng.Setenv(t)
+		src := "engine:\n  type: external\n  external: {path: " + eng.Path + "}\nchallenge:\n  variants: " + tc.variants + "\n"
+		code, stdout, stderr := runWith(t, nil, "check-config", "-config", writeConfig(t, src))
+		if tc.ok != (code == 0) || !tc.ok && !strings.Contains(stderr, "has no UCI_Chess960 option, so it cannot play chess960") {
+			t.Errorf("%s engine, variants %s: code %d\nstdout:\n%s\nstderr:\n%s", tc.mode, tc.variants, code, stdout, stderr)
+		}
+	}
+}
