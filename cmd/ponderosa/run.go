@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"strings"
 	"syscall"
 	"time"
@@ -244,7 +245,7 @@ func (d *botDaemon) loop(ctx context.Context, sigs <-chan os.Signal, runDone <-c
 		case sig := <-sigs:
 			switch {
 			case sig == syscall.SIGHUP:
-				d.reload()
+				d.reload(ctx)
 			case drainDone == nil:
 				beginDrain(sig.String())
 			default:
@@ -288,8 +289,8 @@ func (d *botDaemon) endLeftovers() {
 // reload reads the configuration file again. A valid file replaces the
 // settings and the engine of the next games; running games keep theirs. An
 // invalid one is logged and the old configuration stays.
-func (d *botDaemon) reload() {
-	err := d.tryReload()
+func (d *botDaemon) reload(ctx context.Context) {
+	err := d.tryReload(ctx)
 	if err != nil {
 		d.log.Error().Err(err).Msg("reload: configuration NOT reloaded; keeping the old one")
 	}
@@ -298,7 +299,7 @@ func (d *botDaemon) reload() {
 	}
 }
 
-func (d *botDaemon) tryReload() error {
+func (d *botDaemon) tryReload(ctx context.Context) error {
 	cfg, err := config.Load(d.path)
 	if err != nil {
 		return err
@@ -307,8 +308,12 @@ func (d *botDaemon) tryReload() error {
 	if err != nil {
 		return err
 	}
-	if err := probeVariantEngines(context.Background(), cfg); err != nil {
-		return err
+	// The engines are started again only when what the probe looks at
+	// changed: a reload must not hold up the daemon's loop for nothing.
+	if !reflect.DeepEqual(probedFacts(cfg), probedFacts(d.cfg)) {
+		if err := probeVariantEngines(ctx, cfg); err != nil {
+			return err
+		}
 	}
 	var restart []string
 	if cfg.Lichess != d.cfg.Lichess {
@@ -330,4 +335,14 @@ func (d *botDaemon) tryReload() error {
 		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown
 	d.log.Info().Strs("games_kept", d.bot.Games()).Msg("configuration reloaded: new settings apply to new games")
 	return nil
+}
+
+// probedFacts is what probeVariantEngines reads of a configuration.
+func probedFacts(c *config.Config) any {
+	return struct {
+		Engine            config.Engine
+		ChallengeVariants []string
+		Matchmaking       bool
+		MatchVariants     []string
+	}{c.Engine, c.Challenge.Variants, c.Matchmaking.Enabled, c.Matchmaking.Variants}
 }
