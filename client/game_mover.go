@@ -195,6 +195,9 @@ func (g *gameWorker) afterOurMove(j moveJob, move string, log zerolog.Logger) {
 		}
 		return
 	}
+	if g.corr && !g.s.Correspondence.Ponder {
+		return // correspondence.ponder is off
+	}
 	if err := playerCall(log, "ponder", func() error { return p.Ponder(g.gctx) }); err != nil {
 		log.Debug().Err(err).Msg("ponder not started")
 		if isPanic(err) {
@@ -295,6 +298,9 @@ func fallbackMove(legal []string, not string) string {
 // failed player once through the factory.
 func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Choice, error) {
 	clock := moveClock(g.s.Clock, j.state, g.white, j.ply >= 2, j.receivedAt, g.bot.latency.Value())
+	if g.corr {
+		clock = g.corrClock(clock, time.Now())
+	}
 	deadline := clock.Deadline
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {

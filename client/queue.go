@@ -106,6 +106,7 @@ func (q *challengeQueue) nextExpiry(maxAge time.Duration) time.Time {
 type pendingGame struct {
 	at   time.Time // when it was accepted
 	user string    // the challenger's id
+	corr bool      // a correspondence game: it takes a correspondence slot
 }
 
 // answer is what the bot tells Lichess about a challenge: accept it
@@ -216,7 +217,8 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 func (b *Bot) knownLocked(id string) bool {
 	_, pending := b.pending[id]
 	_, playing := b.games[id]
-	return pending || playing || b.queue.has(id)
+	_, parked := b.parked[id]
+	return pending || playing || parked || b.queue.has(id)
 }
 
 // rulesLocked returns the reason to decline ch by the rules, "" when it may
@@ -271,7 +273,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 		return out
 	}
 	p := b.settings.Challenge
-	games := len(b.games) + len(b.pending)
+	rt, corr := b.slotsLocked()
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch
 		if !now.Before(e.at.Add(p.QueueMaxAge)) {
@@ -284,21 +286,33 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 			out = append(out, answer{ch: ch, reason: reason, why: "the rules refuse it now"})
 			continue
 		}
-		if !b.hasSlotLocked(ch, games) {
+		if !b.hasSlotLocked(ch, rt, corr) {
 			continue
 		}
 		b.queue.remove(ch.ID)
-		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID)}
-		games++
+		isCorr := isCorrespondenceChallenge(ch)
+		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID), corr: isCorr}
+		if isCorr {
+			corr++
+		} else {
+			rt++
+		}
 		out = append(out, answer{ch: ch})
 	}
 	return out
 }
 
-// hasSlotLocked reports whether ch may take a slot while games run or are
-// accepted.
-func (b *Bot) hasSlotLocked(ch *lichess.Challenge, games int) bool {
+// hasSlotLocked reports whether ch may take a slot while rt real-time and
+// corr correspondence games run or are accepted. A correspondence
+// challenge takes a slot of the correspondence budget, which no slot is
+// reserved in; a real-time one a slot of MaxGames.
+func (b *Bot) hasSlotLocked(ch *lichess.Challenge, rt, corr int) bool {
 	p := b.settings.Challenge
+	if isCorrespondenceChallenge(ch) {
+		return corr < b.settings.Correspondence.Concurrency &&
+			(p.MaxGamesPerUser == 0 || b.gamesWithLocked(ch.Challenger) < p.MaxGamesPerUser)
+	}
+	games := rt
 	switch {
 	case games >= p.MaxGames:
 		return false
@@ -320,6 +334,11 @@ func (b *Bot) gamesWithLocked(u lichess.ChallengeUser) int {
 	}
 	for _, p := range b.pending {
 		if strings.EqualFold(p.user, u.ID) {
+			n++
+		}
+	}
+	for id, p := range b.parked {
+		if _, running := b.games[id]; !running && (strings.EqualFold(p.opponent, u.ID) || (u.Name != "" && strings.EqualFold(p.opponent, u.Name))) {
 			n++
 		}
 	}
