@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
@@ -203,6 +204,7 @@ func (b *Bot) ParkedGames() []string {
 	for id := range b.parked {
 		ids = append(ids, id)
 	}
+	slices.Sort(ids)
 	return ids
 }
 
@@ -312,12 +314,15 @@ func (g *gameWorker) onDrain() {
 }
 
 // corrClock narrows a correspondence move's clock: MoveTime to think, and
-// a deadline of that plus a slack (within the days per move left).
+// a deadline of that plus a slack (within the days per move left). A clock
+// that reads no time left (Lichess sent none) is taken as unknown: a
+// correspondence move has days, and thinking beats an instant fallback
+// move.
 func (g *gameWorker) corrClock(c MoveClock, now time.Time) MoveClock {
 	cs := g.s.Correspondence
 	c.Running = true
-	if c.Deadline.IsZero() || c.Deadline.After(now.Add(cs.MoveTime+corrDeadlineSlack)) {
-		c.Deadline = now.Add(cs.MoveTime + corrDeadlineSlack)
+	if limit := now.Add(cs.MoveTime + corrDeadlineSlack); c.Deadline.After(limit) || !c.Deadline.After(now) {
+		c.Deadline = limit
 	}
 	c.MoveTime = min(cs.MoveTime, c.Left(now))
 	return c

@@ -180,3 +180,26 @@ func TestCorrespondenceDrainParks(t *testing.T) {
 		t.Errorf("actions at shutdown: %v", a)
 	}
 }
+
+// A correspondence move thinks MoveTime, with a deadline of that plus a
+// slack, whatever the days left, and also when the clock reads nothing.
+func TestCorrespondenceMoveClock(t *testing.T) {
+	g := &gameWorker{s: Settings{Correspondence: CorrespondenceSettings{MoveTime: 3 * time.Second}}}
+	now := time.Now()
+	for _, tc := range []struct {
+		name     string
+		deadline time.Time
+		move     time.Duration
+		by       time.Time
+	}{
+		{"days left", now.Add(72 * time.Hour), 3 * time.Second, now.Add(3*time.Second + corrDeadlineSlack)},
+		{"no clock", now, 3 * time.Second, now.Add(3*time.Second + corrDeadlineSlack)},
+		{"no deadline", time.Time{}, 3 * time.Second, now.Add(3*time.Second + corrDeadlineSlack)},
+		{"seconds left", now.Add(2 * time.Second), 2 * time.Second, now.Add(2 * time.Second)},
+	} {
+		c := g.corrClock(MoveClock{Deadline: tc.deadline}, now)
+		if !c.Running || c.MoveTime != tc.move || !c.Deadline.Equal(tc.by) {
+			t.Errorf("%s: %+v, want move time %v by %v", tc.name, c, tc.move, tc.by)
+		}
+	}
+}
