@@ -203,3 +203,24 @@ func TestCorrespondenceMoveClock(t *testing.T) {
 		}
 	}
 }
+
+// A parked game that ended without a gameFinish reaching the bot is
+// forgotten at the next check-in: it no longer holds a correspondence
+// slot.
+func TestCorrespondenceCheckinForgetsEndedGame(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	h.hooks = &testHooks{keepEvent: func(ev lichess.Event) bool { return ev.Type != lichess.EventGameFinish }}
+	b, _ := h.runBot(corrSettings(time.Millisecond, 20*time.Millisecond), &playerPool{})
+	id := h.challenge("corr", lichesstest.ChallengeParams{Days: 1, Color: "black"})
+	h.waitPlies(id, 1)
+	h.waitParked(b, id)
+	if err := h.srv.Resign(id, "corr"); err != nil {
+		t.Fatal(err)
+	}
+	testsupport.WaitFor(t, "the ended game forgotten", func() bool { return len(b.ParkedGames()) == 0 })
+	// The budget (1) is free again: a new correspondence challenge is
+	// accepted.
+	next := h.challenge("corr", corrGame)
+	h.waitFor("the next correspondence game", func() bool { st, _ := h.srv.ChallengeStatus(next); return st == "accepted" })
+}
