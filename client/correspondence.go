@@ -264,7 +264,8 @@ func (b *Bot) checkin(ctx context.Context) {
 	}
 }
 
-// EndGames and Drain leave correspondence games to go on after a restart.
+// realtimeGames returns the ids of the real-time games being played: those
+// EndGames ends (correspondence games go on after a restart).
 func (b *Bot) realtimeGames() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
