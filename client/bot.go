@@ -38,7 +38,9 @@ type Bot struct {
 	pending  map[string]pendingGame // accepted challenges whose game has not started
 	queue    challengeQueue         // challenges waiting for a slot
 	declined map[string]time.Time   // challenges we declined lately: not answered again when sent again
+	parked   map[string]parkedGame  // correspondence games waiting without a worker (correspondence.go)
 	draining bool
+	drainC   chan struct{} // closed when draining begins
 	idleFrom time.Time
 	changed  chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
 	botGames dailyCounter
@@ -57,7 +59,9 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		games:    map[string]*gameWorker{},
 		pending:  map[string]pendingGame{},
 		declined: map[string]time.Time{},
+		parked:   map[string]parkedGame{},
 		changed:  make(chan struct{}),
+		drainC:   make(chan struct{}),
 		mm:       matchState{declined: map[string]time.Time{}},
 	}
 }
@@ -120,6 +124,8 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.queueLoop(ctx) }()
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.checkinLoop(ctx) }()
 
 	var bo backoff
 	for first := true; ctx.Err() == nil; first = false {
@@ -186,9 +192,14 @@ func (b *Bot) checkToken(ctx context.Context) (lichess.Account, error) {
 
 // Drain stops accepting challenges and matchmaking, declines the queued
 // challenges, then waits until no game is running or ctx ends (the grace
-// period). Run keeps running; cancel its context afterwards.
+// period); correspondence games are let go once the move under way is
+// posted, and go on after a restart. Run keeps running; cancel its context
+// afterwards.
 func (b *Bot) Drain(ctx context.Context) error {
 	b.mu.Lock()
+	if !b.draining {
+		close(b.drainC)
+	}
 	b.draining = true
 	b.notifyLocked()
 	out := b.mm.outID
@@ -218,11 +229,12 @@ func (b *Bot) Drain(ctx context.Context) error {
 	}
 }
 
-// EndGames aborts every running game, or resigns it when it is too late to
-// abort — for a shutdown whose grace period (Drain) has run out.
+// EndGames aborts every running real-time game, or resigns it when it is
+// too late to abort — for a shutdown whose grace period (Drain) has run
+// out. Correspondence games are left to go on after a restart.
 func (b *Bot) EndGames(ctx context.Context) error {
 	var errs []error
-	for _, id := range b.Games() {
+	for _, id := range b.realtimeGames() {
 		if err := b.c.Abort(ctx, id); err == nil {
 			b.log.Info().Str("game", id).Msg("game aborted at shutdown")
 			continue
@@ -236,7 +248,8 @@ func (b *Bot) EndGames(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// rejoin starts workers for the games in progress on Lichess.
+// rejoin starts workers for the games in progress on Lichess (and parks
+// the correspondence games that wait for the opponent).
 func (b *Bot) rejoin(ctx context.Context) {
 	games, err := b.c.Playing(ctx, 50)
 	if err != nil {
@@ -245,8 +258,8 @@ func (b *Bot) rejoin(ctx context.Context) {
 		}
 		return
 	}
-	for _, gi := range games {
-		b.startGame(ctx, gi.GameID, gi.Opponent.Username)
+	for i := range games {
+		b.startListedGame(ctx, &games[i])
 	}
 }
 
@@ -256,6 +269,9 @@ func (b *Bot) handleEventRecovering(ctx context.Context, ev lichess.Event) {
 	defer panics.Recover(func(e *panics.Error) {
 		panics.Log(b.log, e, "handling an event panicked; event dropped")
 	})
+	if h := b.hooks; h != nil && h.keepEvent != nil && !h.keepEvent(ev) {
+		return
+	}
 	b.handleEvent(ctx, ev)
 }
 
@@ -271,18 +287,20 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 		b.mu.Unlock()
 		b.onOutgoingClosed(ev)
 	case lichess.EventGameStart:
-		b.startGame(ctx, ev.Game.GameID, ev.Game.Opponent.Username)
+		b.startListedGame(ctx, ev.Game)
 	case lichess.EventGameFinish:
 		b.mu.Lock()
 		delete(b.pending, ev.Game.GameID)
 		b.notifyLocked() // a game that ended before it started frees its slot now
 		b.mu.Unlock()
+		b.onGameFinishParked(ctx, ev.Game)
 		b.log.Info().Str("game", ev.Game.GameID).Str("status", ev.Game.Status.Name).Msg("game finished")
 	}
 }
 
-// startGame runs a worker for game id unless one runs already.
-func (b *Bot) startGame(ctx context.Context, id, opponent string) {
+// startGame runs a worker for game id unless one runs already; corr: a
+// correspondence game.
+func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	b.mu.Lock()
 	if _, ok := b.games[id]; ok || ctx.Err() != nil {
 		b.mu.Unlock()
@@ -292,6 +310,8 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 	b.queue.remove(id)
 	b.mm.onGameStart(id, &b.botGames)
 	g := newGameWorker(b, id, b.settings, opponent)
+	g.corr = corr
+	b.unparkLocked(g)
 	b.games[id] = g
 	b.notifyLocked()
 	b.mu.Unlock()
@@ -300,8 +320,9 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string) {
 		defer b.wg.Done()
 		b.playGame(ctx, g)
 		b.mu.Lock()
+		b.workerDoneLocked(b.games[id]) // the last worker, after rebuilds
 		delete(b.games, id)
-		if len(b.games) == 0 {
+		if rt, _ := b.slotsLocked(); rt == 0 {
 			b.idleFrom = time.Now()
 		}
 		b.notifyLocked()

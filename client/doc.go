@@ -15,10 +15,16 @@
 // open on Lichess are listed and queued. The Bot rejoins the games in
 // progress at start-up and after each reconnect, runs one game worker per
 // game, and, when matchmaking is on, the queue is empty and it has been
-// idle, challenges an online bot. Drain stops taking new games, declines
-// the queued challenges and waits for the running ones; EndGames aborts or
-// resigns what is left when the grace period is over. UpdateSettings
-// applies to new games only.
+// idle, challenges an online bot. Correspondence games (correspondence.go)
+// have a budget of their own apart from the real-time slots: the worker
+// thinks for a set time when it is our move, posts, and lets the game's
+// stream go after a while without our move; the game is taken up again on
+// the gameStart Lichess sends when the opponent moves, at each periodic
+// check-in of the games in progress, and after a restart. Drain stops
+// taking new games, declines the queued challenges and waits for the
+// running real-time ones (correspondence games are let go); EndGames
+// aborts or resigns the real-time games left when the grace period is
+// over. UpdateSettings applies to new games only.
 //
 // # The game worker
 //

@@ -71,6 +71,14 @@ type gameWorker struct {
 	abortC          <-chan time.Time
 	claimTimer      *time.Timer
 	claimC          <-chan time.Time
+
+	// Correspondence (correspondence.go). corr is written under Bot.mu
+	// (the Bot counts slots by it) and only by this worker once it runs.
+	corr            bool
+	park            bool // run returned to wait for the opponent without a stream
+	draining        bool // the Bot drains: let the stream go as soon as we wait
+	disconnectTimer *time.Timer
+	disconnectC     <-chan time.Time
 }
 
 func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
@@ -115,9 +123,11 @@ func (g *gameWorker) run(ctx context.Context) {
 	g.gctx = ctx
 	msgs := make(chan streamMsg, 64)
 	go g.streamLoop(ctx, msgs)
-	g.l().Info().Msg("game worker started")
+	g.l().Info().Bool("correspondence", g.corr).Msg("game worker started")
 	defer g.cleanup()
+	drainC := g.bot.drainC
 	for !g.finished {
+		g.updateDisconnectTimer()
 		select {
 		case <-ctx.Done():
 			g.l().Info().Msg("game worker stopped before the end of the game")
@@ -139,6 +149,15 @@ func (g *gameWorker) run(ctx context.Context) {
 		case <-g.claimC:
 			g.claimC = nil
 			g.claim(ctx)
+		case <-g.disconnectC:
+			g.disconnectTimer, g.disconnectC = nil, nil
+			if g.corr && !g.ourTurn() && g.moverPly < 0 {
+				g.park = true
+				return
+			}
+		case <-drainC:
+			drainC = nil
+			g.onDrain()
 		}
 	}
 }
@@ -221,6 +240,11 @@ func (g *gameWorker) handle(ctx context.Context, ev lichess.GameEvent) {
 func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 	first := g.full == nil
 	g.full = f
+	if first && !g.corr && corrGameFull(f) {
+		g.bot.mu.Lock()
+		g.corr = true // Lichess's listing did not say; the Bot counts it now
+		g.bot.mu.Unlock()
+	}
 	if first {
 		g.white = strings.EqualFold(f.White.ID, g.me)
 		opp := f.Black
@@ -361,7 +385,7 @@ func (g *gameWorker) stopMover() {
 
 func (g *gameWorker) cleanup() {
 	g.stopMover()
-	for _, t := range []*time.Timer{g.abortTimer, g.claimTimer} {
+	for _, t := range []*time.Timer{g.abortTimer, g.claimTimer, g.disconnectTimer} {
 		if t != nil {
 			t.Stop()
 		}

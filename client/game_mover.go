@@ -195,6 +195,9 @@ func (g *gameWorker) afterOurMove(j moveJob, move string, log zerolog.Logger) {
 		}
 		return
 	}
+	if g.corr && !g.s.Correspondence.Ponder {
+		return // correspondence.ponder is off
+	}
 	if err := playerCall(log, "ponder", func() error { return p.Ponder(g.gctx) }); err != nil {
 		log.Debug().Err(err).Msg("ponder not started")
 		if isPanic(err) {
@@ -309,6 +312,9 @@ func fallbackMove(legal []string, not string) string {
 // failed player once through the factory.
 func (g *gameWorker) askPlayer(ctx context.Context, j moveJob, log zerolog.Logger) (Choice, error) {
 	clock := g.moveClock(j)
+	if g.corr {
+		clock = g.corrClock(clock, time.Now())
+	}
 	if j.legal == nil {
 		// A game without rules here has no legal move to fall back on:
 		// keep time for a fresh engine's quick move (quickMove).

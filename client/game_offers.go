@@ -11,7 +11,7 @@ import (
 // first move.
 func (g *gameWorker) updateAbortTimer() {
 	n := len(g.moves)
-	waiting := g.s.Game.AbortAfter > 0 && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
+	waiting := g.s.Game.AbortAfter > 0 && !g.corr && !g.ourTurn() && ((g.white && n == 1) || (!g.white && n == 0))
 	if waiting && g.abortTimer == nil {
 		g.abortTimer = time.NewTimer(g.s.Game.AbortAfter)
 		g.abortC = g.abortTimer.C

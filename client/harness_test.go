@@ -30,10 +30,11 @@ const (
 )
 
 type harness struct {
-	t   *testing.T
-	srv *lichesstest.Server
-	ctx context.Context // ends after testsupport.WaitLimit: bounds every wait
-	log *zerolog.Logger // the bots' logger when set (testsupport.Logger otherwise)
+	t     *testing.T
+	srv   *lichesstest.Server
+	ctx   context.Context // ends after testsupport.WaitLimit: bounds every wait
+	log   *zerolog.Logger // the bots' logger when set (testsupport.Logger otherwise)
+	hooks *testHooks      // set on the bots runBot makes, before Run
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -85,6 +86,7 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 		log = *h.log
 	}
 	b := NewBot(h.client(opts...), pool.factory, s, log)
+	b.hooks = h.hooks
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()

@@ -205,10 +205,11 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 		return matchmakeView{outID: id, stale: stale}
 	}
+	rt, _ := b.slotsLocked() // correspondence games do not keep the bot from being idle
 	v := matchmakeView{
 		settings: b.settings,
 		// A queued challenge gets a freed slot before matchmaking does.
-		idle:      !b.draining && len(b.games) == 0 && len(b.pending) == 0 && len(b.queue.items) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
+		idle:      !b.draining && rt == 0 && len(b.queue.items) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
 		botsToday: b.botGames.count(now),
 		me:        b.me,
 		declined:  make(map[string]bool, len(b.mm.declined)),

@@ -39,7 +39,9 @@ type ChallengePolicy struct {
 	// AllowList: if not empty, only these users (case-insensitive) may
 	// challenge. BlockList users are always declined.
 	AllowList, BlockList []string
-	// MaxGames is the number of games played at once. Default 1.
+	// MaxGames is the number of real-time games played at once
+	// (correspondence games have CorrespondenceSettings.Concurrency).
+	// Default 1.
 	MaxGames int
 	// ReservedForHumans of the MaxGames slots are for human opponents: a
 	// bot's challenge is accepted only while fewer than MaxGames −

@@ -107,6 +107,7 @@ type pendingGame struct {
 	at   time.Time // when it was accepted
 	user string    // the challenger's id
 	bot  bool      // a bot game not yet in Bot.botGames (its accept is in flight)
+	corr bool      // a correspondence game: it takes a correspondence slot
 }
 
 // answer is what the bot tells Lichess about a challenge: accept it
@@ -240,7 +241,8 @@ func (b *Bot) knownLocked(id string) bool {
 	_, pending := b.pending[id]
 	_, playing := b.games[id]
 	_, declined := b.declined[id]
-	return pending || playing || declined || b.queue.has(id)
+	_, parked := b.parked[id]
+	return pending || playing || declined || parked || b.queue.has(id)
 }
 
 // rulesLocked returns the reason to decline ch by the rules, "" when it may
@@ -301,9 +303,9 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 		return out
 	}
 	p := b.settings.Challenge
-	games := len(b.games) + len(b.pending)
+	rt, corr := b.slotsLocked()
 	if b.mm.outID != "" {
-		games++ // our own challenge, if accepted, starts a game too
+		rt++ // our own challenge, if accepted, starts a game too
 	}
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch
@@ -317,21 +319,33 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 			out = append(out, answer{ch: ch, reason: reason, why: "the rules refuse it now"})
 			continue
 		}
-		if !b.hasSlotLocked(ch, games) {
+		if !b.hasSlotLocked(ch, rt, corr) {
 			continue
 		}
 		b.queue.remove(ch.ID)
-		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID), bot: ch.Challenger.IsBot()}
-		games++
+		isCorr := isCorrespondenceChallenge(ch)
+		b.pending[ch.ID] = pendingGame{at: now, user: strings.ToLower(ch.Challenger.ID), bot: ch.Challenger.IsBot(), corr: isCorr}
+		if isCorr {
+			corr++
+		} else {
+			rt++
+		}
 		out = append(out, answer{ch: ch})
 	}
 	return out
 }
 
-// hasSlotLocked reports whether ch may take a slot while games run or are
-// accepted.
-func (b *Bot) hasSlotLocked(ch *lichess.Challenge, games int) bool {
+// hasSlotLocked reports whether ch may take a slot while rt real-time and
+// corr correspondence games run or are accepted. A correspondence
+// challenge takes a slot of the correspondence budget, which no slot is
+// reserved in; a real-time one a slot of MaxGames.
+func (b *Bot) hasSlotLocked(ch *lichess.Challenge, rt, corr int) bool {
 	p := b.settings.Challenge
+	if isCorrespondenceChallenge(ch) {
+		return corr < b.settings.Correspondence.Concurrency &&
+			(p.MaxGamesPerUser == 0 || b.gamesWithLocked(ch.Challenger) < p.MaxGamesPerUser)
+	}
+	games := rt
 	switch {
 	case games >= p.MaxGames:
 		return false
@@ -353,6 +367,11 @@ func (b *Bot) gamesWithLocked(u lichess.ChallengeUser) int {
 	}
 	for _, p := range b.pending {
 		if strings.EqualFold(p.user, u.ID) {
+			n++
+		}
+	}
+	for id, p := range b.parked {
+		if _, running := b.games[id]; !running && (strings.EqualFold(p.opponent, u.ID) || (u.Name != "" && strings.EqualFold(p.opponent, u.Name))) {
 			n++
 		}
 	}

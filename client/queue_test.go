@@ -526,7 +526,7 @@ func TestHasSlot(t *testing.T) {
 			if tc.pendOf != "" {
 				b.pending["p1"] = pendingGame{user: tc.pendOf}
 			}
-			if got := b.hasSlotLocked(tc.ch, tc.games); got != tc.want {
+			if got := b.hasSlotLocked(tc.ch, tc.games, 0); got != tc.want {
 				t.Errorf("hasSlot = %v, want %v", got, tc.want)
 			}
 		})

@@ -45,6 +45,7 @@ type testHooks struct {
 	beforePost  func(opponent string, ply int)              // on the mover, before our move is posted
 	background  func(opponent, what string)                 // on a background request's goroutine ("chat": a chat line's)
 	saidGoodbye func(opponent string)                       // on the worker, in finish, after the goodbye
+	keepEvent   func(ev lichess.Event) bool                 // on the event stream: false loses ev (as if never sent)
 }
 
 // playGame runs the worker of a game until the game or ctx ends. A panic on
@@ -89,6 +90,7 @@ func (g *gameWorker) rebuilt() *gameWorker {
 	n.drawAnswered, n.takebackAnswers = g.drawAnswered, g.takebackAnswers
 	n.saidGoodbye, n.recordSaved = g.saidGoodbye, g.recordSaved
 	n.choices = g.choices
+	n.corr = g.corr
 	return n
 }
 

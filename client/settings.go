@@ -11,6 +11,9 @@ type Settings struct {
 	Clock       ClockSettings
 	Game        GameSettings
 	Chat        ChatSettings
+	// Correspondence: how correspondence games are played
+	// (correspondence.go).
+	Correspondence CorrespondenceSettings
 	// StateDir is the bot's state directory, made before the bot starts:
 	// every file the bot keeps between runs lives under it. It is the
 	// same for the life of the process (cmd keeps it on reload).
@@ -76,6 +79,7 @@ func (s Settings) withDefaults() Settings {
 	s.Challenge = s.Challenge.withDefaults()
 	s.Clock = s.Clock.withDefaults()
 	s.Matchmaking = s.Matchmaking.withDefaults()
+	s.Correspondence = s.Correspondence.withDefaults()
 	if s.Game.AbortAfter == 0 {
 		s.Game.AbortAfter = 30 * time.Second
 	}

@@ -21,9 +21,11 @@ type Config struct {
 	Engine      Engine      `yaml:"engine"`
 	Challenge   Challenge   `yaml:"challenge"`
 	Matchmaking Matchmaking `yaml:"matchmaking"`
-	Game        Game        `yaml:"game"`
-	Log         Log         `yaml:"log"`
-	Shutdown    Shutdown    `yaml:"shutdown"`
+	// Correspondence says how correspondence games are played.
+	Correspondence Correspondence `yaml:"correspondence"`
+	Game           Game           `yaml:"game"`
+	Log            Log            `yaml:"log"`
+	Shutdown       Shutdown       `yaml:"shutdown"`
 
 	// source names the file the config came from ("" when built in code);
 	// dir is that file's directory when Load read it ("" otherwise);
@@ -170,7 +172,9 @@ type Challenge struct {
 	// Accept turns accepting challenges on; false declines every challenge
 	// (useful with matchmaking only). Default true.
 	Accept bool `yaml:"accept"`
-	// Concurrency is the most games played at once. Default 1.
+	// Concurrency is the most real-time games played at once;
+	// correspondence games have their own Correspondence.Concurrency.
+	// Default 1.
 	Concurrency int `yaml:"concurrency"`
 	// GamesReservedForHumans of the Concurrency slots are for human
 	// opponents: a bot's challenge waits while only these are free.
@@ -307,6 +311,29 @@ type Matchmaking struct {
 	ChallengeTimeout time.Duration `yaml:"challenge_timeout"`
 	// BlockList is bots never challenged (challenge.block_list also applies).
 	BlockList []string `yaml:"block_list"`
+}
+
+// Correspondence says how correspondence games (days per move) are played:
+// the bot thinks MoveTime on each move, keeps the game's stream open
+// DisconnectTime for a quick answer, then lets it go; it takes the game up
+// again when Lichess says the opponent moved, every CheckinPeriod, and after
+// a restart. The keys are lichess-bot's, but concurrency.
+type Correspondence struct {
+	// MoveTime is how long to think on each move. Default 1m.
+	MoveTime time.Duration `yaml:"move_time"`
+	// CheckinPeriod is how often the bot lists its games in progress to take
+	// up the correspondence games where it is its move. Default 10m.
+	CheckinPeriod time.Duration `yaml:"checkin_period"`
+	// DisconnectTime is how long the game's stream stays open after our move
+	// before it is let go. Default 150s.
+	DisconnectTime time.Duration `yaml:"disconnect_time"`
+	// Ponder thinks on the opponent's time while the stream is open.
+	// Default false.
+	Ponder bool `yaml:"ponder"`
+	// Concurrency is the most correspondence games in progress at once,
+	// waiting ones included; apart from challenge.concurrency, which counts
+	// real-time games only. Default 5.
+	Concurrency int `yaml:"concurrency"`
 }
 
 // Opponent-gone behaviours.
@@ -452,6 +479,12 @@ func Default() *Config {
 			OpponentRating:   RatingRange{Min: 0, Max: 4000},
 			IdleTime:         10 * time.Minute,
 			ChallengeTimeout: time.Minute,
+		},
+		Correspondence: Correspondence{
+			MoveTime:       time.Minute,
+			CheckinPeriod:  10 * time.Minute,
+			DisconnectTime: 150 * time.Second,
+			Concurrency:    5,
 		},
 		Game: Game{
 			MoveOverhead: 200 * time.Millisecond,

@@ -126,6 +126,14 @@ func (c *Config) Summary() string {
 	} else {
 		line("challenges", "all declined")
 	}
+	if cr := c.Correspondence; c.Challenge.Accept && slices.Contains(c.Challenge.Speeds, SpeedCorrespondence) {
+		ponder := "no pondering"
+		if cr.Ponder {
+			ponder = "pondering"
+		}
+		line("correspondence", "up to %d game(s) apart from the real-time ones; %v a move, stream let go %v after it (%s), check-in every %v",
+			cr.Concurrency, cr.MoveTime, cr.DisconnectTime, ponder, cr.CheckinPeriod)
+	}
 	if m := c.Matchmaking; m.Enabled {
 		tcs := make([]string, len(m.TimeControls))
 		for i, tc := range m.TimeControls {

@@ -86,6 +86,7 @@ func (c *Config) Validate() error {
 	v.engine()
 	v.challenge()
 	v.matchmaking()
+	v.correspondence()
 	v.game()
 	v.log()
 	if g := c.Shutdown.GracePeriod; g < 0 || g > 24*time.Hour {
@@ -258,6 +259,15 @@ func (v *validator) rating(key string, r RatingRange) {
 	if r.Min > r.Max {
 		v.add(key, "min (%d) is above max (%d): lower min or raise max", r.Min, r.Max)
 	}
+}
+
+// correspondence checks how correspondence games are played.
+func (v *validator) correspondence() {
+	c := v.c.Correspondence
+	v.durationIn("correspondence.move_time", c.MoveTime, time.Second, time.Hour, "")
+	v.durationIn("correspondence.checkin_period", c.CheckinPeriod, 10*time.Second, 24*time.Hour, "")
+	v.durationIn("correspondence.disconnect_time", c.DisconnectTime, time.Second, 24*time.Hour, "")
+	v.intIn("correspondence.concurrency", c.Concurrency, 1, 1000, "correspondence games in progress at once, apart from challenge.concurrency")
 }
 
 func (v *validator) challenge() {

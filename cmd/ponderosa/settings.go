@@ -90,6 +90,13 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 			Goodbye:  client.ChatMessages{Player: g.Goodbye.Player, Spectator: g.Goodbye.Spectator},
 			Name:     "ponderosa " + version,
 		},
+		Correspondence: client.CorrespondenceSettings{
+			MoveTime:       cfg.Correspondence.MoveTime,
+			CheckinPeriod:  cfg.Correspondence.CheckinPeriod,
+			DisconnectTime: cfg.Correspondence.DisconnectTime,
+			Ponder:         cfg.Correspondence.Ponder,
+			Concurrency:    cfg.Correspondence.Concurrency,
+		},
 		StateDir: stateDir,
 		PGNDir:   cfg.ResolvePGNDir(stateDir),
 	}

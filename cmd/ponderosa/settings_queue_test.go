@@ -21,3 +21,15 @@ func TestSettingsQueueFromConfig(t *testing.T) {
 		t.Errorf("queue settings %+v", p)
 	}
 }
+
+// The correspondence keys reach the client, defaults and values set.
+func TestSettingsCorrespondenceFromConfig(t *testing.T) {
+	c := settingsFromConfig(parseConfig(t, ""), "/state").Correspondence
+	if c.MoveTime != time.Minute || c.CheckinPeriod != 10*time.Minute || c.DisconnectTime != 150*time.Second || c.Ponder || c.Concurrency != 5 {
+		t.Errorf("default correspondence settings %+v", c)
+	}
+	c = settingsFromConfig(parseConfig(t, "correspondence:\n  move_time: 5s\n  checkin_period: 1m\n  disconnect_time: 10s\n  ponder: true\n  concurrency: 2\n"), "/state").Correspondence
+	if c.MoveTime != 5*time.Second || c.CheckinPeriod != time.Minute || c.DisconnectTime != 10*time.Second || !c.Ponder || c.Concurrency != 2 {
+		t.Errorf("correspondence settings %+v", c)
+	}
+}

@@ -78,7 +78,14 @@
 // mate, stalemate, insufficient material, threefold repetition and the
 // fifty-move rule (all automatic, status "draw" for the last three),
 // resignation, abort, agreed draw, and claims after opponentGone
-// ("timeout"). Draw offers made before both players have moved are
+// ("timeout"). Correspondence games (days per move, no clock) have a
+// days-per-move clock: it runs from the start for the side to move, each
+// move gives the mover the full days per move again, and a player whose
+// time runs out loses ("outoftime"); there is no first-move expiration.
+// WithCorrespondenceDay shortens the "day" for tests. After each move of
+// a correspondence game the player to move gets a gameStart on the event
+// stream, as Lichess sends it, whether or not they follow the game.
+// Draw offers made before both players have moved are
 // ignored (200, no offer), and a move declines the opponent's pending
 // offer; resigning an abortable game aborts it. Chess960 can be challenged
 // (and declined) but accepting it answers 400 (notnil/chess knows no
@@ -157,8 +164,9 @@
 //     UltraBullet unless WithLichessLimits is given (tests want 2+0 games);
 //     programmatic challenges may even use sub-second clocks.
 //   - No ratings change, no rating ranges, no rematches, no
-//     keepAliveStream, no open challenges, no AI games, no tournaments;
-//     correspondence clocks do not tick.
+//     keepAliveStream, no open challenges, no AI games, no tournaments.
+//   - A correspondence game that nobody moves in ends "outoftime" like any
+//     other; a takeback leaves the days-per-move clock as it is.
 //   - Expired challenges (WithChallengeTTL, 20 s) are reported to the
 //     destination as challengeCanceled.
 //   - Variants other than standard and fromPosition are not refereed (see

@@ -42,6 +42,7 @@ type game struct {
 	initial  time.Duration
 	inc      time.Duration
 	days     int
+	dayLen   time.Duration // one day of the days-per-move clock (WithCorrespondenceDay)
 
 	createdAt  time.Time
 	cg         *chess.Game // nil for a variant the server does not check
@@ -77,6 +78,17 @@ var (
 )
 
 func (g *game) ongoing() bool { return g.status == "started" }
+
+// correspondence: a game with days per move. Its clock runs from the start
+// for the side to move, and each move gives the mover the full days per
+// move again.
+func (g *game) correspondence() bool { return g.days > 0 && !g.hasClock }
+
+// ticking reports whether the side to move's clock runs now.
+func (g *game) ticking() bool { return g.ongoing() && (g.clockRunning || g.correspondence()) }
+
+// perMove is the time a correspondence move gets.
+func (g *game) perMove() time.Duration { return time.Duration(g.days) * g.dayLen }
 
 func (g *game) turn() int {
 	if g.cg == nil { // unchecked variant: by ply parity
@@ -120,7 +132,7 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 	now := time.Now()
 	g := &game{
 		id: c.id, variant: c.variant, fen: c.fen, rated: c.params.Rated, speed: c.speed,
-		initial: c.params.ClockLimit, inc: c.params.ClockIncrement, days: c.params.Days,
+		initial: c.params.ClockLimit, inc: c.params.ClockIncrement, days: c.params.Days, dayLen: s.cfg.corrDay,
 		hasClock:  c.params.ClockLimit > 0 || c.params.ClockIncrement > 0,
 		createdAt: now, lastMoveAt: now, status: "started", winner: none,
 	}
@@ -143,8 +155,7 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 	case g.hasClock:
 		g.remaining = [2]time.Duration{g.initial, g.initial}
 	case g.days > 0:
-		d := time.Duration(g.days) * 24 * time.Hour
-		g.remaining = [2]time.Duration{d, d}
+		g.remaining = [2]time.Duration{g.perMove(), g.perMove()}
 	default:
 		g.remaining = [2]time.Duration{unlimitedMillis * time.Millisecond, unlimitedMillis * time.Millisecond}
 	}
@@ -193,7 +204,7 @@ func newChessGame(fen string) (*chess.Game, error) {
 // clocksLocked returns the remaining time of both players at now.
 func (g *game) clocks(now time.Time) [2]time.Duration {
 	r := g.remaining
-	if g.ongoing() && g.clockRunning {
+	if g.ticking() {
 		t := g.turn()
 		r[t] -= now.Sub(g.lastMoveAt)
 		if r[t] < 0 {

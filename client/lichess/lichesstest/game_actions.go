@@ -54,7 +54,7 @@ func (s *Server) takebackLocked(g *game, col int, yes bool) error {
 			}
 		}
 	}
-	if g.clockRunning {
+	if g.ticking() && !g.correspondence() {
 		t := g.turn()
 		g.remaining[t] -= time.Since(g.lastMoveAt)
 	}

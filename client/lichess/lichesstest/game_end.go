@@ -42,7 +42,7 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 	if !g.ongoing() {
 		return
 	}
-	if g.clockRunning {
+	if g.ticking() {
 		t := g.turn()
 		g.remaining[t] -= time.Since(g.lastMoveAt)
 		if g.remaining[t] < 0 {
@@ -97,11 +97,11 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 func (s *Server) scheduleGameTimerLocked(g *game) {
 	s.stopTimerLocked(g.timer)
 	g.timer = nil
-	if !g.ongoing() || !g.hasClock {
+	if !g.ongoing() || (!g.hasClock && !g.correspondence()) {
 		return
 	}
 	var due time.Duration
-	if g.clockRunning {
+	if g.ticking() {
 		due = g.remaining[g.turn()] - time.Since(g.lastMoveAt)
 	} else {
 		due = g.firstMove - time.Since(g.lastMoveAt)
@@ -123,9 +123,9 @@ func (s *Server) onGameTimer(id string, ply int) {
 	g.timer = nil
 	since := time.Since(g.lastMoveAt)
 	switch {
-	case g.clockRunning && since >= g.remaining[g.turn()]:
+	case g.ticking() && since >= g.remaining[g.turn()]:
 		s.flagLocked(g, g.turn())
-	case !g.clockRunning && since >= g.firstMove:
+	case !g.ticking() && since >= g.firstMove:
 		// A player did not make their first move in time: Lichess
 		// aborts casual games (status aborted, no winner).
 		s.endGameLocked(g, "aborted", none)

@@ -58,7 +58,7 @@ func (s *Server) playMoveLocked(g *game, col int, uci string, offeringDraw *bool
 		return &moveError{errNotYourTurn.Error()}
 	}
 	now := time.Now()
-	if g.clockRunning && now.Sub(g.lastMoveAt) >= g.remaining[col] {
+	if g.ticking() && now.Sub(g.lastMoveAt) >= g.remaining[col] {
 		s.flagLocked(g, col)
 		s.stats.IllegalMoves++
 		return &moveError{errNotYourTurn.Error()}
@@ -136,7 +136,9 @@ func variantMoveShape(uci string) (string, bool) {
 // afterMoveLocked runs the clocks, offers and end checks after col's move
 // in g.
 func (s *Server) afterMoveLocked(g *game, col int, offeringDraw *bool, now time.Time) {
-	if g.clockRunning {
+	if g.correspondence() {
+		g.remaining[col] = g.perMove() // a new move, a new days-per-move clock
+	} else if g.clockRunning {
 		g.remaining[col] -= now.Sub(g.lastMoveAt)
 		g.remaining[col] += g.inc
 	} else if g.hasClock && len(g.moves) >= 2 {
@@ -160,6 +162,13 @@ func (s *Server) afterMoveLocked(g *game, col int, offeringDraw *bool, now time.
 	}
 	s.pushStateLocked(g)
 	s.scheduleGameTimerLocked(g)
+	if g.correspondence() {
+		// As Lichess, a correspondence player is told on the event stream
+		// that it is their move (a gameStart), whether or not they follow
+		// the game's stream.
+		t := g.turn()
+		s.pushEventLocked(g.players[t], jsonGameEvent{Type: "gameStart", Game: s.gameEventInfoLocked(g, t)})
+	}
 	s.houseScheduleLocked(g)
 	if offeringDraw != nil && *offeringDraw {
 		s.houseOnOfferLocked(g)

@@ -29,7 +29,7 @@ type GameSnapshot struct {
 	// Remaining time of each player at the moment of the snapshot.
 	WhiteTime     time.Duration
 	BlackTime     time.Duration
-	ClockRunning  bool
+	ClockRunning  bool // the side to move's clock runs (a correspondence game's from the start)
 	WhiteDraw     bool // draw offers pending
 	BlackDraw     bool
 	WhiteTakeback bool // takeback proposals pending
@@ -54,7 +54,7 @@ func (s *Server) snapshotLocked(g *game) GameSnapshot {
 		Variant: g.variant, Speed: g.speed, Rated: g.rated, InitialFEN: g.fen,
 		Moves: append([]string(nil), g.moves...), FEN: g.currentFEN(), Status: g.status,
 		Finished: !g.ongoing(), WhiteTime: c[white], BlackTime: c[black],
-		ClockRunning: g.clockRunning && g.ongoing(),
+		ClockRunning: g.ticking(),
 		WhiteDraw:    g.drawOffer[white], BlackDraw: g.drawOffer[black],
 		WhiteTakeback: g.takeback[white], BlackTakeback: g.takeback[black],
 		CreatedAt: g.createdAt, FinishedAt: g.finishedAt,

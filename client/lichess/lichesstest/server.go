@@ -62,6 +62,7 @@ type config struct {
 	autoGoneAfter    time.Duration
 	kingTakesRook    bool
 	variantPlyLimit  int
+	corrDay          time.Duration // the length of a correspondence "day"
 	logf             func(format string, args ...any)
 }
 
@@ -143,6 +144,13 @@ func WithCastlingAsKingTakesRook() Option { return func(c *config) { c.kingTakes
 // Default 400; n <= 0 keeps the default.
 func WithVariantPlyLimit(n int) Option { return func(c *config) { c.variantPlyLimit = n } }
 
+// WithCorrespondenceDay sets how long one day of a correspondence game's
+// days-per-move clock lasts (default 24h), so that tests can play a
+// correspondence game in moments: with WithCorrespondenceDay(time.Second),
+// a game of 3 days per move gives each move 3 s. The times reported
+// (gameState wtime/btime, secondsLeft) are of the shortened clock.
+func WithCorrespondenceDay(d time.Duration) Option { return func(c *config) { c.corrDay = d } }
+
 // WithLog makes the server describe what happens (requests, challenges,
 // moves, game ends) through logf, e.g. t.Logf or a zerolog printf. Tokens
 // are never logged. Nothing is logged once Close has begun.
@@ -172,6 +180,9 @@ func New(opts ...Option) *Server {
 	}
 	if cfg.keepAlive <= 0 {
 		cfg.keepAlive = 7 * time.Second
+	}
+	if cfg.corrDay <= 0 {
+		cfg.corrDay = 24 * time.Hour
 	}
 	if cfg.variantPlyLimit <= 0 {
 		cfg.variantPlyLimit = defaultVariantPlyLimit

@@ -1,0 +1,46 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// The correspondence keys: defaults, values read, what validation refuses,
+// and the summary line when correspondence is accepted.
+func TestCorrespondenceKeys(t *testing.T) {
+	d := Default().Correspondence
+	if d.MoveTime != time.Minute || d.CheckinPeriod != 10*time.Minute || d.DisconnectTime != 150*time.Second || d.Ponder || d.Concurrency != 5 {
+		t.Errorf("defaults %+v", d)
+	}
+	c, err := Parse([]byte("correspondence:\n  move_time: 30s\n  checkin_period: 5m\n  disconnect_time: 1m\n  ponder: true\n  concurrency: 20\n"), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr := c.Correspondence; cr.MoveTime != 30*time.Second || cr.CheckinPeriod != 5*time.Minute || cr.DisconnectTime != time.Minute || !cr.Ponder || cr.Concurrency != 20 {
+		t.Errorf("parsed %+v", cr)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"correspondence:\n  move_time: 0s\n", "correspondence.move_time: must be between 1s and 1h0m0s, got 0s"},
+		{"correspondence:\n  move_time: 60\n", "correspondence.move_time: 60 has no unit"},
+		{"correspondence:\n  checkin_period: 1s\n", "correspondence.checkin_period: must be between 10s and 24h0m0s, got 1s"},
+		{"correspondence:\n  disconnect_time: -1s\n", "correspondence.disconnect_time: must be between 1s and 24h0m0s, got -1s"},
+		{"correspondence:\n  concurrency: 0\n", "correspondence.concurrency: must be between 1 and 1000, got 0"},
+		{"correspondence:\n  concurency: 2\n", "concurency"},
+	} {
+		probs := problemsOf(t, tt.src)
+		if !strings.Contains(probs.Error(), tt.want) {
+			t.Errorf("%q: problems %q lack %q", tt.src, probs.Error(), tt.want)
+		}
+	}
+	c, err = Parse([]byte("challenge:\n  speeds: [blitz, correspondence]\n"), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Summary(); !strings.Contains(s, "up to 5 game(s) apart from the real-time ones; 1m0s a move") {
+		t.Errorf("summary lacks the correspondence line:\n%s", s)
+	}
+	if s := Default().Summary(); strings.Contains(s, "apart from the real-time ones") {
+		t.Errorf("summary speaks of correspondence, which the defaults do not accept:\n%s", s)
+	}
+}
