@@ -1,6 +1,7 @@
 package nnue
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -225,24 +226,29 @@ func TestStackDoesNotAllocate(t *testing.T) {
 }
 
 // BenchmarkStackMoveEval is one move made, evaluated and taken back (the
-// incremental update of one ply plus the output layer), at H = 128.
+// incremental update of one ply plus the output layer), at H = 128, 256
+// and 512.
 func BenchmarkStackMoveEval(b *testing.B) {
-	n := randomNet(128, SCReLU, 1)
-	s := NewStack(n, 16)
-	p, _ := board.ParseFEN(stackFENs[1])
-	var ml board.MoveList
-	p.GenerateLegal(&ml)
-	s.Reset()
-	s.Evaluate(p)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		m := ml.Moves[i%ml.N]
-		p.MakeMove(m)
-		s.Push(p)
-		_ = s.Evaluate(p)
-		p.UnmakeMove()
-		s.Pop()
+	for _, h := range []int{128, 256, 512} {
+		b.Run(fmt.Sprintf("H%d", h), func(b *testing.B) {
+			n := randomNet(h, SCReLU, 1)
+			s := NewStack(n, 16)
+			p, _ := board.ParseFEN(stackFENs[1])
+			var ml board.MoveList
+			p.GenerateLegal(&ml)
+			s.Reset()
+			s.Evaluate(p)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				m := ml.Moves[i%ml.N]
+				p.MakeMove(m)
+				s.Push(p)
+				_ = s.Evaluate(p)
+				p.UnmakeMove()
+				s.Pop()
+			}
+		})
 	}
 }
 
