@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
@@ -23,6 +24,9 @@ type BuiltinOptions struct {
 	TreeMB int
 	// Ponder thinks on the opponent's time.
 	Ponder bool
+	// Net is the evaluation network (nil: the hand-crafted evaluation),
+	// shared by all games.
+	Net *nnue.Net
 	// VarietyCP plays a random move among those within this many
 	// centipawns of the best (0: always the best).
 	VarietyCP int
@@ -88,6 +92,7 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		TreeMB:    p.opts.TreeMB,
 		Ponder:    p.opts.Ponder,
 		VarietyCP: p.opts.VarietyCP,
+		Net:       p.opts.Net,
 		Seed:      seed,
 		Logger:    log,
 		// The worker's deadline already leaves the move overhead and the

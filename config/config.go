@@ -95,7 +95,20 @@ type Builtin struct {
 	// this many centipawns of the best one; 0 (the default) always plays the
 	// best move.
 	VarietyCP int `yaml:"variety_cp"`
+	// Eval is the evaluation: "classical" (the hand-tuned one, the
+	// default) or "nnue" (the network of EvalFile, or the one built into
+	// the binary when EvalFile is empty).
+	Eval string `yaml:"eval"`
+	// EvalFile is the network file (docs/nnue-net.md) for eval: nnue.
+	// Default "": the embedded network.
+	EvalFile string `yaml:"eval_file"`
 }
+
+// Evaluations of the built-in engine (engine.builtin.eval).
+const (
+	EvalClassical = "classical"
+	EvalNNUE      = "nnue"
+)
 
 // External describes an external UCI engine program.
 type External struct {
@@ -443,6 +456,7 @@ func Default() *Config {
 				HashMB:       64,
 				Threads:      1,
 				TreeMemoryMB: 128,
+				Eval:         EvalClassical,
 			},
 		},
 		Challenge: Challenge{

@@ -49,7 +49,11 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 	} else {
 		e.Int("hash_mb", c.Engine.Builtin.HashMB).
 			Int("threads", c.Engine.Builtin.Threads).
-			Int("tree_memory_mb", c.Engine.Builtin.TreeMemoryMB)
+			Int("tree_memory_mb", c.Engine.Builtin.TreeMemoryMB).
+			Str("eval", c.Engine.Builtin.Eval)
+		if c.Engine.Builtin.Eval == EvalNNUE {
+			e.Str("eval_file", c.Engine.Builtin.EvalFile)
+		}
 	}
 }
 
@@ -81,6 +85,15 @@ func (c *Config) Summary() string {
 		bi := e.Builtin
 		line("engine", "built-in, hash %d MiB, %d thread(s), tree %d MiB per game, variety %d cp, pondering %s",
 			bi.HashMB, bi.Threads, bi.TreeMemoryMB, bi.VarietyCP, onOff(e.Ponder))
+		if bi.Eval == EvalNNUE {
+			file := bi.EvalFile
+			if file == "" {
+				file = "the embedded net"
+			}
+			line("eval", "network (%s)", file)
+		} else {
+			line("eval", "hand-crafted (classical)")
+		}
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
 			bi.HashMB+c.Challenge.Concurrency*bi.TreeMemoryMB, c.Challenge.Concurrency)
 	}

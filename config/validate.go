@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // lichessVariants are the variant keys Lichess knows.
@@ -169,6 +171,15 @@ func (v *validator) engine() {
 	v.intIn("engine.builtin.threads", b.Threads, 1, 256, "")
 	v.intIn("engine.builtin.tree_memory_mb", b.TreeMemoryMB, 1, 65536, "")
 	v.intIn("engine.builtin.variety_cp", b.VarietyCP, 0, 300, "0 turns variety off")
+	if v.oneOf("engine.builtin.eval", b.Eval, []string{EvalClassical, EvalNNUE}) && b.Eval == EvalNNUE && e.Type == EngineBuiltin {
+		if _, err := nnue.Choose(true, b.EvalFile); err != nil {
+			key := "engine.builtin.eval_file"
+			if b.EvalFile == "" {
+				key = "engine.builtin.eval"
+			}
+			v.add(key, "no network for eval: nnue: %v (give a net file in engine.builtin.eval_file, or eval: classical)", err)
+		}
+	}
 
 	v.externalOptions("engine.external", e.External.Options)
 	if e.Type == EngineExternal {
@@ -442,6 +453,9 @@ func (v *validator) log() {
 // Warnings lists settings that are valid but probably not what was meant.
 func (c *Config) Warnings() []string {
 	var w []string
+	if b := c.Engine.Builtin; c.Engine.Type == EngineBuiltin && b.Eval == EvalClassical && b.EvalFile != "" {
+		w = append(w, "engine.builtin.eval_file is set but engine.builtin.eval is classical, so it is ignored: set eval: nnue to use it")
+	}
 	if c.Engine.Type == EngineBuiltin && (c.Engine.External.Path != "" || len(c.Engine.External.Options) > 0) {
 		w = append(w, "engine.external is filled in but engine.type is builtin, so it is ignored: set engine.type: external to use it")
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
 
@@ -45,6 +46,7 @@ type Options struct {
 	TreeMB       int           // memory cap for the tree's nodes; <1 means 4
 	TreeNodes    int           // cap in nodes; overrides TreeMB when > 0 (tests, tuning)
 	MoveOverhead time.Duration // reserved per move for lag
+	Net          *nnue.Net     // evaluation network (search.Options.Net); nil: the hand-crafted evaluation
 	Ponder       bool          // think on the opponent's time (StartPonder)
 	Strategy     Strategy
 	// PonderDepth and PonderNodes cap a background ponder search (0: no
@@ -196,7 +198,7 @@ func NewGame(opts Options) *Game {
 	g := &Game{
 		opts: opts,
 		log:  opts.Logger,
-		eng:  search.New(search.Options{Threads: opts.Threads, HashMB: opts.HashMB}),
+		eng:  search.New(search.Options{Threads: opts.Threads, HashMB: opts.HashMB, Net: opts.Net}),
 		rng:  rand.New(rand.NewSource(opts.Seed)),
 		tree: newTree(capNodes),
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/ponder"
@@ -31,6 +32,13 @@ const (
 	// match runners that never send "go ponder" (fastchess). The next
 	// "position" that extends the game converts a correct guess.
 	OptBackgroundPonder = "BackgroundPonder"
+	// OptUseNNUE (off by default) evaluates with the network of OptEvalFile,
+	// or the net built into the binary when that is empty, instead of the
+	// hand-crafted evaluation. A net that cannot be had is an error, and
+	// the hand-crafted evaluation stays.
+	OptUseNNUE   = "UseNNUE"
+	OptEvalFile  = "EvalFile"
+	optEmptyPath = "<empty>" // how GUIs send an empty string option
 )
 
 // Defaults and ranges of the EngineBackend options.
@@ -63,6 +71,8 @@ func engineOptions() []OptionSpec {
 			Min: 0, Max: int(MaxMoveOverhead.Milliseconds())},
 		{Name: OptClearHash, Type: OptionButton},
 		{Name: OptBackgroundPonder, Type: OptionCheck, Default: "false"},
+		{Name: OptUseNNUE, Type: OptionCheck, Default: "false"},
+		{Name: OptEvalFile, Type: OptionString, Default: ""},
 	}
 }
 
@@ -91,6 +101,8 @@ type EngineBackend struct {
 	ponder   bool            // the Ponder option (informative: "go ponder" always works)
 	chess960 bool            // the UCI_Chess960 option
 	multiPV  int
+	useNNUE  bool   // the UseNNUE option
+	evalFile string // the EvalFile option
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
@@ -223,8 +235,40 @@ func (b *EngineBackend) SetOption(name, value string) error {
 			b.gopts.Ponder = on
 			b.resetGame()
 		}
+	case OptUseNNUE:
+		b.useNNUE = v == "true"
+		return b.chooseNet()
+	case OptEvalFile:
+		b.evalFile = strings.TrimSpace(v)
+		if b.evalFile == optEmptyPath {
+			b.evalFile = ""
+		}
+		if b.useNNUE {
+			return b.chooseNet()
+		}
 	}
 	return nil
+}
+
+// chooseNet loads the net UseNNUE and EvalFile ask for and hands it to the
+// engine; when that fails the engine evaluates by hand and the error says
+// so. Called with b.mu held.
+func (b *EngineBackend) chooseNet() error {
+	net, err := nnue.Choose(b.useNNUE, b.evalFile)
+	b.gopts.Net = net
+	b.game.Engine().SetNet(net)
+	if err != nil {
+		return fmt.Errorf("%w; evaluating with the hand-crafted evaluation", err)
+	}
+	return nil
+}
+
+// Net returns the evaluation network in use (nil: the hand-crafted
+// evaluation).
+func (b *EngineBackend) Net() *nnue.Net {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.gopts.Net
 }
 
 // SetPosition implements Backend. On error the previous position stays.
@@ -532,10 +576,11 @@ func (b *EngineBackend) Perft(depth int, out io.Writer) error {
 }
 
 // Bench implements Backend: search.Bench at BenchDepth, which prints a line
-// per position and the total nodes and nodes per second. The total node
-// count is the engine's signature.
+// per position and the total nodes and nodes per second, with the
+// evaluation the options chose (UseNNUE, EvalFile). The total node count of
+// the default, hand-crafted evaluation is the engine's signature.
 func (b *EngineBackend) Bench(out io.Writer) error {
-	_, err := search.Bench(out, b.BenchDepth)
+	_, err := search.BenchNet(out, b.BenchDepth, b.Net())
 	return err
 }
 

@@ -29,7 +29,7 @@ var commands = []struct{ name, summary string }{
 	{"upgrade", "turn the Lichess account into a Bot account (irreversible)"},
 	{"version", "print the version"},
 	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
-	{"bench", "run the engine benchmark: bench [depth]"},
+	{"bench", "run the engine benchmark: bench [-eval classical|nnue|both] [-evalfile FILE] [depth]"},
 }
 
 func main() {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
@@ -27,7 +28,12 @@ func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory
 		// engine.builtin.hash_mb is the memory of all games together;
 		// each game has its own table.
 		hash := max(e.Builtin.HashMB/max(cfg.Challenge.Concurrency, 1), 1)
+		net, err := nnue.Choose(e.Builtin.Eval == config.EvalNNUE, e.Builtin.EvalFile)
+		if err != nil {
+			return nil, fmt.Errorf("engine.builtin.eval %s: %w", e.Builtin.Eval, err)
+		}
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
+			Net:       net,
 			HashMB:    hash,
 			Threads:   e.Builtin.Threads,
 			TreeMB:    e.Builtin.TreeMemoryMB,

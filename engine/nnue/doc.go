@@ -22,6 +22,12 @@
 //
 // Evaluate is the reference: it recomputes everything from the position in
 // exact integer arithmetic and is meant for tests and as the definition the
-// engine's incremental accumulator must reproduce. It imports only
+// engine's incremental accumulator must reproduce. Stack is that
+// accumulator: one per search thread, pushed and popped with the moves, it
+// returns exactly Evaluate's centipawns without recomputing the input layer.
+//
+// A net file placed at engine/nnue/embedded/default.nnue is built into the
+// binary (Embedded); none is shipped yet. Choose picks the net the engine
+// options UseNNUE and EvalFile ask for. The package imports only
 // engine/board. The trainer is internal/train (cmd/train).
 package nnue

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // BenchDepth is the default depth of Bench.
@@ -81,10 +82,16 @@ type BenchResult struct {
 // total to out. The node count is deterministic: it is the engine's
 // signature, which changes whenever the search or evaluation does.
 func Bench(out io.Writer, depth int) (BenchResult, error) {
+	return BenchNet(out, depth, nil)
+}
+
+// BenchNet is Bench with the evaluation network net (nil: the hand-crafted
+// evaluation, as Bench).
+func BenchNet(out io.Writer, depth int, net *nnue.Net) (BenchResult, error) {
 	if depth < 1 {
 		depth = BenchDepth
 	}
-	e := New(Options{Threads: 1, HashMB: 16})
+	e := New(Options{Threads: 1, HashMB: 16, Net: net})
 	var res BenchResult
 	for i, fen := range benchFENs {
 		pos, err := board.ParseFEN(fen)

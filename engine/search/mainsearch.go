@@ -154,9 +154,9 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			nullMoveSafe(p) && beta > -MateInMaxPly {
 			r := 3 + depth/3 + min((eval-beta)/200, 3)
 			f.move, f.piece, f.cont = board.NullMove, board.NoPiece, &t.sentinel
-			p.MakeNullMove()
+			t.makeNullMove()
 			v := -t.search(-beta, -beta+1, depth-r, ply+1, !cutNode)
-			p.UnmakeNullMove()
+			t.unmakeNullMove()
 			if t.stopped {
 				return 0
 			}
@@ -284,7 +284,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			f.caps[f.nCaps] = m
 			f.nCaps++
 		}
-		p.MakeMove(m)
+		t.makeMove(m)
 		newDepth := depth - 1 + ext
 		var v int
 		if !t.e.feat.noLMR && depth >= 3 && moveCount > 1+b2i(root) && (quiet || !pvNode) {
@@ -311,7 +311,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		if pvNode && (moveCount == 1 || (v > alpha && (root || v < beta))) {
 			v = -t.search(-beta, -alpha, newDepth, ply+1, false)
 		}
-		p.UnmakeMove()
+		t.unmakeMove()
 		if t.stopped {
 			return 0
 		}

@@ -94,9 +94,9 @@ func (t *thread) qsearch(alpha, beta, ply, qdepth int) int {
 		}
 		f.move, f.piece = m, p.PieceOn(m.From())
 		f.cont = &t.contHist[f.piece][m.To()]
-		p.MakeMove(m)
+		t.makeMove(m)
 		v := -t.qsearch(-beta, -alpha, ply+1, qdepth+1)
-		p.UnmakeMove()
+		t.unmakeMove()
 		if t.stopped {
 			return 0
 		}

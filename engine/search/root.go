@@ -25,6 +25,9 @@ type rootMove struct {
 // prepare copies the position and builds the root move list.
 func (t *thread) prepare(pos *board.Position, ctl *control) {
 	t.pos.CopyFrom(pos)
+	if t.nn != nil {
+		t.nn.Reset()
+	}
 	t.ctl = ctl
 	t.nodes, t.seldepth, t.stopped = 0, 0, false
 	t.pubNodes.Store(0)

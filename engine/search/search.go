@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 // Options configure an Engine.
@@ -28,6 +29,9 @@ type Options struct {
 	Threads      int           // search threads (lazy SMP); <1 means 1
 	HashMB       int           // transposition table size; <1 means 16
 	MoveOverhead time.Duration // subtracted from the clock for lag (not from a fixed MoveTime)
+	// Net is the evaluation network (engine/nnue); nil means the
+	// hand-crafted evaluation (engine/eval), the default.
+	Net *nnue.Net
 }
 
 // Limits say when a search stops. Zero values mean "no limit"; with no
@@ -189,6 +193,18 @@ func (e *Engine) SetMoveOverhead(d time.Duration) {
 		d = 0
 	}
 	e.opts.MoveOverhead = d
+}
+
+// SetNet makes n the evaluation of the following searches (nil: the
+// hand-crafted evaluation) and clears the threads' evaluation caches. The
+// net is shared by the threads and must not be changed afterwards.
+func (e *Engine) SetNet(n *nnue.Net) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.opts.Net = n
+	for _, t := range e.threads {
+		t.setNet(n)
+	}
 }
 
 // Options returns the current options.
@@ -416,4 +432,9 @@ func MateMoves(score int) int {
 // engines use.
 type features struct {
 	noRFP, noRazor, noNull, noIIR, noSingular, noLMP, noFutility, noSEEPrune, noLMR, noCheckExt, noDelta, noAspiration, noQChecks bool
+
+	// checkNet (tests): every evaluation with the network bypasses the
+	// evaluation cache and is compared with the reference Net.Evaluate;
+	// the thread counts the comparisons and the differences.
+	checkNet bool
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
 const (
@@ -44,6 +45,7 @@ type thread struct {
 	id  int
 	pos *board.Position
 	ev  *eval.Evaluator
+	nn  *nnue.Stack // the network's accumulators when it evaluates; nil: ev does
 	ctl *control
 
 	stack    *[MaxPly + stackOff + 2]frame
@@ -65,10 +67,12 @@ type thread struct {
 	completedDepth int
 	bestChanges    float64
 	report         func(Info)
+
+	netChecks, netMismatches int // features.checkNet
 }
 
 func newThread(e *Engine, id int) *thread {
-	return &thread{
+	t := &thread{
 		e:        e,
 		id:       id,
 		pos:      board.NewPosition(),
@@ -78,6 +82,51 @@ func newThread(e *Engine, id int) *thread {
 		contHist: new([16][64]contEntry),
 		evalTab:  new([evalCacheSize]evalCacheEntry),
 		capHist:  new([16][64][8]int16),
+	}
+	t.setNet(e.opts.Net)
+	return t
+}
+
+// setNet makes n the thread's evaluation (nil: the hand-crafted one) and
+// forgets the cached evaluations of the other.
+func (t *thread) setNet(n *nnue.Net) {
+	switch {
+	case n == nil:
+		t.nn = nil
+	case t.nn == nil || t.nn.Net() != n:
+		t.nn = nnue.NewStack(n, MaxPly+stackOff+2)
+	}
+	*t.evalTab = [evalCacheSize]evalCacheEntry{}
+}
+
+// makeMove plays m on the thread's position and keeps the network's
+// accumulators in step; unmakeMove, makeNullMove and unmakeNullMove
+// likewise.
+func (t *thread) makeMove(m board.Move) {
+	t.pos.MakeMove(m)
+	if t.nn != nil {
+		t.nn.Push(t.pos)
+	}
+}
+
+func (t *thread) unmakeMove() {
+	t.pos.UnmakeMove()
+	if t.nn != nil {
+		t.nn.Pop()
+	}
+}
+
+func (t *thread) makeNullMove() {
+	t.pos.MakeNullMove()
+	if t.nn != nil {
+		t.nn.Push(t.pos)
+	}
+}
+
+func (t *thread) unmakeNullMove() {
+	t.pos.UnmakeNullMove()
+	if t.nn != nil {
+		t.nn.Pop()
 	}
 }
 
@@ -135,13 +184,29 @@ type evalCacheEntry struct {
 func (t *thread) evaluate() int {
 	key := t.pos.Key()
 	ce := &t.evalTab[key&(evalCacheSize-1)]
-	if ce.key == key && key != 0 {
+	if ce.key == key && key != 0 && !t.e.feat.checkNet {
 		return int(ce.eval)
 	}
-	v := t.ev.Evaluate(t.pos)
+	var v int
+	if t.nn != nil {
+		v = t.nn.Evaluate(t.pos)
+		if t.e.feat.checkNet {
+			t.checkNet(v)
+		}
+	} else {
+		v = t.ev.Evaluate(t.pos)
+	}
 	v = max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
 	ce.key, ce.eval = key, int32(v)
 	return v
+}
+
+// checkNet compares the incremental evaluation v with the reference.
+func (t *thread) checkNet(v int) {
+	t.netChecks++
+	if v != t.nn.Net().Evaluate(t.pos) {
+		t.netMismatches++
+	}
 }
 
 func (t *thread) isDraw(ply int) bool {
