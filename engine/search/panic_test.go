@@ -19,6 +19,20 @@ func searchRecovering(ctx context.Context, e *Engine, p *board.Position, lim Lim
 	return nil
 }
 
+// helpersRunning counts the goroutines running a helper thread of some
+// search (helperGroup.start), from a dump of every goroutine's stack: unlike
+// a count of all goroutines, it does not see the runtime's or other tests'.
+func helpersRunning() int {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return strings.Count(string(buf[:n]), ".(*helperGroup).start.func1(")
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}
+
 // A helper thread that panics does not end the process: the search stops,
 // every thread is waited for, and the panic goes on from Search on the
 // caller's goroutine as a *ThreadPanic carrying the helper's stack. After
@@ -29,7 +43,6 @@ func TestHelperPanicReachesCaller(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
-	before := runtime.NumGoroutine()
 	// Infinite: only the helper's panic (or the hang limit) ends it.
 	v := searchRecovering(ctx, e, p, Limits{Infinite: true}, nil)
 	if ctx.Err() != nil {
@@ -54,8 +67,8 @@ func TestHelperPanicReachesCaller(t *testing.T) {
 	if got := string(PanicStack("other", []byte("caller"))); got != "caller" {
 		t.Errorf("PanicStack(other) = %q, want the caller's stack", got)
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Errorf("%d goroutines after the panic, %d before: a helper is still running", after, before)
+	if n := helpersRunning(); n > 0 {
+		t.Errorf("%d helper threads still running after the panic", n)
 	}
 
 	e.Reset()
@@ -70,13 +83,19 @@ func TestHelperPanicReachesCaller(t *testing.T) {
 func TestMainThreadPanicStopsHelpers(t *testing.T) {
 	e := New(Options{Threads: 3, HashMB: 1})
 	p := mustFEN(t, kiwipete)
-	before := runtime.NumGoroutine()
-	v := searchRecovering(context.Background(), e, p, Limits{Depth: MaxPly - 1}, func(Info) { panic("boom") })
+	during := -1
+	v := searchRecovering(context.Background(), e, p, Limits{Depth: MaxPly - 1}, func(Info) {
+		during = helpersRunning()
+		panic("boom")
+	})
 	if v != "boom" {
 		t.Fatalf("Search panicked with %v, want boom", v)
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Errorf("%d goroutines after the panic, %d before: the helpers were left running", after, before)
+	if during != 2 {
+		t.Fatalf("%d helper threads seen running during the search, want 2 (the count is broken)", during)
+	}
+	if n := helpersRunning(); n > 0 {
+		t.Errorf("%d helper threads still running after the panic: they were left running", n)
 	}
 	res := e.Search(context.Background(), p, Limits{Depth: 3}, nil, nil)
 	if !p.IsLegal(res.BestMove) {
