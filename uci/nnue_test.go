@@ -2,7 +2,6 @@ package uci
 
 import (
 	"errors"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,20 +14,7 @@ import (
 // writeTestNet writes a small net with random weights to a file in dir.
 func writeTestNet(t *testing.T, dir string) string {
 	t.Helper()
-	const h = 16
-	rng := rand.New(rand.NewPCG(1, 2))
-	n := &nnue.Net{
-		Hidden: h, Act: nnue.SCReLU, QA: 255, QB: 64, Scale: 400,
-		InputWeights:  make([]int16, nnue.Inputs*h),
-		InputBiases:   make([]int16, h),
-		OutputWeights: make([]int16, 2*h),
-	}
-	for i := range n.InputWeights {
-		n.InputWeights[i] = int16(rng.IntN(121) - 60)
-	}
-	for i := range n.OutputWeights {
-		n.OutputWeights[i] = int16(rng.IntN(129) - 64)
-	}
+	n := nnue.RandomNet(16, nnue.SCReLU, 5)
 	path := filepath.Join(dir, "test.nnue")
 	if err := n.Save(path); err != nil {
 		t.Fatal(err)

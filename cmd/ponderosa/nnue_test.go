@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,20 +19,7 @@ import (
 // testNetFile writes a small random net and returns its path and the net.
 func testNetFile(t *testing.T) (string, *nnue.Net) {
 	t.Helper()
-	const h = 16
-	rng := rand.New(rand.NewPCG(5, 6))
-	n := &nnue.Net{
-		Hidden: h, Act: nnue.SCReLU, QA: 255, QB: 64, Scale: 400,
-		InputWeights:  make([]int16, nnue.Inputs*h),
-		InputBiases:   make([]int16, h),
-		OutputWeights: make([]int16, 2*h),
-	}
-	for i := range n.InputWeights {
-		n.InputWeights[i] = int16(rng.IntN(121) - 60)
-	}
-	for i := range n.OutputWeights {
-		n.OutputWeights[i] = int16(rng.IntN(129) - 64)
-	}
+	n := nnue.RandomNet(16, nnue.SCReLU, 5)
 	path := filepath.Join(t.TempDir(), "test.nnue")
 	if err := n.Save(path); err != nil {
 		t.Fatal(err)

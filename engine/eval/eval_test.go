@@ -10,35 +10,6 @@ import (
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
-// mirrorFEN swaps the colours: ranks reversed, piece case swapped, side to
-// move, castling rights and en-passant square flipped. The mirrored
-// position is the same position for the other side, so its evaluation
-// from the side to move must be identical.
-func mirrorFEN(t testing.TB, fen string) string {
-	t.Helper()
-	f := strings.Fields(fen)
-	if len(f) < 4 {
-		t.Fatalf("short FEN %q", fen)
-	}
-	ranks := strings.Split(f[0], "/")
-	for i, j := 0, len(ranks)-1; i < j; i, j = i+1, j-1 {
-		ranks[i], ranks[j] = ranks[j], ranks[i]
-	}
-	f[0] = swapCase(strings.Join(ranks, "/"))
-	if f[1] == "w" {
-		f[1] = "b"
-	} else {
-		f[1] = "w"
-	}
-	if f[2] != "-" {
-		f[2] = swapCase(f[2])
-	}
-	if f[3] != "-" {
-		f[3] = string([]byte{f[3][0], '1' + '8' - f[3][1]})
-	}
-	return strings.Join(f, " ")
-}
-
 // flipFilesFEN mirrors the board left-right (a-file <-> h-file). Only
 // valid without castling rights.
 func flipFilesFEN(fen string) string {
@@ -56,19 +27,6 @@ func flipFilesFEN(fen string) string {
 		f[3] = string([]byte{'a' + 'h' - f[3][0], f[3][1]})
 	}
 	return strings.Join(f, " ")
-}
-
-func swapCase(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		switch {
-		case c >= 'a' && c <= 'z':
-			b[i] = c - 32
-		case c >= 'A' && c <= 'Z':
-			b[i] = c + 32
-		}
-	}
-	return string(b)
 }
 
 var fixedFENs = []string{
@@ -113,7 +71,7 @@ func randomPositions(t testing.TB, n int) []string {
 func TestColourSymmetry(t *testing.T) {
 	e := NewEvaluator()
 	for _, fen := range randomPositions(t, 2000) {
-		m := mirrorFEN(t, fen)
+		m := testsupport.MirrorFEN(t, fen)
 		a := e.Evaluate(testsupport.MustFEN(t, fen))
 		b := e.Evaluate(testsupport.MustFEN(t, m))
 		if a != b {

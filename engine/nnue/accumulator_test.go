@@ -94,7 +94,7 @@ func TestStackMatchesReferenceAtEveryNode(t *testing.T) {
 		h   int
 		act Activation
 	}{{32, SCReLU}, {37, CReLU}, {64, SCReLU}} {
-		n := randomNet(tc.h, tc.act, uint64(tc.h))
+		n := RandomNet(tc.h, tc.act, uint64(tc.h))
 		s := NewStack(n, 64)
 		rng := rand.New(rand.NewPCG(11, uint64(tc.h)))
 		var k kinds
@@ -119,7 +119,7 @@ func TestStackMatchesReferenceAtEveryNode(t *testing.T) {
 // Long random games with bursts of takebacks, evaluating only now and then
 // so that the lazy updates run over several plies and past refreshAfter.
 func TestStackMatchesReferenceInRandomGames(t *testing.T) {
-	n := randomNet(48, SCReLU, 5)
+	n := RandomNet(48, SCReLU, 5)
 	s := NewStack(n, 512)
 	rng := rand.New(rand.NewPCG(21, 22))
 	var ml board.MoveList
@@ -173,7 +173,7 @@ func TestStackMatchesReferenceInRandomGames(t *testing.T) {
 // Pushed past its capacity, the stack falls back to the reference and
 // comes back to its own accumulators once popped below it.
 func TestStackBeyondCapacity(t *testing.T) {
-	n := randomNet(16, SCReLU, 9)
+	n := RandomNet(16, SCReLU, 9)
 	s := NewStack(n, 3)
 	p := board.NewPosition()
 	s.Reset()
@@ -201,7 +201,7 @@ func TestStackBeyondCapacity(t *testing.T) {
 }
 
 func TestStackDoesNotAllocate(t *testing.T) {
-	n := randomNet(128, SCReLU, 1)
+	n := RandomNet(128, SCReLU, 1)
 	s := NewStack(n, 16)
 	p, err := board.ParseFEN(stackFENs[1])
 	if err != nil {
@@ -231,7 +231,7 @@ func TestStackDoesNotAllocate(t *testing.T) {
 func BenchmarkStackMoveEval(b *testing.B) {
 	for _, h := range []int{128, 256, 512} {
 		b.Run(fmt.Sprintf("H%d", h), func(b *testing.B) {
-			n := randomNet(h, SCReLU, 1)
+			n := RandomNet(h, SCReLU, 1)
 			s := NewStack(n, 16)
 			p, _ := board.ParseFEN(stackFENs[1])
 			var ml board.MoveList
@@ -254,7 +254,7 @@ func BenchmarkStackMoveEval(b *testing.B) {
 
 // BenchmarkReferenceEvaluate is Net.Evaluate from scratch, for comparison.
 func BenchmarkReferenceEvaluate(b *testing.B) {
-	n := randomNet(128, SCReLU, 1)
+	n := RandomNet(128, SCReLU, 1)
 	p, _ := board.ParseFEN(stackFENs[1])
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

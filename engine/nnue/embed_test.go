@@ -16,7 +16,7 @@ func TestEmbeddedNet(t *testing.T) {
 	if n, err := Embedded(); n != nil || !errors.Is(err, ErrNoEmbeddedNet) {
 		t.Fatalf("Embedded() = %v, %v; want ErrNoEmbeddedNet", n, err)
 	}
-	good := randomNet(8, SCReLU, 1)
+	good := RandomNet(8, SCReLU, 1)
 	b, err := good.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestEmbeddedNet(t *testing.T) {
 func TestChoose(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.nnue")
-	if err := randomNet(8, CReLU, 2).Save(good); err != nil {
+	if err := RandomNet(8, CReLU, 2).Save(good); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "bad.nnue")

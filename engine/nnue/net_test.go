@@ -3,36 +3,14 @@ package nnue
 import (
 	"bytes"
 	"errors"
-	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
-
-// randomNet returns a net with random weights small enough for Validate.
-func randomNet(h int, act Activation, seed uint64) *Net {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	n := &Net{
-		Hidden: h, Act: act, QA: 255, QB: 64, Scale: 400,
-		InputWeights:  make([]int16, Inputs*h),
-		InputBiases:   make([]int16, h),
-		OutputWeights: make([]int16, 2*h),
-		OutputBias:    int32(rng.IntN(20001) - 10000),
-	}
-	for i := range n.InputWeights {
-		n.InputWeights[i] = int16(rng.IntN(161) - 80)
-	}
-	for i := range n.InputBiases {
-		n.InputBiases[i] = int16(rng.IntN(301) - 100)
-	}
-	for i := range n.OutputWeights {
-		n.OutputWeights[i] = int16(rng.IntN(257) - 128)
-	}
-	return n
-}
 
 var fixedFENs = []string{
 	board.StartFEN,
@@ -47,66 +25,7 @@ var fixedFENs = []string{
 // testPositions returns the fixed positions and some of random playouts
 // from them.
 func testPositions(t *testing.T) []*board.Position {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(3, 4))
-	var out []*board.Position
-	var ml board.MoveList
-	for _, fen := range fixedFENs {
-		p, err := board.ParseFEN(fen)
-		if err != nil {
-			t.Fatalf("%s: %v", fen, err)
-		}
-		out = append(out, p.Clone())
-		for game := 0; game < 3; game++ {
-			q := p.Clone()
-			for ply := 0; ply < 100; ply++ {
-				q.GenerateLegal(&ml)
-				if ml.N == 0 {
-					break
-				}
-				q.MakeMove(ml.Moves[rng.IntN(ml.N)])
-				if ply%9 == 0 {
-					out = append(out, q.Clone())
-				}
-			}
-		}
-	}
-	return out
-}
-
-// mirrorFEN returns the colour-flipped mirror of a FEN: ranks reversed,
-// colours of pieces, side to move and castling rights swapped, the
-// en-passant square moved to the other side's third rank.
-func mirrorFEN(fen string) string {
-	f := strings.Fields(fen)
-	ranks := strings.Split(f[0], "/")
-	for i, j := 0, len(ranks)-1; i < j; i, j = i+1, j-1 {
-		ranks[i], ranks[j] = ranks[j], ranks[i]
-	}
-	swap := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z':
-				return r - 'a' + 'A'
-			case r >= 'A' && r <= 'Z':
-				return r - 'A' + 'a'
-			}
-			return r
-		}, s)
-	}
-	f[0] = swap(strings.Join(ranks, "/"))
-	if f[1] == "w" {
-		f[1] = "b"
-	} else {
-		f[1] = "w"
-	}
-	if f[2] != "-" {
-		f[2] = swap(f[2])
-	}
-	if f[3] != "-" {
-		f[3] = string(f[3][0]) + string('1'+'8'-f[3][1])
-	}
-	return strings.Join(f, " ")
+	return testsupport.Playouts(t, fixedFENs, 3, 3, 100, 9)
 }
 
 func TestFeatureIsABijection(t *testing.T) {
@@ -146,7 +65,7 @@ func TestFeatureIsABijection(t *testing.T) {
 
 func TestNetFileRoundTrip(t *testing.T) {
 	for _, act := range []Activation{CReLU, SCReLU} {
-		n := randomNet(16, act, uint64(act))
+		n := RandomNet(16, act, uint64(act))
 		var buf bytes.Buffer
 		k, err := n.WriteTo(&buf)
 		if err != nil {
@@ -164,7 +83,7 @@ func TestNetFileRoundTrip(t *testing.T) {
 		}
 	}
 	// Save and Load through a file.
-	n := randomNet(8, SCReLU, 9)
+	n := RandomNet(8, SCReLU, 9)
 	path := filepath.Join(t.TempDir(), "net.nnue")
 	if err := n.Save(path); err != nil {
 		t.Fatal(err)
@@ -179,7 +98,7 @@ func TestNetFileRoundTrip(t *testing.T) {
 }
 
 func TestNetFileHeaderLayout(t *testing.T) {
-	n := randomNet(8, SCReLU, 1)
+	n := RandomNet(8, SCReLU, 1)
 	b, err := n.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +117,7 @@ func TestNetFileHeaderLayout(t *testing.T) {
 }
 
 func TestReadRejectsBadFiles(t *testing.T) {
-	n := randomNet(4, CReLU, 2)
+	n := RandomNet(4, CReLU, 2)
 	good, err := n.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +157,7 @@ func TestReadRejectsBadFiles(t *testing.T) {
 }
 
 func TestValidateRefusesAnOverflowingAccumulator(t *testing.T) {
-	n := randomNet(4, SCReLU, 3)
+	n := RandomNet(4, SCReLU, 3)
 	for f := 0; f < 32; f++ {
 		n.InputWeights[f*n.Hidden+2] = 1000
 	}
@@ -328,10 +247,10 @@ func TestEvaluateMirrorSymmetry(t *testing.T) {
 		t.Fatalf("only %d positions", len(ps))
 	}
 	for _, act := range []Activation{CReLU, SCReLU} {
-		n := randomNet(16, act, 11)
+		n := RandomNet(16, act, 11)
 		distinct := make(map[int]bool)
 		for _, p := range ps {
-			m, err := board.ParseFEN(mirrorFEN(p.FEN()))
+			m, err := board.ParseFEN(testsupport.MirrorFEN(t, p.FEN()))
 			if err != nil {
 				t.Fatalf("mirror of %s: %v", p.FEN(), err)
 			}
@@ -348,7 +267,7 @@ func TestEvaluateMirrorSymmetry(t *testing.T) {
 }
 
 func TestEvaluateDoesNotAllocate(t *testing.T) {
-	n := randomNet(16, SCReLU, 5)
+	n := RandomNet(16, SCReLU, 5)
 	p, _ := board.ParseFEN(fixedFENs[1])
 	if a := testing.AllocsPerRun(20, func() { n.Evaluate(p) }); a != 0 {
 		t.Fatalf("%v allocations an evaluation", a)

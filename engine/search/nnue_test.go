@@ -2,39 +2,12 @@ package search
 
 import (
 	"context"
-	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
-
-// testNet returns a small net with random weights (material-blind but
-// position-dependent; enough to steer a search and check arithmetic).
-func testNet(h int, act nnue.Activation, seed uint64) *nnue.Net {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	n := &nnue.Net{
-		Hidden: h, Act: act, QA: 255, QB: 64, Scale: 400,
-		InputWeights:  make([]int16, nnue.Inputs*h),
-		InputBiases:   make([]int16, h),
-		OutputWeights: make([]int16, 2*h),
-		OutputBias:    int32(rng.IntN(2001) - 1000),
-	}
-	for i := range n.InputWeights {
-		n.InputWeights[i] = int16(rng.IntN(121) - 60)
-	}
-	for i := range n.InputBiases {
-		n.InputBiases[i] = int16(rng.IntN(201) - 50)
-	}
-	for i := range n.OutputWeights {
-		n.OutputWeights[i] = int16(rng.IntN(129) - 64)
-	}
-	if err := n.Validate(); err != nil {
-		panic(err)
-	}
-	return n
-}
 
 // nnueSearchFENs: castling both ways, en passant, promotions, and Chess960
 // castling (king and rook swapping, the king staying, a rook on b1).
@@ -57,7 +30,7 @@ var nnueSearchFENs = []string{
 // castling through a real search.
 func TestNNUESearchMatchesReferenceAtEveryEvaluation(t *testing.T) {
 	for _, act := range []nnue.Activation{nnue.SCReLU, nnue.CReLU} {
-		e := New(Options{Threads: 1, HashMB: 4, Net: testNet(24, act, 7)})
+		e := New(Options{Threads: 1, HashMB: 4, Net: nnue.RandomNet(24, act, 7)})
 		e.feat.checkNet = true
 		th := e.threads[0]
 		for _, fen := range nnueSearchFENs {
@@ -67,7 +40,7 @@ func TestNNUESearchMatchesReferenceAtEveryEvaluation(t *testing.T) {
 			}
 			e.NewGame()
 			th.netChecks, th.netMismatches = 0, 0
-			r := e.Search(context.Background(), pos, Limits{Depth: 7}, nil, nil)
+			r := e.Search(context.Background(), pos, Limits{Depth: 9}, nil, nil)
 			if r.BestMove == board.NoMove {
 				t.Fatalf("%s: no move", fen)
 			}
@@ -84,7 +57,7 @@ func TestNNUESearchMatchesReferenceAtEveryEvaluation(t *testing.T) {
 
 // The same with two threads (each has its own stack).
 func TestNNUESearchTwoThreads(t *testing.T) {
-	e := New(Options{Threads: 2, HashMB: 4, Net: testNet(16, nnue.SCReLU, 8)})
+	e := New(Options{Threads: 2, HashMB: 4, Net: nnue.RandomNet(16, nnue.SCReLU, 8)})
 	e.feat.checkNet = true
 	pos, _ := board.ParseFEN(nnueSearchFENs[1])
 	e.Search(context.Background(), pos, Limits{Depth: 6}, nil, nil)
@@ -105,7 +78,7 @@ func TestSetNetSwitchesTheEvaluation(t *testing.T) {
 		return e.Search(context.Background(), pos, Limits{Depth: 6}, nil, nil)
 	}
 	classical := search(New(Options{Threads: 1, HashMB: 4}))
-	net := testNet(16, nnue.SCReLU, 9)
+	net := nnue.RandomNet(16, nnue.SCReLU, 9)
 	e := New(Options{Threads: 1, HashMB: 4})
 	e.SetNet(net)
 	if e.Options().Net != net {
@@ -134,7 +107,7 @@ func TestSetNetSwitchesTheEvaluation(t *testing.T) {
 }
 
 func TestNNUEEvaluateDoesNotAllocate(t *testing.T) {
-	e := New(Options{Threads: 1, HashMB: 1, Net: testNet(128, nnue.SCReLU, 10)})
+	e := New(Options{Threads: 1, HashMB: 1, Net: nnue.RandomNet(128, nnue.SCReLU, 10)})
 	th := e.threads[0]
 	pos, _ := board.ParseFEN(nnueSearchFENs[1])
 	th.prepare(pos, newControl(e, pos, Limits{Depth: 1}, nil, time.Now()))
@@ -159,7 +132,7 @@ func TestNNUEEvaluateDoesNotAllocate(t *testing.T) {
 // random H = 128 net and with the hand-crafted evaluation (compare their
 // ns/op, or the nps they report, in one run).
 func BenchmarkBenchNNUE(b *testing.B) {
-	net := testNet(128, nnue.SCReLU, 11)
+	net := nnue.RandomNet(128, nnue.SCReLU, 11)
 	for i := 0; i < b.N; i++ {
 		r, _ := BenchNet(nil, 8, net)
 		b.ReportMetric(float64(r.NPS), "nps")

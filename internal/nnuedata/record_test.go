@@ -2,10 +2,10 @@ package nnuedata
 
 import (
 	"errors"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 var fixedFENs = []string{
@@ -26,31 +26,7 @@ var fixedFENs = []string{
 // positions returns the fixed positions and those of random playouts from
 // them (so every kind of piece, capture, castling and en passant occurs).
 func positions(t *testing.T) []*board.Position {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(1, 2))
-	var out []*board.Position
-	var ml board.MoveList
-	for _, fen := range fixedFENs {
-		p, err := board.ParseFEN(fen)
-		if err != nil {
-			t.Fatalf("%s: %v", fen, err)
-		}
-		out = append(out, p.Clone())
-		for game := 0; game < 4; game++ {
-			q := p.Clone()
-			for ply := 0; ply < 120; ply++ {
-				q.GenerateLegal(&ml)
-				if ml.N == 0 {
-					break
-				}
-				q.MakeMove(ml.Moves[rng.IntN(ml.N)])
-				if ply%7 == 0 {
-					out = append(out, q.Clone())
-				}
-			}
-		}
-	}
-	return out
+	return testsupport.Playouts(t, fixedFENs, 1, 4, 120, 7)
 }
 
 func TestRecordRoundTrip(t *testing.T) {

@@ -3,6 +3,8 @@ package testsupport
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -119,4 +121,74 @@ func PlayBoth(t testing.TB, names [2]string, play func(i int) GameEnd) {
 		}
 		t.Logf("%s game: %s after %d plies", names[i], r.Ended, r.Plies)
 	}
+}
+
+// MirrorFEN returns the colour-flipped mirror of fen: ranks reversed,
+// the colours of the pieces, the side to move and the castling rights
+// swapped, the en-passant square moved to the other side's third rank.
+func MirrorFEN(t testing.TB, fen string) string {
+	t.Helper()
+	f := strings.Fields(fen)
+	if len(f) < 4 {
+		t.Fatalf("short FEN %q", fen)
+	}
+	ranks := strings.Split(f[0], "/")
+	for i, j := 0, len(ranks)-1; i < j; i, j = i+1, j-1 {
+		ranks[i], ranks[j] = ranks[j], ranks[i]
+	}
+	swap := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			switch {
+			case r >= 'a' && r <= 'z':
+				return r - 'a' + 'A'
+			case r >= 'A' && r <= 'Z':
+				return r - 'A' + 'a'
+			}
+			return r
+		}, s)
+	}
+	f[0] = swap(strings.Join(ranks, "/"))
+	if f[1] == "w" {
+		f[1] = "b"
+	} else {
+		f[1] = "w"
+	}
+	if f[2] != "-" {
+		f[2] = swap(f[2])
+	}
+	if f[3] != "-" {
+		f[3] = string([]byte{f[3][0], '1' + '8' - f[3][1]})
+	}
+	return strings.Join(f, " ")
+}
+
+// Playouts returns the positions of fens and, from each, those of games
+// random games of at most plies plies (seeded by seed), one every every
+// plies: positions where every kind of move has happened, for tests.
+func Playouts(t testing.TB, fens []string, seed uint64, games, plies, every int) []*board.Position {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	var out []*board.Position
+	var ml board.MoveList
+	for _, fen := range fens {
+		p, err := board.ParseFEN(fen)
+		if err != nil {
+			t.Fatalf("%s: %v", fen, err)
+		}
+		out = append(out, p.Clone())
+		for game := 0; game < games; game++ {
+			q := p.Clone()
+			for ply := 0; ply < plies; ply++ {
+				q.GenerateLegal(&ml)
+				if ml.N == 0 {
+					break
+				}
+				q.MakeMove(ml.Moves[rng.IntN(ml.N)])
+				if ply%every == 0 {
+					out = append(out, q.Clone())
+				}
+			}
+		}
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package train
 import (
 	"math/rand/v2"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -77,41 +76,6 @@ func writeData(t *testing.T, dir, name string, recs []nnuedata.Record) string {
 		t.Fatal(err)
 	}
 	return path
-}
-
-// mirrorFEN returns the colour-flipped mirror of a FEN: ranks reversed,
-// colours of pieces, side to move and castling rights swapped, the
-// en-passant square moved to the other side's third rank.
-func mirrorFEN(fen string) string {
-	f := strings.Fields(fen)
-	ranks := strings.Split(f[0], "/")
-	for i, j := 0, len(ranks)-1; i < j; i, j = i+1, j-1 {
-		ranks[i], ranks[j] = ranks[j], ranks[i]
-	}
-	swap := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			switch {
-			case r >= 'a' && r <= 'z':
-				return r - 'a' + 'A'
-			case r >= 'A' && r <= 'Z':
-				return r - 'A' + 'a'
-			}
-			return r
-		}, s)
-	}
-	f[0] = swap(strings.Join(ranks, "/"))
-	if f[1] == "w" {
-		f[1] = "b"
-	} else {
-		f[1] = "w"
-	}
-	if f[2] != "-" {
-		f[2] = swap(f[2])
-	}
-	if f[3] != "-" {
-		f[3] = string(f[3][0]) + string('1'+'8'-f[3][1])
-	}
-	return strings.Join(f, " ")
 }
 
 // testHyper returns small settings for tests.

@@ -14,6 +14,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/internal/nnuedata"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestTarget(t *testing.T) {
@@ -416,7 +417,7 @@ func TestMirrorSymmetry(t *testing.T) {
 	}
 	distinct := make(map[float64]bool)
 	for i, p := range synthPositions(300, 12) {
-		m, err := board.ParseFEN(mirrorFEN(p.FEN()))
+		m, err := board.ParseFEN(testsupport.MirrorFEN(t, p.FEN()))
 		if err != nil {
 			t.Fatal(err)
 		}
