@@ -38,31 +38,34 @@ type Bot struct {
 	pending  map[string]pendingGame // accepted challenges whose game has not started
 	queue    challengeQueue         // challenges waiting for a slot
 	declined map[string]time.Time   // challenges we declined lately: not answered again when sent again
-	parked   map[string]parkedGame  // correspondence games waiting without a worker (correspondence.go)
-	draining bool
-	drainC   chan struct{} // closed when draining begins
-	idleFrom time.Time
-	changed  chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
-	botGames dailyCounter
-	mm       matchState
-	wg       sync.WaitGroup
-	hooks    *testHooks // set by tests before Run; nil otherwise
+	// acceptRetry is acceptRetryDelay (tests shorten it).
+	acceptRetry time.Duration
+	parked      map[string]parkedGame // correspondence games waiting without a worker (correspondence.go)
+	draining    bool
+	drainC      chan struct{} // closed when draining begins
+	idleFrom    time.Time
+	changed     chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
+	botGames    dailyCounter
+	mm          matchState
+	wg          sync.WaitGroup
+	hooks       *testHooks // set by tests before Run; nil otherwise
 }
 
 // NewBot makes a bot that plays with players from factory.
 func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Logger) *Bot {
 	return &Bot{
-		c:        c,
-		factory:  factory,
-		log:      log,
-		settings: s.withDefaults(),
-		games:    map[string]*gameWorker{},
-		pending:  map[string]pendingGame{},
-		declined: map[string]time.Time{},
-		parked:   map[string]parkedGame{},
-		changed:  make(chan struct{}),
-		drainC:   make(chan struct{}),
-		mm:       matchState{declined: map[string]time.Time{}},
+		c:           c,
+		factory:     factory,
+		log:         log,
+		settings:    s.withDefaults(),
+		games:       map[string]*gameWorker{},
+		pending:     map[string]pendingGame{},
+		declined:    map[string]time.Time{},
+		acceptRetry: acceptRetryDelay,
+		parked:      map[string]parkedGame{},
+		changed:     make(chan struct{}),
+		drainC:      make(chan struct{}),
+		mm:          matchState{declined: map[string]time.Time{}},
 	}
 }
 

@@ -35,6 +35,8 @@ type harness struct {
 	ctx   context.Context // ends after testsupport.WaitLimit: bounds every wait
 	log   *zerolog.Logger // the bots' logger when set (testsupport.Logger otherwise)
 	hooks *testHooks      // set on the bots runBot makes, before Run
+	// acceptRetry, when set, replaces acceptRetryDelay on those bots.
+	acceptRetry time.Duration
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -87,6 +89,9 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	}
 	b := NewBot(h.client(opts...), pool.factory, s, log)
 	b.hooks = h.hooks
+	if h.acceptRetry > 0 {
+		b.acceptRetry = h.acceptRetry
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx) }()

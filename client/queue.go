@@ -42,9 +42,10 @@ const (
 
 // queuedChallenge is a challenge waiting for a slot.
 type queuedChallenge struct {
-	ch  *lichess.Challenge
-	at  time.Time // when the bot first saw it
-	seq uint64    // arrival order
+	ch      *lichess.Challenge
+	at      time.Time // when the bot first saw it
+	seq     uint64    // arrival order
+	retryAt time.Time // after an accept that failed: not tried again before
 }
 
 // challengeQueue holds the waiting challenges (guarded by Bot.mu).
@@ -115,8 +116,14 @@ type pendingGame struct {
 type answer struct {
 	ch     *lichess.Challenge
 	reason string
-	why    string // for the log, when the reason alone does not say it
+	why    string          // for the log, when the reason alone does not say it
+	from   queuedChallenge // an accept's place in the queue, to go back to if the accept fails
 }
+
+// acceptRetryDelay is how long a challenge whose accept failed for a
+// reason that may pass (no answer, a 429, a 5xx) waits in the queue before
+// it is tried again: Lichess keeps it open.
+const acceptRetryDelay = 5 * time.Second
 
 // QueuedChallenges returns the ids of the challenges waiting for a slot,
 // in the order they would get one.
@@ -285,6 +292,11 @@ func (b *Bot) nextWakeLocked() time.Time {
 			next = t
 		}
 	}
+	for _, e := range b.queue.items {
+		if !e.retryAt.IsZero() && e.retryAt.Before(next) {
+			next = e.retryAt
+		}
+	}
 	return next
 }
 
@@ -319,7 +331,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 			out = append(out, answer{ch: ch, reason: reason, why: "the rules refuse it now"})
 			continue
 		}
-		if !b.hasSlotLocked(ch, rt, corr) {
+		if now.Before(e.retryAt) || !b.hasSlotLocked(ch, rt, corr) {
 			continue
 		}
 		b.queue.remove(ch.ID)
@@ -330,7 +342,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 		} else {
 			rt++
 		}
-		out = append(out, answer{ch: ch})
+		out = append(out, answer{ch: ch, from: e})
 	}
 	return out
 }
@@ -482,12 +494,20 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 	}
 	log.Info().Msg("accepting challenge")
 	if err := b.c.AcceptChallenge(ctx, ch.ID); err != nil {
+		code := lichess.StatusCode(err)
+		retry := ctx.Err() == nil && a.from.ch != nil && (code == 0 || code == http.StatusTooManyRequests || code >= 500)
 		b.mu.Lock()
 		delete(b.pending, ch.ID)
+		if retry && !b.draining {
+			// Lichess keeps the challenge open: it waits in its place.
+			e := a.from
+			e.retryAt = time.Now().Add(b.acceptRetry)
+			b.queue.items = append(b.queue.items, e)
+		}
 		b.notifyLocked() // the slot is free again
 		b.mu.Unlock()
 		if ctx.Err() == nil {
-			log.Warn().Err(err).Msg("accept failed")
+			log.Warn().Err(err).Bool("retry", retry).Msg("accept failed")
 		}
 		return
 	}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -530,5 +531,22 @@ func TestHasSlot(t *testing.T) {
 				t.Errorf("hasSlot = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// An accept that fails for a reason that may pass (here a 502) puts the
+// challenge back in its place: Lichess keeps it open, and it is accepted on
+// the retry. One refused as gone (404) is dropped.
+func TestQueueRetriesFailedAccept(t *testing.T) {
+	h := newHarness(t)
+	h.acceptRetry = 20 * time.Millisecond
+	h.addHuman("alice")
+	h.srv.InjectError("POST /api/challenge/*/accept", 1, http.StatusBadGateway)
+	_, stop := h.runBot(queueSettings(5), &playerPool{})
+	id := h.challenge("alice", queueClock)
+	h.waitFor("the retried accept", func() bool { st, _ := h.srv.ChallengeStatus(id); return st == "accepted" })
+	stop()
+	if n := h.requests("POST /api/challenge/" + id + "/accept"); n != 2 {
+		t.Errorf("%d accepts sent, want 2 (the failed one and the retry)", n)
 	}
 }
