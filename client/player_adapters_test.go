@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -409,5 +410,49 @@ func TestUCIPlayerBadPath(t *testing.T) {
 	_, err := NewUCIPlayer(UCIOptions{Path: filepath.Join(t.TempDir(), "no-engine")})(context.Background())
 	if err == nil {
 		t.Fatal("started a missing engine")
+	}
+}
+
+// The games of one built-in factory search on its CPU share: a ponder
+// search holds threads of it while it runs, two share them, and a closed
+// game gives them back.
+func TestBuiltinPlayersShareCPU(t *testing.T) {
+	ctx := context.Background()
+	share := ponder.NewCPUShare(2)
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 2, TreeMB: 2, Threads: 2, Ponder: true, MaxDepth: 4, Seed: 1, CPU: share})
+	var ps []Player
+	for i := range 2 {
+		p, err := f(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.NewGame(ctx, GameInfo{ID: fmt.Sprint("g", i), White: false}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Position(ctx, []string{"e2e4"}); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	if err := ps[0].Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := share.InUse(); n != 2 {
+		t.Fatalf("one pondering game holds %d threads of the share, want 2", n)
+	}
+	if err := ps[1].Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := share.InUse(); n != 2 {
+		t.Fatalf("two pondering games hold %d threads of a share of 2", n)
+	}
+	for _, p := range ps {
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := share.InUse(); n != 0 {
+		t.Fatalf("%d threads held after the games closed", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -18,8 +19,15 @@ import (
 type BuiltinOptions struct {
 	// HashMB is the transposition table of one game, in MiB (<1: 16).
 	HashMB int
-	// Threads is the number of search threads (<1: 1).
+	// Threads is the most search threads of one search (<1: 1).
 	Threads int
+	// CPU is the thread budget that all the games' searches share,
+	// thinking and pondering together (ponder.CPUShare): a game that must
+	// move takes threads from games that only ponder. nil: NewBuiltinPlayer
+	// makes one of runtime.NumCPU() threads for its games. Give the same
+	// one to the factories that replace each other (a reloaded
+	// configuration), so that old and new games share it too.
+	CPU *ponder.CPUShare
 	// TreeMB caps the persistent search tree of one game, in MiB (<1: 4).
 	TreeMB int
 	// Ponder thinks on the opponent's time.
@@ -43,8 +51,12 @@ type BuiltinOptions struct {
 // NewBuiltinPlayer returns a factory of players that choose moves with
 // ponderosa's own engine: one ponder.Game (search engine, transposition
 // table and persistent tree) per game, kept for the whole game, pondering
-// on the opponent's time when asked.
+// on the opponent's time when asked. The searches of all its games share
+// opts.CPU.
 func NewBuiltinPlayer(opts BuiltinOptions) PlayerFactory {
+	if opts.CPU == nil {
+		opts.CPU = ponder.NewCPUShare(runtime.NumCPU())
+	}
 	return func(ctx context.Context) (Player, error) {
 		return &builtinPlayer{opts: opts}, nil
 	}
@@ -89,6 +101,7 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 	g := ponder.NewGame(ponder.Options{
 		HashMB:    p.opts.HashMB,
 		Threads:   p.opts.Threads,
+		CPU:       p.opts.CPU,
 		TreeMB:    p.opts.TreeMB,
 		Ponder:    p.opts.Ponder,
 		VarietyCP: p.opts.VarietyCP,

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"runtime"
 	"slices"
 	"time"
 )
@@ -83,11 +84,17 @@ type Engine struct {
 
 // Builtin holds the settings of ponderosa's own engine.
 type Builtin struct {
-	// HashMB is the transposition table size in MiB, shared by all games.
-	// Default 64.
+	// HashMB is the transposition table memory of all games together, in
+	// MiB: each game that can run at once has HashMB / GamesAtOnce of it
+	// (Config.HashPerGameMB). Default 64.
 	HashMB int `yaml:"hash_mb"`
-	// Threads is the number of search threads per search. Default 1.
+	// Threads is the most search threads one search may use. Default 1.
 	Threads int `yaml:"threads"`
+	// ThreadsTotal is the most search threads of all games together,
+	// thinking and pondering: a game that must move takes threads from
+	// games that only ponder (ponder.CPUShare). 0 (the default) means the
+	// machine's cores (runtime.NumCPU); see ThreadsTotalOrCores.
+	ThreadsTotal int `yaml:"threads_total"`
 	// TreeMemoryMB caps the persistent search tree of one game, in MiB.
 	// Default 128.
 	TreeMemoryMB int `yaml:"tree_memory_mb"`
@@ -102,6 +109,41 @@ type Builtin struct {
 	// EvalFile is the network file (docs/nnue-net.md) for eval: nnue.
 	// Default "": the embedded network.
 	EvalFile string `yaml:"eval_file"`
+}
+
+// ThreadsTotalOrCores is ThreadsTotal, or the machine's cores when it is
+// 0 (the default).
+func (b Builtin) ThreadsTotalOrCores() int {
+	if b.ThreadsTotal > 0 {
+		return b.ThreadsTotal
+	}
+	return runtime.NumCPU()
+}
+
+// GamesAtOnce is the most games that can hold an engine at once: the
+// real-time slots (challenge.concurrency, the slots reserved for humans
+// being among them) and, when correspondence games are accepted, the
+// correspondence slots (correspondence.concurrency: each may be taken up
+// at the same moment, after a restart for example). The built-in engine's
+// hash is divided by it.
+func (c *Config) GamesAtOnce() int {
+	n := max(c.Challenge.Concurrency, 1)
+	if c.AcceptsCorrespondence() {
+		n += max(c.Correspondence.Concurrency, 0)
+	}
+	return n
+}
+
+// AcceptsCorrespondence reports whether correspondence challenges are
+// accepted.
+func (c *Config) AcceptsCorrespondence() bool {
+	return c.Challenge.Accept && slices.Contains(c.Challenge.Speeds, SpeedCorrespondence)
+}
+
+// HashPerGameMB is the transposition table of one game of the built-in
+// engine: engine.builtin.hash_mb divided by GamesAtOnce, at least 1 MiB.
+func (c *Config) HashPerGameMB() int {
+	return max(c.Engine.Builtin.HashMB/c.GamesAtOnce(), 1)
 }
 
 // Evaluations of the built-in engine (engine.builtin.eval).

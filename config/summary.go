@@ -49,6 +49,8 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 	} else {
 		e.Int("hash_mb", c.Engine.Builtin.HashMB).
 			Int("threads", c.Engine.Builtin.Threads).
+			Int("threads_total", c.Engine.Builtin.ThreadsTotalOrCores()).
+			Int("hash_per_game_mb", c.HashPerGameMB()).
 			Int("tree_memory_mb", c.Engine.Builtin.TreeMemoryMB).
 			Str("eval", c.Engine.Builtin.Eval)
 		if c.Engine.Builtin.Eval == EvalNNUE {
@@ -83,8 +85,8 @@ func (c *Config) Summary() string {
 			e.External.Path, strings.Join(e.External.Args, " "), onOff(e.Ponder), len(e.External.Options))
 	default:
 		bi := e.Builtin
-		line("engine", "built-in, hash %d MiB, %d thread(s), tree %d MiB per game, variety %d cp, pondering %s",
-			bi.HashMB, bi.Threads, bi.TreeMemoryMB, bi.VarietyCP, onOff(e.Ponder))
+		line("engine", "built-in, hash %d MiB (%d MiB per game, %d game(s) at once), %d thread(s) per search and %d in all, tree %d MiB per game, variety %d cp, pondering %s",
+			bi.HashMB, c.HashPerGameMB(), c.GamesAtOnce(), bi.Threads, bi.ThreadsTotalOrCores(), bi.TreeMemoryMB, bi.VarietyCP, onOff(e.Ponder))
 		if bi.Eval == EvalNNUE {
 			file := bi.EvalFile
 			if file == "" {
@@ -95,7 +97,7 @@ func (c *Config) Summary() string {
 			line("eval", "hand-crafted (classical)")
 		}
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
-			bi.HashMB+c.Challenge.Concurrency*bi.TreeMemoryMB, c.Challenge.Concurrency)
+			c.HashPerGameMB()*c.GamesAtOnce()+c.GamesAtOnce()*bi.TreeMemoryMB, c.GamesAtOnce())
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Engine.Variants)) {
 		x := c.Engine.Variants[name]

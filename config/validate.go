@@ -169,6 +169,11 @@ func (v *validator) engine() {
 	b := e.Builtin
 	v.intIn("engine.builtin.hash_mb", b.HashMB, 1, 65536, "")
 	v.intIn("engine.builtin.threads", b.Threads, 1, 256, "")
+	if v.intIn("engine.builtin.threads_total", b.ThreadsTotal, 0, 1024, "the threads of all games together; 0: the machine's cores") &&
+		b.ThreadsTotal > 0 && b.Threads > b.ThreadsTotal {
+		v.add("engine.builtin.threads_total", "%d is below engine.builtin.threads (%d), the threads of one search: raise it, or lower threads",
+			b.ThreadsTotal, b.Threads)
+	}
 	v.intIn("engine.builtin.tree_memory_mb", b.TreeMemoryMB, 1, 65536, "")
 	v.intIn("engine.builtin.variety_cp", b.VarietyCP, 0, 300, "0 turns variety off")
 	if v.oneOf("engine.builtin.eval", b.Eval, []string{EvalClassical, EvalNNUE}) && b.Eval == EvalNNUE && e.Type == EngineBuiltin {
@@ -459,9 +464,13 @@ func (c *Config) Warnings() []string {
 	if c.Engine.Type == EngineBuiltin && (c.Engine.External.Path != "" || len(c.Engine.External.Options) > 0) {
 		w = append(w, "engine.external is filled in but engine.type is builtin, so it is ignored: set engine.type: external to use it")
 	}
-	if n := runtime.NumCPU(); c.Engine.Type == EngineBuiltin && c.Engine.Builtin.Threads*c.Challenge.Concurrency > n {
-		w = append(w, fmt.Sprintf("engine.builtin.threads (%d) × challenge.concurrency (%d) is more than the %d CPUs here: games will slow each other down",
-			c.Engine.Builtin.Threads, c.Challenge.Concurrency, n))
+	if b, n := c.Engine.Builtin, runtime.NumCPU(); c.Engine.Type == EngineBuiltin {
+		switch {
+		case b.ThreadsTotal > n:
+			w = append(w, fmt.Sprintf("engine.builtin.threads_total (%d) is more than the %d CPUs here: searches will slow each other down", b.ThreadsTotal, n))
+		case b.ThreadsTotal == 0 && b.Threads > n:
+			w = append(w, fmt.Sprintf("engine.builtin.threads (%d) is more than the %d CPUs here, which threads_total (unset) defaults to: a search will get at most %d threads", b.Threads, n, n))
+		}
 	}
 	if !c.Challenge.Accept && !c.Matchmaking.Enabled {
 		w = append(w, "challenge.accept is false and matchmaking is off: the bot will never play")

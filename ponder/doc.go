@@ -58,6 +58,15 @@
 // the search goroutine enters Engine.Search is kept, and none reaches the
 // search of another run.
 //
+// Sharing the CPU: Games given the same CPUShare (Options.CPU) never
+// search, thinking and pondering together, on more threads than its total.
+// Each run holds a lease on it from the start of its search to its end
+// (released before the run is seen to end); a run for our move is served
+// first, a ponder search gets what is left, and a ponder hit (convert)
+// turns the run's lease into one for a move. Threads go from one search to
+// another through the runs' search.Signals (SetThreads): a ponder search
+// pauses the threads it lost and is never restarted for it. See CPUShare.
+//
 // Panics: a panic on a run's search goroutine (in the engine or one of its
 // helper threads, in recording the search into the tree, in the info
 // callback) is recovered there. It is logged with its stack on the game's

@@ -20,6 +20,7 @@ type run struct {
 	start      time.Time
 	done       chan struct{}
 	sig        *search.Signals // this run's own stop and ponder-hit (see stop)
+	lease      *lease          // its threads from Options.CPU (nil without one)
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
 
@@ -65,6 +66,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
 	r.sig = new(search.Signals)
+	r.lease = g.opts.CPU.acquire(r.sig, g.opts.Threads, !r.ponder || r.converted)
 	stopAfter := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		if g.run == r {
@@ -79,7 +81,9 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	go func() {
 		defer stopAfter()
 		defer g.recoverRun(r)
+		defer g.opts.CPU.release(r.lease) // on a panic too (a second release does nothing)
 		res := g.eng.Search(context.Background(), pos, slim, r.sig, func(inf search.Info) { g.onInfo(r, inf) })
+		g.opts.CPU.release(r.lease) // before the run is seen to end: its threads are free
 		g.endRun(r, res)
 		close(r.done)
 	}()

@@ -47,8 +47,11 @@ type Options struct {
 	TreeNodes    int           // cap in nodes; overrides TreeMB when > 0 (tests, tuning)
 	MoveOverhead time.Duration // reserved per move for lag
 	Net          *nnue.Net     // evaluation network (search.Options.Net); nil: the hand-crafted evaluation
-	Ponder       bool          // think on the opponent's time (StartPonder)
-	Strategy     Strategy
+	// CPU, when set, is the thread budget this Game's searches share with
+	// other Games (see CPUShare); nil: each search uses Threads.
+	CPU      *CPUShare
+	Ponder   bool // think on the opponent's time (StartPonder)
+	Strategy Strategy
 	// PonderDepth and PonderNodes cap a background ponder search (0: no
 	// cap). A capped search waits for the opponent's move; a hit that needs
 	// more then starts a new search.

@@ -9,6 +9,14 @@
 //	go run ./cmd/pondermatch -games 20 -tc 5+0.05
 //	go run ./cmd/pondermatch -openings /path/UHO_4060_v4.epd -games 300 -tc 10+0.1
 //
+// With -cpu-games N it measures instead how the games of one bot share the
+// CPU (ponder.CPUShare): -games games, N at a time, of a pondering bot
+// against a light opponent that mostly waits; it prints the nodes per second
+// of the thinking and of the pondering searches, and the time forfeits
+// (scripts/cpushare.sh compares 4 games at once with one alone):
+//
+//	go run ./cmd/pondermatch -cpu-games 4 -games 8 -tc 60+0 -threads-total 2
+//
 // Keep matches short on a shared machine: each game uses two cores while
 // the pondering side thinks on the other's time.
 package main
@@ -21,6 +29,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -58,6 +67,8 @@ func main() {
 	seed := flag.Int64("seed", 1, "opening order seed")
 	maxPlies := flag.Int("maxplies", 300, "adjudicate a draw after this many plies")
 	verbose := flag.Bool("v", false, "print each game")
+	cpuGames := flag.Int("cpu-games", 0, "CPU-share measurement: games of one pondering bot played this many at once against a light opponent (0: a match)")
+	threadsTotal := flag.Int("threads-total", runtime.NumCPU(), "CPU-share measurement: threads of all the bot's searches together")
 	flag.Parse()
 
 	base, inc, err := parseTC(*tc)
@@ -72,6 +83,15 @@ func main() {
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	rng.Shuffle(len(ops), func(i, j int) { ops[i], ops[j] = ops[j], ops[i] })
+	if *cpuGames > 0 {
+		cfg := shareConfig{games: *games, atOnce: *cpuGames, total: *threadsTotal, base: base, inc: inc,
+			hashMB: *hash, treeMB: *treeMB, maxPlies: *maxPlies, seed: *seed}
+		if err := runShare(cfg, ops); err != nil {
+			fmt.Fprintln(os.Stderr, "cpu share:", err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	optsFor := func(s string) (ponder.Options, error) {
 		o := ponder.Options{HashMB: *hash, TreeMB: *treeMB, Threads: 1, MoveOverhead: 20 * time.Millisecond}

@@ -79,7 +79,7 @@ func TestBenchCommandNNUE(t *testing.T) {
 func TestPlayerFactoryNNUE(t *testing.T) {
 	file, _ := testNetFile(t)
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4, eval: nnue, eval_file: \""+file+"\"}\n")
-	f, err := playerFactory(cfg, discardLogger())
+	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestPlayerFactoryNNUE(t *testing.T) {
 		t.Fatalf("built-in player with a net: %+v, %v", d, err)
 	}
 	cfg.Engine.Builtin.EvalFile = filepath.Join(t.TempDir(), "gone.nnue")
-	if _, err := playerFactory(cfg, discardLogger()); err == nil || !strings.Contains(err.Error(), "engine.builtin.eval nnue") {
+	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil || !strings.Contains(err.Error(), "engine.builtin.eval nnue") {
 		t.Errorf("missing net file: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
 
@@ -21,13 +22,20 @@ import (
 // (the built-in engine or an external UCI engine) for standard chess,
 // Chess960 and games from a position, and by engine.variants for the other
 // variants: each game gets the player of its variant.
-func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory, error) {
+//
+// cpu is the built-in engine's thread budget, one for the process (a
+// reload sets its total, cpuShare): nil makes one for this factory.
+func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare) (client.PlayerFactory, error) {
 	var f client.PlayerFactory
 	switch e := cfg.Engine; e.Type {
 	case config.EngineBuiltin, "":
 		// engine.builtin.hash_mb is the memory of all games together;
-		// each game has its own table.
-		hash := max(e.Builtin.HashMB/max(cfg.Challenge.Concurrency, 1), 1)
+		// each game that can run at once has its own table
+		// (config.Config.HashPerGameMB).
+		hash := cfg.HashPerGameMB()
+		if cpu == nil {
+			cpu = cpuShare(cfg, nil)
+		}
 		net, err := nnue.Choose(e.Builtin.Eval == config.EvalNNUE, e.Builtin.EvalFile)
 		if err != nil {
 			return nil, fmt.Errorf("engine.builtin.eval %s: %w", e.Builtin.Eval, err)
@@ -36,6 +44,7 @@ func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory
 			Net:       net,
 			HashMB:    hash,
 			Threads:   e.Builtin.Threads,
+			CPU:       cpu,
 			TreeMB:    e.Builtin.TreeMemoryMB,
 			Ponder:    e.Ponder,
 			VarietyCP: e.Builtin.VarietyCP,
@@ -70,6 +79,18 @@ func playerFactory(cfg *config.Config, log zerolog.Logger) (client.PlayerFactory
 		})
 	}
 	return client.NewVariantPlayer(f, perVariant), nil
+}
+
+// cpuShare returns the built-in engine's thread budget for cfg
+// (engine.builtin.threads_total): cur with its total set, or a new one when
+// cur is nil. The running games' searches get their new share at once.
+func cpuShare(cfg *config.Config, cur *ponder.CPUShare) *ponder.CPUShare {
+	n := cfg.Engine.Builtin.ThreadsTotalOrCores()
+	if cur == nil {
+		return ponder.NewCPUShare(n)
+	}
+	cur.SetTotal(n)
+	return cur
 }
 
 // probeTimeout bounds the start of all per-variant engines by

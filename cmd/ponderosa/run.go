@@ -20,6 +20,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/logging"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
 // runCmd is `ponderosa run`: the bot daemon.
@@ -131,7 +132,8 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	}
 
 	settings := settingsFromConfig(cfg, stateDir)
-	pf, err := playerFactory(cfg, log)
+	cpu := cpuShare(cfg, nil) // the built-in engine's threads, for the life of the process
+	pf, err := playerFactory(cfg, log, cpu)
 	if err != nil {
 		return err
 	}
@@ -186,7 +188,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, bot: bot, players: players, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, bot: bot, players: players, cpu: cpu, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -200,6 +202,9 @@ type botDaemon struct {
 	log      zerolog.Logger
 	bot      *client.Bot
 	players  *swappableFactory
+	// cpu is the built-in engine's thread budget, shared by the games of
+	// every factory; a reload sets its total.
+	cpu      *ponder.CPUShare
 	onReload func(error)
 }
 
@@ -304,7 +309,7 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pf, err := playerFactory(cfg, d.log)
+	pf, err := playerFactory(cfg, d.log, d.cpu)
 	if err != nil {
 		return err
 	}
@@ -330,6 +335,7 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	}
 	settings := settingsFromConfig(cfg, d.stateDir)
 	d.players.set(pf)
+	cpuShare(cfg, d.cpu)
 	d.bot.UpdateSettings(settings)
 	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown =
 		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown

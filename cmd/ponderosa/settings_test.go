@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -166,7 +167,7 @@ func TestSettingsFromConfig(t *testing.T) {
 
 func TestPlayerFactoryFromConfig(t *testing.T) {
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n")
-	f, err := playerFactory(cfg, discardLogger())
+	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,12 +189,12 @@ func TestPlayerFactoryFromConfig(t *testing.T) {
 	}
 
 	cfg.Engine.Type = "telepathy"
-	if _, err := playerFactory(cfg, discardLogger()); err == nil {
+	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil {
 		t.Error("unknown engine type accepted")
 	}
 	cfg.Engine.Type = config.EngineExternal
 	cfg.Engine.External.Path = "/nonexistent/engine"
-	f, err = playerFactory(cfg, discardLogger())
+	f, err = playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,3 +222,19 @@ type namedErr struct{ s string }
 func (e *namedErr) Error() string { return e.s }
 
 func discardLogger() zerolog.Logger { return zerolog.Nop() }
+
+// The built-in engine's thread budget is one for the process: a reload
+// sets the total of the same share (so that old and new games share it),
+// from engine.builtin.threads_total or, unset, the cores.
+func TestCPUShareFromConfig(t *testing.T) {
+	cur := cpuShare(parseConfig(t, "engine:\n  builtin: {threads_total: 3}\n"), nil)
+	if cur.Total() != 3 {
+		t.Fatalf("threads_total 3 gives a share of %d", cur.Total())
+	}
+	if got := cpuShare(parseConfig(t, "engine:\n  builtin: {threads_total: 1}\n"), cur); got != cur || cur.Total() != 1 {
+		t.Fatalf("reload: a new share (%v) or total %d, want the same share with 1", got != cur, cur.Total())
+	}
+	if got := cpuShare(parseConfig(t, "engine:\n  builtin: {}\n"), cur); got.Total() != runtime.NumCPU() {
+		t.Fatalf("unset threads_total gives %d, want the %d cores", got.Total(), runtime.NumCPU())
+	}
+}

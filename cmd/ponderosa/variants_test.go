@@ -56,7 +56,7 @@ func TestCheckConfigVariantEngines(t *testing.T) {
 func TestPlayerFactoryVariants(t *testing.T) {
 	src := strings.Replace(variantEngineConfig(t, "crazyhouse"), "engine:\n", "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n", 1)
 	cfg := parseConfig(t, src)
-	f, err := playerFactory(cfg, discardLogger())
+	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,6 +86,11 @@ func (t *thread) iterate() {
 	prevScore := NoScore
 	multiPV := min(ctl.multiPV, len(t.rootMoves))
 	for depth := 1; depth <= ctl.maxDepth; depth++ {
+		if !ctl.sig.mayRun(t.id) {
+			if t.pause(); t.stopped {
+				break
+			}
+		}
 		t.rootDepth = depth
 		t.bestChanges *= 0.5
 		for i := range t.rootMoves {

@@ -75,6 +75,27 @@ type Limits struct {
 type Signals struct {
 	stop atomic.Bool
 	hit  atomic.Int64 // UnixNano of the first PonderHit; 0 before it
+	// threads is 1 + the number of the engine's threads this search may
+	// run (SetThreads); 0, the zero value, means all of them.
+	threads atomic.Int32
+}
+
+// SetThreads lets the search run on at most n of the engine's threads
+// (n < 1: none, the search pauses); the zero Signals lets it run on all
+// of them. It may be called at any time, also while the search runs: a
+// thread numbered n or above pauses at its next check (every 1024 nodes,
+// and before each iteration) until SetThreads lets it run again or the
+// search is stopped. The main thread pauses only once it has completed
+// depth 1, so that a search stopped while paused still has a searched
+// move; while paused it keeps watching the search's time and node limits.
+// A CPU budget shared by several engines (package ponder) uses it to hand
+// threads from one search to another.
+func (s *Signals) SetThreads(n int) { s.threads.Store(int32(max(n, 0)) + 1) }
+
+// mayRun reports whether thread id may search now.
+func (s *Signals) mayRun(id int) bool {
+	v := s.threads.Load()
+	return v == 0 || int32(id) < v-1
 }
 
 // Stop ends the search as soon as possible; Search then returns the best

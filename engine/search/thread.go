@@ -5,6 +5,7 @@ package search
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/eval"
@@ -149,9 +150,20 @@ func (t *thread) checkup() {
 		t.stopped = true
 		return
 	}
+	if !t.ctl.sig.mayRun(t.id) {
+		t.pause()
+		if t.stopped {
+			return
+		}
+	}
 	if t.id != 0 {
 		return
 	}
+	t.checkLimits()
+}
+
+// checkLimits is the main thread's check of the node and hard time limits.
+func (t *thread) checkLimits() {
 	total := t.e.totalNodes()
 	t.e.nodesPub.Store(total)
 	if t.completedDepth < 1 {
@@ -160,6 +172,31 @@ func (t *thread) checkup() {
 	if (t.ctl.lim.Nodes > 0 && total >= t.ctl.lim.Nodes) || t.ctl.timeUp() {
 		t.ctl.stop.Store(true)
 		t.stopped = true
+	}
+}
+
+// pausePoll is how often a paused thread looks whether it may go on.
+const pausePoll = time.Millisecond
+
+// pause waits while the search's Signals do not let t run (SetThreads),
+// until they do or the search is stopped (then t.stopped is set). The main
+// thread does not pause before it has completed depth 1, and while paused
+// it still enforces the limits.
+func (t *thread) pause() {
+	if t.id == 0 && t.completedDepth < 1 {
+		return
+	}
+	for !t.ctl.sig.mayRun(t.id) {
+		if t.ctl.stopped() {
+			t.stopped = true
+			return
+		}
+		if t.id == 0 {
+			if t.checkLimits(); t.stopped {
+				return
+			}
+		}
+		time.Sleep(pausePoll)
 	}
 }
 

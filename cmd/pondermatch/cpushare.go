@@ -1,0 +1,229 @@
+package main
+
+// The CPU-share measurement (issue 10, item 5): several games of one bot at
+// once, their Games sharing a ponder.CPUShare, each against a light
+// opponent that mostly waits (as a remote opponent on Lichess would: it
+// takes no CPU of ours), under a real clock. It reports the nodes per
+// second of the bot's thinking and of its pondering searches, and the
+// bot's time forfeits.
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+)
+
+// shareConfig is what -cpu-games runs.
+type shareConfig struct {
+	games, atOnce, total int
+	base, inc            time.Duration
+	hashMB, treeMB       int
+	maxPlies             int
+	seed                 int64
+}
+
+// meter follows one bot Game's searches: its engine's node count, and
+// whether the game is thinking (our move) or not (pondering, or idle).
+type meter struct {
+	g        *ponder.Game
+	thinking atomic.Bool
+	last     uint64
+}
+
+// nps adds up nodes and time of searches of one kind (each game's time
+// counts: this is the speed of one search).
+type nps struct {
+	nodes uint64
+	time  time.Duration
+}
+
+func (n nps) String() string {
+	if n.time <= 0 {
+		return "no sample"
+	}
+	return fmt.Sprintf("%.0f nps over %v", float64(n.nodes)/n.time.Seconds(), n.time.Round(time.Millisecond))
+}
+
+// sampler reads every meter each tick and books the nodes searched since
+// the last tick on the kind of search the game runs.
+type sampler struct {
+	mu             sync.Mutex
+	meters         map[*meter]bool
+	think, ponders nps
+}
+
+func (s *sampler) add(m *meter)    { s.mu.Lock(); s.meters[m] = true; s.mu.Unlock() }
+func (s *sampler) remove(m *meter) { s.mu.Lock(); delete(s.meters, m); s.mu.Unlock() }
+
+func (s *sampler) run(ctx context.Context, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		for m := range s.meters {
+			n := m.g.Engine().Nodes()
+			d := n - m.last
+			if n < m.last { // a new search started: its count began at 0
+				d = n
+			}
+			m.last = n
+			switch {
+			case m.thinking.Load():
+				s.think.nodes += d
+				s.think.time += tick
+			case m.g.Pondering():
+				s.ponders.nodes += d
+				s.ponders.time += tick
+			}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// runShare plays cfg.games games, cfg.atOnce at a time, and prints the
+// figures.
+func runShare(cfg shareConfig, ops []opening) error {
+	share := ponder.NewCPUShare(cfg.total)
+	s := &sampler{meters: map[*meter]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.run(ctx, 5*time.Millisecond)
+
+	var mu sync.Mutex
+	var firstErr error
+	var played, forfeits, moves int
+	slots := make(chan struct{}, cfg.atOnce)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := range cfg.games {
+		slots <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			n, forfeit, err := playShared(ops[i%len(ops)], cfg, share, s, cfg.seed+int64(i), i%2 == 0)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			played++
+			moves += n
+			if forfeit {
+				forfeits++
+			}
+		}()
+	}
+	wg.Wait()
+	cancel()
+	if firstErr != nil {
+		return firstErr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fmt.Printf("cpu share: %d game(s), %d at once, threads_total %d, tc %v+%v, %v: %d moves of ours, %d time forfeit(s)\n",
+		played, cfg.atOnce, cfg.total, cfg.base, cfg.inc, time.Since(start).Round(time.Second), moves, forfeits)
+	fmt.Printf("thinking searches: %s\npondering searches: %s\n", s.think, s.ponders)
+	return nil
+}
+
+// playShared plays one game of the bot (pondering, on share) against a
+// light opponent: a tiny search after a wait of 0.1–0.8 s. It returns the
+// bot's moves and whether the bot lost on time.
+func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler, seed int64, botWhite bool) (int, bool, error) {
+	bot := ponder.NewGame(ponder.Options{HashMB: cfg.hashMB, TreeMB: cfg.treeMB, Threads: 1, Ponder: true,
+		MoveOverhead: 20 * time.Millisecond, CPU: share})
+	opp := ponder.NewGame(ponder.Options{HashMB: 1, TreeMB: 1, Threads: 1})
+	defer bot.Close()
+	defer opp.Close()
+	m := &meter{g: bot}
+	s.add(m)
+	defer s.remove(m)
+	rng := rand.New(rand.NewSource(seed))
+	pos, err := board.ParseFEN(op.fen)
+	if err != nil {
+		return 0, false, err
+	}
+	moves := []string{}
+	for _, mv := range op.moves {
+		x, err := pos.ParseUCIMove(mv)
+		if err != nil {
+			return 0, false, err
+		}
+		pos.MakeMove(x)
+		moves = append(moves, mv)
+	}
+	botSide := board.White
+	if !botWhite {
+		botSide = board.Black
+	}
+	clock := cfg.base
+	ctx := context.Background()
+	ours := 0
+	for ply := 0; ply < cfg.maxPlies; ply++ {
+		var ml board.MoveList
+		pos.GenerateLegal(&ml)
+		if ml.N == 0 || pos.HalfmoveClock() >= 100 || pos.RepetitionCount() >= 2 || pos.IsInsufficientMaterial() {
+			break
+		}
+		var uci string
+		if pos.SideToMove() == botSide {
+			if err := bot.SetPosition(op.fen, false, moves); err != nil {
+				return ours, false, err
+			}
+			lim := ponder.ThinkLimits{WTime: clock, BTime: cfg.base, WInc: cfg.inc, BInc: cfg.inc}
+			if botSide == board.Black {
+				lim.WTime, lim.BTime = cfg.base, clock
+			}
+			t0 := time.Now()
+			m.thinking.Store(true)
+			dec, err := bot.Think(ctx, lim, nil)
+			m.thinking.Store(false)
+			clock -= time.Since(t0)
+			if err != nil {
+				return ours, false, fmt.Errorf("bot think: %w", err)
+			}
+			if clock < 0 {
+				return ours, true, nil
+			}
+			clock += cfg.inc
+			ours++
+			uci = dec.UCI
+		} else {
+			time.Sleep(time.Duration(100+rng.Intn(700)) * time.Millisecond)
+			if err := opp.SetPosition(op.fen, false, moves); err != nil {
+				return ours, false, err
+			}
+			dec, err := opp.Think(ctx, ponder.ThinkLimits{Nodes: 500}, nil)
+			if err != nil {
+				return ours, false, fmt.Errorf("opponent think: %w", err)
+			}
+			uci = dec.UCI
+		}
+		x, err := pos.ParseUCIMove(uci)
+		if err != nil {
+			return ours, false, fmt.Errorf("move %q: %w", uci, err)
+		}
+		pos.MakeMove(x)
+		moves = append(moves, uci)
+		if pos.SideToMove() != botSide {
+			if err := bot.SetPosition(op.fen, false, moves); err != nil {
+				return ours, false, err
+			}
+			bot.StartPonder(ctx)
+		}
+	}
+	_ = bot.StopPonder()
+	return ours, false, nil
+}

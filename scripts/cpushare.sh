@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The CPU-share figure of issue 10 (item 5): the built-in engine's games of
+# one bot at once, sharing engine.builtin.threads_total threads
+# (ponder.CPUShare), each against a light opponent that mostly waits, as a
+# remote one would. It runs GAMES games alone (one at a time) and then
+# AT_ONCE at a time, and prints the nodes per second of the thinking and of
+# the pondering searches in both, the thinking speed at once as a share of
+# the speed alone (the issue asks ≥ 80%), and the time forfeits (0).
+#
+#   scripts/cpushare.sh [AT_ONCE] [GAMES] [TC] [THREADS_TOTAL]
+#
+# Defaults: 4 games at once, 8 games, 1+0 (60+0), 2 threads. Each game of
+# 1+0 lasts up to about two minutes: 8 games at 4 at once take some 5
+# minutes, alone as long again. Do not run it on a machine that others
+# measure on. Results go to bench-out/ (ignored by git).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+at_once=${1:-4}
+games=${2:-8}
+tc=${3:-60+0}
+total=${4:-2}
+mkdir -p bench-out
+go build -o bench-out/pondermatch ./cmd/pondermatch
+run() {
+	bench-out/pondermatch -cpu-games "$1" -games "$games" -tc "$tc" -threads-total "$total" | tee "bench-out/cpushare-$1.txt"
+}
+echo "== alone"
+run 1
+echo "== $at_once at once"
+run "$at_once"
+nps() { sed -n "s/^$1 searches: \([0-9]*\) nps.*/\1/p" "bench-out/cpushare-$2.txt"; }
+solo=$(nps thinking 1)
+shared=$(nps thinking "$at_once")
+if [[ -n $solo && -n $shared && $solo -gt 0 ]]; then
+	echo "thinking at once: $shared nps = $((100 * shared / solo))% of alone ($solo nps); pondering at once: $(nps pondering "$at_once") nps"
+fi
