@@ -64,12 +64,18 @@ func (s *sampler) remove(m *meter) { s.mu.Lock(); delete(s.meters, m); s.mu.Unlo
 func (s *sampler) run(ctx context.Context, tick time.Duration) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		// The time since the last sample, not tick: with the CPU busy the
+		// ticker drops ticks, and the nodes of the whole gap are booked.
+		now := time.Now()
+		dt := now.Sub(last)
+		last = now
 		s.mu.Lock()
 		for m := range s.meters {
 			n := m.g.Engine().Nodes()
@@ -81,10 +87,10 @@ func (s *sampler) run(ctx context.Context, tick time.Duration) {
 			switch {
 			case m.thinking.Load():
 				s.think.nodes += d
-				s.think.time += tick
+				s.think.time += dt
 			case m.g.Pondering():
 				s.ponders.nodes += d
-				s.ponders.time += tick
+				s.ponders.time += dt
 			}
 		}
 		s.mu.Unlock()
