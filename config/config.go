@@ -106,8 +106,9 @@ type Builtin struct {
 	// default) or "nnue" (the network of EvalFile, or the one built into
 	// the binary when EvalFile is empty).
 	Eval string `yaml:"eval"`
-	// EvalFile is the network file (docs/nnue-net.md) for eval: nnue.
-	// Default "": the embedded network.
+	// EvalFile is the network file (docs/nnue-net.md) for eval: nnue; Load
+	// takes a relative path from the config file's directory. Default "":
+	// the embedded network.
 	EvalFile string `yaml:"eval_file"`
 }
 

@@ -77,3 +77,22 @@ func TestBuiltinEval(t *testing.T) {
 		t.Errorf("warnings %q lack the ignored eval_file", w)
 	}
 }
+
+// A relative eval_file is taken from the config file's directory, like
+// token_file: under systemd the working directory is /, not the
+// configuration's.
+func TestEvalFileRelativeToConfig(t *testing.T) {
+	dir := t.TempDir()
+	net := writeNet(t, dir)
+	p := filepath.Join(dir, "bot.yaml")
+	if err := os.WriteFile(p, []byte("engine:\n  builtin:\n    eval: nnue\n    eval_file: net.nnue\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if c.Engine.Builtin.EvalFile != net {
+		t.Errorf("eval_file = %q, want %q (relative to the config file)", c.Engine.Builtin.EvalFile, net)
+	}
+}

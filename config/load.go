@@ -34,6 +34,7 @@ func Load(path string) (*Config, error) {
 		c.dir = filepath.Dir(path)
 		c.StateDir = relativeTo(c.dir, c.StateDir)
 		c.Lichess.TokenFile = relativeTo(c.dir, c.Lichess.TokenFile)
+		c.Engine.Builtin.EvalFile = relativeTo(c.dir, c.Engine.Builtin.EvalFile)
 	}
 	return finish(c, err)
 }
