@@ -23,10 +23,12 @@ import (
 // only ponder, which pause the threads they lost (at their next check,
 // within 1024 nodes) and get them back when the threads are free again; a
 // ponder search is never restarted for it. Searches for a move share the
-// total among themselves likewise: when more games must move at once than
-// there are threads, the latest waits (paused after its depth 1) until a
-// thread is free, and the invariant holds: the threads handed out never
-// add up to more than Total.
+// total among themselves likewise, except that each of them gets one
+// thread at least: when more games must move at once than there are
+// threads, they run on one thread each, over Total, rather than one of
+// them waiting (a game that must move never waits for a thread: it could
+// lose on time, or play its depth-1 move). Otherwise the threads handed
+// out never add up to more than Total.
 //
 // A CPUShare is safe for concurrent use. A nil *CPUShare shares nothing:
 // each search runs on all its Game's threads.
@@ -141,6 +143,11 @@ func (s *CPUShare) shareLocked() {
 					more = true
 				}
 			}
+		}
+	}
+	for _, l := range s.leases {
+		if l.thinking && l.granted == 0 {
+			l.granted = 1 // over the total: a search for a move never waits
 		}
 	}
 	for i, l := range s.leases {

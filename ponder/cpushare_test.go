@@ -10,16 +10,22 @@ import (
 )
 
 // checkShareLocked reports what breaks the CPUShare's invariant: more
-// threads handed out than the total, or a lease given more than it wants.
+// threads handed out than the total (or than one each to the searches for
+// a move, when they alone are more), a lease given more than it wants, or
+// a search for a move given none.
 func (s *CPUShare) checkShareLocked() (inUse int, ok bool) {
 	ok = true
+	thinking := 0
 	for _, l := range s.leases {
 		inUse += l.granted
-		if l.granted > l.want || l.granted < 0 {
+		if l.granted > l.want || l.granted < 0 || l.thinking && l.granted < 1 {
 			ok = false
 		}
+		if l.thinking {
+			thinking++
+		}
 	}
-	return inUse, ok && inUse <= s.total
+	return inUse, ok && inUse <= max(s.total, thinking)
 }
 
 // Searches that start, get a ponder hit and end on many goroutines at once,
@@ -101,16 +107,23 @@ func TestCPUShareThinkFirst(t *testing.T) {
 	s.release(p1)
 	s.release(p2)
 
-	// More games to move than threads: the latest waits for a free one.
-	t1 := s.acquire(new(search.Signals), 1, true)
-	t2 := s.acquire(new(search.Signals), 1, true)
-	t3 := s.acquire(new(search.Signals), 1, true)
-	if t1.granted != 1 || t2.granted != 1 || t3.granted != 0 {
-		t.Fatalf("three thinks on two threads got %d %d %d, want 1 1 0", t1.granted, t2.granted, t3.granted)
+	// More games to move than threads: none waits, each gets one thread
+	// (over the total), and a ponder search gets none meanwhile.
+	p3 := s.acquire(new(search.Signals), 2, false)
+	t1 := s.acquire(new(search.Signals), 2, true)
+	t2 := s.acquire(new(search.Signals), 2, true)
+	t3 := s.acquire(new(search.Signals), 2, true)
+	if t1.granted != 1 || t2.granted != 1 || t3.granted != 1 || p3.granted != 0 {
+		t.Fatalf("three thinks and a ponder on two threads got %d %d %d and %d, want 1 1 1 and 0", t1.granted, t2.granted, t3.granted, p3.granted)
 	}
 	s.release(t1)
-	if t3.granted != 1 {
-		t.Fatalf("the waiting think got %d threads once one was free, want 1", t3.granted)
+	s.release(t2)
+	if t3.granted != 2 || p3.granted != 0 {
+		t.Fatalf("the last think got %d threads once the others ended, the ponder %d; want 2 and 0", t3.granted, p3.granted)
+	}
+	s.release(t3)
+	if p3.granted != 2 {
+		t.Fatalf("the ponder search got %d threads back, want 2", p3.granted)
 	}
 	var nilShare *CPUShare
 	if l := nilShare.acquire(new(search.Signals), 4, true); l != nil {
