@@ -305,7 +305,10 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 // correspondence game.
 func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	b.mu.Lock()
-	if _, ok := b.games[id]; ok || ctx.Err() != nil {
+	if old, ok := b.games[id]; ok || ctx.Err() != nil {
+		if ok && old.corr {
+			old.wake = true // it may be parking: take it up again then
+		}
 		b.mu.Unlock()
 		return
 	}
@@ -323,12 +326,24 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		defer b.wg.Done()
 		b.playGame(ctx, g)
 		b.mu.Lock()
-		b.workerDoneLocked(b.games[id]) // the last worker, after rebuilds
+		last := b.games[id] // the last worker, after rebuilds
+		b.workerDoneLocked(last)
 		delete(b.games, id)
 		if rt, _ := b.slotsLocked(); rt == 0 {
 			b.idleFrom = time.Now()
 		}
 		b.notifyLocked()
+		wake := last != nil && last.park && last.wake
+		wakeEnd := last != nil && last.park && last.wakeEnd
 		b.mu.Unlock()
+		if wakeEnd {
+			b.startGame(ctx, id, opponent, true) // its goodbye and record
+		} else if wake {
+			// Lichess told of a move while it parked, or
+			// before: a check-in now asks it whose turn it is (and takes
+			// the game up if it is ours) rather than waiting for the
+			// next one.
+			b.checkin(ctx)
+		}
 	}()
 }

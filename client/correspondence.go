@@ -157,6 +157,9 @@ func (b *Bot) workerDoneLocked(g *gameWorker) {
 func (b *Bot) onGameFinishParked(ctx context.Context, gi *lichess.GameEventInfo) {
 	b.mu.Lock()
 	p, ok := b.parked[gi.GameID]
+	if g := b.games[gi.GameID]; !ok && g != nil && g.corr {
+		g.wakeEnd = true // it may be parking: take it up again for the end
+	}
 	b.mu.Unlock()
 	if ok {
 		b.startGame(ctx, gi.GameID, p.opponent, true)

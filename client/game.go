@@ -74,8 +74,14 @@ type gameWorker struct {
 
 	// Correspondence (correspondence.go). corr is written under Bot.mu
 	// (the Bot counts slots by it) and only by this worker once it runs.
-	corr            bool
-	park            bool // run returned to wait for the opponent without a stream
+	corr bool
+	park bool // run returned to wait for the opponent without a stream
+	// wake and wakeEnd (guarded by Bot.mu) say that Lichess told of a move
+	// (gameStart) or of the end (gameFinish) of this correspondence game
+	// while the worker ran: if it parks, a check-in follows at once (it
+	// takes the game up if the move is ours), or for the end a new worker
+	// (goodbye, record).
+	wake, wakeEnd   bool
 	draining        bool // the Bot drains: let the stream go as soon as we wait
 	disconnectTimer *time.Timer
 	disconnectC     <-chan time.Time
@@ -151,7 +157,9 @@ func (g *gameWorker) run(ctx context.Context) {
 			g.claim(ctx)
 		case <-g.disconnectC:
 			g.disconnectTimer, g.disconnectC = nil, nil
-			if g.corr && !g.ourTurn() && g.moverPly < 0 {
+			// Not with events still unread: the opponent's move may be
+			// among them (the timer is armed again after them).
+			if g.corr && !g.ourTurn() && g.moverPly < 0 && len(msgs) == 0 {
 				g.park = true
 				return
 			}
