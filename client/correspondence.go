@@ -142,14 +142,20 @@ func (b *Bot) unparkLocked(g *gameWorker) {
 	maps.Copy(g.choices, p.choices)
 }
 
-// workerDone records what a worker leaves when it returns: a
-// correspondence game it let go is parked.
+// workerDoneLocked records what a worker leaves when it returns: a
+// correspondence game not over is parked.
 func (b *Bot) workerDoneLocked(g *gameWorker) {
-	if g == nil || !g.park {
+	if g == nil || !g.corr || g.finished {
 		return
 	}
+	// Parked on purpose, or its worker ended otherwise (stream gone, too
+	// many panics, the bot stopping): either way the game goes on at
+	// Lichess and keeps its correspondence slot until a check-in sees it
+	// over.
 	b.parked[g.id] = parkedGame{opponent: g.opponent, greeted: g.greeted, choices: g.choices}
-	g.log.Info().Int("ply", len(g.moves)).Msg("correspondence game: stream let go until the opponent moves")
+	if g.park {
+		g.log.Info().Int("ply", len(g.moves)).Msg("correspondence game: stream let go until the opponent moves")
+	}
 }
 
 // onGameFinishParked gives a parked game that ended a worker once more, for
@@ -185,17 +191,6 @@ func (b *Bot) slotsLocked() (realtime, corr int) {
 		}
 	}
 	return realtime, corr + len(b.parked)
-}
-
-// realtimeWorkersLocked counts the workers of real-time games.
-func (b *Bot) realtimeWorkersLocked() int {
-	n := 0
-	for _, g := range b.games {
-		if !g.corr {
-			n++
-		}
-	}
-	return n
 }
 
 // ParkedGames returns the ids of the correspondence games that wait for

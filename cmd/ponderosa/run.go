@@ -337,8 +337,8 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	d.players.set(pf)
 	cpuShare(cfg, d.cpu)
 	d.bot.UpdateSettings(settings)
-	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown =
-		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown
+	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown, d.cfg.Correspondence =
+		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown, cfg.Correspondence
 	d.log.Info().Strs("games_kept", d.bot.Games()).Msg("configuration reloaded: new settings apply to new games")
 	return nil
 }
