@@ -92,6 +92,7 @@ type parkedGame struct {
 	opponent string
 	greeted  bool
 	choices  map[int]Choice // our moves' choices so far, for the record
+	at       time.Time      // when it was parked
 }
 
 // startListedGame takes up a game that Lichess lists (gameStart, the games
@@ -124,7 +125,7 @@ func (b *Bot) parkLocked(id, opponent string) {
 	delete(b.pending, id)
 	b.queue.remove(id)
 	if _, ok := b.parked[id]; !ok {
-		b.parked[id] = parkedGame{opponent: opponent}
+		b.parked[id] = parkedGame{opponent: opponent, at: time.Now()}
 		b.log.Info().Str("game", id).Str("opponent", opponent).Msg("correspondence game waits for the opponent's move")
 		b.notifyLocked()
 	}
@@ -152,7 +153,7 @@ func (b *Bot) workerDoneLocked(g *gameWorker) {
 	// many panics, the bot stopping): either way the game goes on at
 	// Lichess and keeps its correspondence slot until a check-in sees it
 	// over.
-	b.parked[g.id] = parkedGame{opponent: g.opponent, greeted: g.greeted, choices: g.choices}
+	b.parked[g.id] = parkedGame{opponent: g.opponent, greeted: g.greeted, choices: g.choices, at: time.Now()}
 	if g.park {
 		g.log.Info().Int("ply", len(g.moves)).Msg("correspondence game: stream let go until the opponent moves")
 	}
@@ -234,6 +235,7 @@ func (b *Bot) checkin(ctx context.Context) {
 		return
 	}
 	const nb = 50
+	asked := time.Now()
 	games, err := b.c.Playing(ctx, nb)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -251,8 +253,9 @@ func (b *Bot) checkin(ctx context.Context) {
 	}
 	if len(games) < nb { // the whole list: what is not in it has ended
 		b.mu.Lock()
-		for id := range b.parked {
-			if !listed[id] {
+		for id, p := range b.parked {
+			// A game parked since the list was asked for is not in it.
+			if !listed[id] && p.at.Before(asked) {
 				delete(b.parked, id)
 				b.log.Info().Str("game", id).Msg("parked correspondence game is over")
 				b.notifyLocked()
