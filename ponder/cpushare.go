@@ -7,7 +7,8 @@ import (
 )
 
 // CPUShare is the search threads that several Games share: their searches,
-// thinking and pondering together, never run on more than Total threads.
+// thinking and pondering together, run on no more than Total threads, save
+// when more searches must move at once than there are threads (below).
 // One CPUShare serves all the games of a process (Options.CPU); each Game's
 // Options.Threads stays the most one of its searches may use.
 //
