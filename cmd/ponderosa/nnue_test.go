@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -9,9 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
@@ -79,26 +76,7 @@ func TestBenchCommandNNUE(t *testing.T) {
 func TestPlayerFactoryNNUE(t *testing.T) {
 	file, _ := testNetFile(t)
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4, eval: nnue, eval_file: \""+file+"\"}\n")
-	f, err := playerFactory(cfg, discardLogger(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := f(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.NewGame(context.Background(), client.GameInfo{ID: "x", White: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Position(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	d, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
-		Running: true, Deadline: time.Now().Add(time.Second)})
-	if err != nil || d.Move == "" {
-		t.Fatalf("built-in player with a net: %+v, %v", d, err)
-	}
+	firstMove(t, cfg, "built-in player with a net")
 	cfg.Engine.Builtin.EvalFile = filepath.Join(t.TempDir(), "gone.nnue")
 	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil || !strings.Contains(err.Error(), "engine.builtin.eval nnue") {
 		t.Errorf("missing net file: %v", err)

@@ -165,8 +165,10 @@ func TestSettingsFromConfig(t *testing.T) {
 	}
 }
 
-func TestPlayerFactoryFromConfig(t *testing.T) {
-	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n")
+// firstMove makes a player from cfg's factory and has it choose White's
+// first move, failing the test (naming what) if it cannot.
+func firstMove(t *testing.T, cfg *config.Config, what string) {
+	t.Helper()
 	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -185,8 +187,13 @@ func TestPlayerFactoryFromConfig(t *testing.T) {
 	d, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
 		Running: true, Deadline: time.Now().Add(time.Second)})
 	if err != nil || d.Move == "" {
-		t.Fatalf("built-in player from config: %+v, %v", d, err)
+		t.Fatalf("%s: %+v, %v", what, d, err)
 	}
+}
+
+func TestPlayerFactoryFromConfig(t *testing.T) {
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n")
+	firstMove(t, cfg, "built-in player from config")
 
 	cfg.Engine.Type = "telepathy"
 	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil {
@@ -194,7 +201,7 @@ func TestPlayerFactoryFromConfig(t *testing.T) {
 	}
 	cfg.Engine.Type = config.EngineExternal
 	cfg.Engine.External.Path = "/nonexistent/engine"
-	f, err = playerFactory(cfg, discardLogger(), nil)
+	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
