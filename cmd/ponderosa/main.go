@@ -26,6 +26,7 @@ var commands = []struct{ name, summary string }{
 	{"run", "play on Lichess as a bot (the daemon)"},
 	{"demo", "play a game between two local bots over HTTP, no network needed"},
 	{"check-config", "check a configuration file and summarize it"},
+	{"import-lichess-bot", "translate a lichess-bot config.yml into ponderosa's YAML (on stdout)"},
 	{"upgrade", "turn the Lichess account into a Bot account (irreversible)"},
 	{"version", "print the version"},
 	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
@@ -50,6 +51,8 @@ func run(e env, args []string) int {
 		return demoCmd(e, rest)
 	case "check-config":
 		return checkConfigCmd(e, rest)
+	case "import-lichess-bot":
+		return importLichessBotCmd(e, rest)
 	case "upgrade":
 		return upgradeCmd(e, rest)
 	case "version":
@@ -71,7 +74,7 @@ func run(e env, args []string) int {
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: ponderosa <command> [flags]\n\ncommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-14s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'ponderosa <command> -h' for the flags of a command.")
 }

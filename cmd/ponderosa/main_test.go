@@ -164,3 +164,83 @@ func TestCheckConfig(t *testing.T) {
 		})
 	}
 }
+
+// fixtureEngine is a UCI engine with the options of the lichess-bot
+// fixture's uci_options, as far as check-config needs one.
+const fixtureEngine = `#!/bin/sh
+while read -r line; do
+  case "$line" in
+    uci) printf '%s\n' 'id name Fixture Fish' \
+      'option name Threads type spin default 1 min 1 max 64' \
+      'option name Hash type spin default 16 min 1 max 4096' \
+      'option name Move Overhead type spin default 10 min 0 max 5000' \
+      'option name UCI_ShowWDL type check default false' \
+      'option name Ponder type check default false' \
+      'option name UCI_Chess960 type check default false' uciok ;;
+    isready) echo readyok ;;
+    quit) exit 0 ;;
+  esac
+done
+`
+
+// TestImportLichessBot imports the lichess-bot fixture of config/lichessbot
+// and checks the result with check-config, as an operator would.
+func TestImportLichessBot(t *testing.T) {
+	dir := t.TempDir()
+	fixture, err := os.ReadFile(filepath.Join("..", "..", "config", "lichessbot", "testdata", "config.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lbConfig := filepath.Join(dir, "config.yml")
+	if err := os.WriteFile(lbConfig, fixture, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "engines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// check-config starts the engine (for UCI_Chess960, as chess960 is
+	// accepted) and sets the imported UCI options, which it must have.
+	if err := os.WriteFile(filepath.Join(dir, "engines", "stockfish-17"), []byte(fixtureEngine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	code, stdout, stderr := runWith(t, nil, "import-lichess-bot", lbConfig)
+	if code != 0 {
+		t.Fatalf("import: code %d\n%s", code, stderr)
+	}
+	const token = "lip_FixtureTokenNotReal0123"
+	if strings.Contains(stdout, token) || strings.Contains(stderr, token) {
+		t.Fatal("the token is in the output")
+	}
+	for _, want := range []string{"challenge.decline_on_full_moon", "LICHESS_BOT_TOKEN", "passes check-config"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the report lacks %q:\n%s", want, stderr)
+		}
+	}
+	out := filepath.Join(dir, "ponderosa.yaml")
+	if err := os.WriteFile(out, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, checkOut, checkErr := runWith(t, nil, "check-config", "-config", out)
+	if code != 0 || !strings.Contains(checkOut, "config OK") {
+		t.Errorf("check-config of the imported file: code %d\n%s%s\n%s", code, checkOut, checkErr, stdout)
+	}
+	// -dir: relative engine paths start from the given directory.
+	code, stdout, _ = runWith(t, nil, "import-lichess-bot", "-dir", "/srv/lb", lbConfig)
+	if code != 1 || !strings.Contains(stdout, "path: /srv/lb/engines/stockfish-17") {
+		t.Errorf("-dir: code %d (want 1: no engine there)\n%s", code, stdout)
+	}
+
+	// Bad input: an error with its line, nothing on stdout.
+	bad := filepath.Join(dir, "bad.yml")
+	if err := os.WriteFile(bad, []byte("engine:\n  dir: .\nchallenge:\n  concurrency: lots\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runWith(t, nil, "import-lichess-bot", bad)
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "line 4: challenge.concurrency: expected a whole number") {
+		t.Errorf("bad input: code %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	if code, _, _ := runWith(t, nil, "import-lichess-bot"); code != 2 {
+		t.Errorf("no file: code %d, want 2", code)
+	}
+}

@@ -1,0 +1,283 @@
+package lichessbot
+
+import (
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+func (t *translator) matchmaking(m *section) {
+	enabled := m.boolean("allow_matchmaking", false)
+	if enabled && t.noGames {
+		enabled = false // noted with challenge.concurrency
+	}
+	t.b.set(p("matchmaking.enabled"), enabled, from(m, "allow_matchmaking"))
+
+	// Time controls: lichess-bot draws a base and an increment apart, so
+	// every pair may be offered.
+	bases := m.numList("challenge_initial_time")
+	incs := m.numList("challenge_increment")
+	if len(incs) == 0 && len(bases) > 0 {
+		incs = []float64{0}
+	}
+	if len(bases) == 0 && len(incs) > 0 {
+		bases = []float64{0}
+	}
+	var tcs []config.TimeControl
+	for _, b := range bases {
+		for _, i := range incs {
+			tc := config.TimeControl{Base: secs(b), Increment: secs(i)}
+			if why := badClock(tc); why != "" {
+				t.r.note(KindChanged, m.keyLine("challenge_initial_time"), "matchmaking.challenge_initial_time",
+					"%g s + %g s: %s: left out", b, i, why)
+				continue
+			}
+			if !slices.Contains(tcs, tc) {
+				tcs = append(tcs, tc)
+			}
+		}
+	}
+	if days := m.numList("challenge_days"); len(days) > 0 {
+		t.r.note(KindNoEquivalent, m.keyLine("challenge_days"), "matchmaking.challenge_days",
+			"ponderosa's matchmaking offers real-time games only, not correspondence")
+	}
+	if len(tcs) == 0 {
+		if enabled {
+			t.r.note(KindChanged, m.line, "matchmaking",
+				"no real-time time control to offer (challenge_initial_time, challenge_increment): written as matchmaking.enabled: false")
+			t.b.set(p("matchmaking.enabled"), false, "")
+		}
+		// ponderosa's default stays; it is used by nobody while disabled.
+	} else {
+		t.b.set(p("matchmaking.time_controls"), tcs, from(m, "challenge_initial_time", "challenge_increment")+" (every pair)")
+	}
+
+	// Variants: "random" picks among the accepted variants but fromPosition.
+	variant := m.str("challenge_variant", "random")
+	var variants []string
+	if variant == "random" {
+		for _, v := range t.variants {
+			if v != "fromPosition" {
+				variants = append(variants, v)
+			}
+		}
+	} else if slices.Contains(t.variants, variant) || slices.Contains(standardVariants, variant) {
+		variants = []string{variant}
+	} else {
+		t.r.note(KindChanged, m.keyLine("challenge_variant"), "matchmaking.challenge_variant",
+			"%q is not a variant ponderosa plays here: left out", variant)
+	}
+	if len(variants) == 0 {
+		variants = []string{"standard"}
+		if m.has("challenge_variant") || len(t.variants) > 0 {
+			t.r.note(KindChanged, m.keyLine("challenge_variant"), "matchmaking.challenge_variant",
+				"no variant left to offer: written as [standard]")
+		}
+	}
+	t.b.set(p("matchmaking.variants"), variants, from(m, "challenge_variant")+", among challenge.variants")
+
+	switch mode := m.str("challenge_mode", "random"); mode {
+	case "rated":
+		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
+	case "casual":
+		t.b.set(p("matchmaking.rated"), false, from(m, "challenge_mode"))
+	default:
+		if mode != "random" {
+			t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
+		} else if !m.has("challenge_mode") && !enabled {
+			t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
+			break
+		}
+		t.r.note(KindChanged, m.keyLine("challenge_mode"), "matchmaking.challenge_mode",
+			"%s: ponderosa offers either rated or casual games, not a random mix: written as rated: true", mode)
+		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
+	}
+
+	minR, maxR := m.integer("opponent_min_rating", 600), m.integer("opponent_max_rating", 4000)
+	t.b.set(p("matchmaking.opponent_rating.min"), min(max(minR, 0), 4000), "")
+	t.b.set(p("matchmaking.opponent_rating.max"), min(max(maxR, 0), 4000), "")
+	t.b.flow(p("matchmaking.opponent_rating"), from(m, "opponent_min_rating", "opponent_max_rating"))
+	m.dropUnless("opponent_rating_difference", "", "empty: nothing to carry over",
+		"ponderosa picks opponents by the bounds of matchmaking.opponent_rating only, not by a difference from the bot's own rating")
+
+	// The false friend: lichess-bot's challenge_timeout is the idle time
+	// before challenging, in minutes; ponderosa's challenge_timeout is the
+	// wait for an answer.
+	idle := max(m.number("challenge_timeout", 30), 1)
+	if idle > 24*60 {
+		t.r.note(KindChanged, m.keyLine("challenge_timeout"), "matchmaking.challenge_timeout",
+			"%g minutes is more than ponderosa's longest idle time: written as 24h", idle)
+		idle = 24 * 60
+	}
+	t.b.set(p("matchmaking.idle_time"), time.Duration(math.Round(idle*60))*time.Second,
+		from(m, "challenge_timeout")+" (minutes idle before challenging; not ponderosa's challenge_timeout)")
+	if m.has("challenge_timeout") {
+		t.r.note(KindChanged, m.keyLine("challenge_timeout"), "matchmaking.challenge_timeout",
+			"is the idle time before challenging in lichess-bot, in minutes: written as matchmaking.idle_time. "+
+				"ponderosa's matchmaking.challenge_timeout is another setting, how long to wait for an answer (default 1m)")
+	}
+
+	block, _ := m.strList("block_list")
+	t.b.set(p("matchmaking.block_list"), nonNil(block), from(m, "block_list"))
+	if m.has("include_challenge_block_list") && !m.boolean("include_challenge_block_list", false) && len(t.challengeBlock) > 0 {
+		t.r.note(KindChanged, m.keyLine("include_challenge_block_list"), "matchmaking.include_challenge_block_list",
+			"false: ponderosa never challenges the players of challenge.block_list either")
+	} else {
+		m.take("include_challenge_block_list")
+	}
+
+	m.dropUnless("allow_during_games", "false", "false: ponderosa too challenges only when it has no real-time game",
+		"ponderosa challenges only when it has no real-time game (matchmaking.idle_time after the last one)")
+	m.dropUnless("rating_preference", "none", "none: ponderosa too picks at random among the bots in matchmaking.opponent_rating",
+		"ponderosa picks among the bots in matchmaking.opponent_rating at random, without a preference")
+	for _, k := range []string{"challenge_filter", "delay_after_decline"} {
+		m.dropUnless(k, "none", "none: ponderosa does not filter either",
+			"ponderosa does not remember which bots declined which kind of challenge")
+	}
+	m.dropUnless("online_block_list", "", "empty: nothing to carry over",
+		"ponderosa fetches no block lists from the web: copy the names into matchmaking.block_list")
+	m.dropUnless("challenge_decliner_file_name", "", "empty: nothing to carry over",
+		"ponderosa does not keep a file of bots that declined")
+	if m.has("overrides") {
+		o := m.sub("overrides")
+		names := make([]string, len(o.keys))
+		for i, k := range o.keys {
+			names[i] = k.Value
+			o.take(k.Value)
+		}
+		t.r.note(KindNoEquivalent, m.keyLine("overrides"), "matchmaking.overrides",
+			"ponderosa has one matchmaking specification, no alternatives drawn at random: left out %s", strings.Join(names, ", "))
+	} else {
+		m.drop(KindNoEquivalent, "overrides", "empty: nothing to carry over")
+	}
+	m.rest()
+}
+
+// badClock says why Lichess would refuse a matchmaking challenge with tc
+// (the rules config.Validate applies to matchmaking.time_controls), or "".
+func badClock(tc config.TimeControl) string {
+	switch {
+	case tc.Base < 0 || tc.Increment < 0:
+		return "negative"
+	case tc.Base == 0 && tc.Increment == 0:
+		return "no time at all"
+	case !validBase(tc.Base):
+		return "Lichess takes a base of 0, 15, 30, 45, 60 or 90 seconds or whole minutes up to 180"
+	case tc.Increment > time.Minute || tc.Increment%time.Second != 0:
+		return "Lichess takes an increment of 0 to 60 whole seconds"
+	case tc.Base+40*tc.Increment < 30*time.Second:
+		return "ultraBullet, which Lichess does not let bots play"
+	}
+	return ""
+}
+
+func validBase(d time.Duration) bool {
+	switch d {
+	case 0, 15 * time.Second, 30 * time.Second, 45 * time.Second, 90 * time.Second:
+		return true
+	}
+	return d > 0 && d <= 3*time.Hour && d%time.Minute == 0
+}
+
+func (t *translator) correspondence(c *section) {
+	set := func(key string, def float64, lo, hi time.Duration) {
+		d := secs(c.number(key, def))
+		if d < lo || d > hi {
+			nd := min(max(d, lo), hi)
+			t.r.note(KindChanged, c.keyLine(key), "correspondence."+key, "%v is outside what ponderosa takes (%v to %v): written as %v", d, lo, hi, nd)
+			d = nd
+		}
+		t.b.set(p("correspondence."+key), d, from(c, key)+" (seconds)")
+	}
+	set("move_time", 60, time.Second, time.Hour)
+	set("checkin_period", 600, 10*time.Second, 24*time.Hour)
+	set("disconnect_time", 300, time.Second, 24*time.Hour)
+	ponder := c.boolean("ponder", false)
+	if c.boolean("uci_ponder", false) {
+		ponder = true
+	}
+	t.b.set(p("correspondence.ponder"), ponder, from(c, "ponder", "uci_ponder"))
+	c.rest()
+}
+
+// placeholderRE finds {name} in a chat message.
+var placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
+
+func (t *translator) game(top *section) {
+	overhead := secs(top.number("move_overhead", 1000) / 1000)
+	if overhead < 0 || overhead > 10*time.Second {
+		nd := min(max(overhead, 0), 10*time.Second)
+		t.r.note(KindChanged, top.keyLine("move_overhead"), "move_overhead", "%v is outside what ponderosa takes (0s to 10s): written as %v", overhead, nd)
+		overhead = nd
+	}
+	t.b.set(p("game.move_overhead"), overhead, from(top, "move_overhead")+" (milliseconds)")
+
+	g := top.sub("greeting")
+	for _, m := range []struct{ key, path string }{
+		{"hello", "game.greeting.player"},
+		{"hello_spectators", "game.greeting.spectator"},
+		{"goodbye", "game.goodbye.player"},
+		{"goodbye_spectators", "game.goodbye.spectator"},
+	} {
+		msg := g.str(m.key, "")
+		kept := placeholderRE.ReplaceAllStringFunc(msg, func(ph string) string {
+			if ph == "{me}" || ph == "{opponent}" {
+				return ph
+			}
+			t.r.note(KindChanged, g.keyLine(m.key), "greeting."+m.key,
+				"%s: ponderosa knows only {me} and {opponent}; lichess-bot leaves other words in braces out, and so does the import", ph)
+			return ""
+		})
+		if kept != msg {
+			kept = strings.TrimSpace(strings.Join(strings.Fields(kept), " "))
+		}
+		t.b.set(p(m.path), kept, from(g, m.key))
+	}
+	g.rest()
+
+	abort := top.number("abort_time", 20)
+	ad := secs(abort)
+	if ad != 0 && (ad < 5*time.Second || ad > time.Hour) {
+		nd := min(max(ad, 5*time.Second), time.Hour)
+		t.r.note(KindChanged, top.keyLine("abort_time"), "abort_time", "%v is outside what ponderosa takes (5s to 1h): written as %v", ad, nd)
+		ad = nd
+	}
+	t.b.set(p("game.abort_after"), ad, from(top, "abort_time")+" (seconds)")
+	if top.has("abort_time") {
+		t.r.note(KindChanged, top.keyLine("abort_time"), "abort_time",
+			"ponderosa aborts when the opponent has not made a first move in game.abort_after; lichess-bot when a game that can still be aborted sees no activity that long")
+	}
+
+	pgn := top.str("pgn_directory", "")
+	t.b.set(p("game.pgn_dir"), pgn, from(top, "pgn_directory"))
+	if pgn != "" && !filepath.IsAbs(pgn) {
+		t.r.note(KindChanged, top.keyLine("pgn_directory"), "pgn_directory",
+			"%q: a relative game.pgn_dir lies under ponderosa's state_dir (e.g. /var/lib/ponderosa under systemd), "+
+				"not lichess-bot's directory; games lichess-bot saved stay where they are: write an absolute path to keep saving there", pgn)
+	}
+	switch grouping := top.str("pgn_file_grouping", "game"); grouping {
+	case "game":
+	default:
+		t.r.note(KindNoEquivalent, top.keyLine("pgn_file_grouping"), "pgn_file_grouping",
+			"%q: ponderosa writes one file per game (lichess-bot's \"game\")", grouping)
+	}
+
+	takebacks := top.integer("max_takebacks_accepted", 0)
+	t.b.set(p("game.accept_takebacks"), takebacks > 0, from(top, "max_takebacks_accepted"))
+	if takebacks > 0 {
+		t.r.note(KindChanged, top.keyLine("max_takebacks_accepted"), "max_takebacks_accepted",
+			"%d: ponderosa accepts every takeback proposal when game.accept_takebacks is true, with no count", takebacks)
+	}
+
+	top.dropUnless("fake_think_time", "false", "false: ponderosa does not slow down either",
+		"ponderosa does not slow its moves down to look human")
+	top.dropUnless("rate_limiting_delay", "0", "0: ponderosa adds no delay either (it waits as Lichess asks after a 429 answer)",
+		"ponderosa adds no delay after a move; it waits as Lichess asks when it answers 429 (Too Many Requests)")
+	top.drop(KindNoEquivalent, "quit_after_all_games_finish",
+		"on SIGTERM or Ctrl-C ponderosa lets running games go on for shutdown.grace_period (default 10m), then resigns or aborts them; raise it to wait longer")
+}

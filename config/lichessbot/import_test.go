@@ -1,0 +1,503 @@
+package lichessbot
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// fixtureToken is the made-up token of testdata/config.yml.
+const fixtureToken = "lip_FixtureTokenNotReal0123"
+
+// engineDir makes a directory like lichess-bot's, with an executable
+// engines/stockfish-17 (a script: the validation only looks it up).
+func engineDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "engines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "engines", "stockfish-17"), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func importFixture(t *testing.T) (*Result, string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "config.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := engineDir(t)
+	res, err := Import(data, "config.yml", Options{Dir: dir})
+	if err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	return res, dir
+}
+
+func report(t *testing.T, r *Result) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteReport(&b, "config.yml"); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// loadYAML writes the imported YAML to a file and loads it with the
+// config loader, as check-config does.
+func loadYAML(t *testing.T, r *Result) *config.Config {
+	t.Helper()
+	if len(r.Problems) > 0 {
+		t.Fatalf("the imported YAML does not validate:\n%v\n%s", r.Problems, r.YAML)
+	}
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, r.YAML, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(p)
+	if err != nil {
+		t.Fatalf("config.Load of the imported YAML: %v\n%s", err, r.YAML)
+	}
+	return cfg
+}
+
+// TestImportFixtureKeepsEditedSettings imports the operator's lichess-bot
+// file and checks that ponderosa's loader accepts the result and that each
+// edited setting is kept.
+func TestImportFixtureKeepsEditedSettings(t *testing.T) {
+	res, dir := importFixture(t)
+	cfg := loadYAML(t, res)
+
+	e := cfg.Engine
+	if e.Type != config.EngineExternal || e.External.Path != filepath.Join(dir, "engines", "stockfish-17") || !e.Ponder {
+		t.Errorf("engine: type %q path %q ponder %v", e.Type, e.External.Path, e.Ponder)
+	}
+	if o := e.External.Options; o["Threads"] != "2" || o["Hash"] != "256" || o["Move Overhead"] != "100" || o["UCI_ShowWDL"] != "true" {
+		t.Errorf("uci options %v", o)
+	}
+	if _, ok := e.External.Options["Ponder"]; ok {
+		t.Error("the Ponder UCI option was carried over; the bot sets it itself")
+	}
+	if _, ok := e.External.Options["go_commands"]; ok {
+		t.Error("go_commands was taken as a UCI option")
+	}
+
+	c := cfg.Challenge
+	if !c.Accept || c.Concurrency != 3 || c.GamesReservedForHumans != 1 || c.MaxSimultaneousGamesPerUser != 2 || c.SortBy != config.SortFirst {
+		t.Errorf("challenge: accept %v concurrency %d reserved %d per user %d sort %q",
+			c.Accept, c.Concurrency, c.GamesReservedForHumans, c.MaxSimultaneousGamesPerUser, c.SortBy)
+	}
+	if !slices.Equal(c.Variants, []string{"standard", "chess960", "fromPosition"}) || !slices.Equal(c.Speeds, []string{"bullet", "blitz", "rapid"}) {
+		t.Errorf("variants %v speeds %v", c.Variants, c.Speeds)
+	}
+	want := config.ClockRange{BaseMin: time.Minute, BaseMax: 30 * time.Minute, IncrementMin: 0, IncrementMax: 20 * time.Second}
+	for _, s := range []string{"bullet", "blitz", "rapid", "classical"} {
+		if r, _ := c.TimeControls.Clock(s); r != want {
+			t.Errorf("time_controls.%s = %+v, want %+v", s, r, want)
+		}
+	}
+	if d := c.TimeControls.Correspondence; d.DaysMin != 1 || d.DaysMax != 14 {
+		t.Errorf("days %+v", d)
+	}
+	if !c.AcceptRated || !c.AcceptCasual || !c.AcceptBots || !c.AcceptHumans {
+		t.Errorf("modes/opponents: rated %v casual %v bots %v humans %v", c.AcceptRated, c.AcceptCasual, c.AcceptBots, c.AcceptHumans)
+	}
+	if c.OpponentRating != (config.RatingRange{Min: 1000, Max: 3200}) {
+		t.Errorf("opponent rating %+v", c.OpponentRating)
+	}
+	if !slices.Equal(c.BlockList, []string{"NoisyPatzer", "flagger-99"}) || len(c.AllowList) != 0 {
+		t.Errorf("block list %v allow list %v", c.BlockList, c.AllowList)
+	}
+
+	g := cfg.Game
+	if g.MoveOverhead != 1500*time.Millisecond {
+		t.Errorf("move overhead %v, want 1.5s", g.MoveOverhead)
+	}
+	if g.Greeting.Player != "Hello {opponent}, I am {me}! Good luck." || g.Greeting.Spectator != "Hi! I'm {me}." {
+		t.Errorf("greeting %+v", g.Greeting)
+	}
+	if g.Goodbye.Player != "Thanks for the game, {opponent}!" || g.Goodbye.Spectator != "Thanks for watching!" {
+		t.Errorf("goodbye %+v", g.Goodbye)
+	}
+	if g.AbortAfter != 30*time.Second || g.PGNDir != "game_records" || g.AcceptTakebacks {
+		t.Errorf("abort %v pgn %q takebacks %v", g.AbortAfter, g.PGNDir, g.AcceptTakebacks)
+	}
+
+	m := cfg.Matchmaking
+	if !m.Enabled || m.IdleTime != 15*time.Minute || !m.Rated {
+		t.Errorf("matchmaking: enabled %v idle %v rated %v", m.Enabled, m.IdleTime, m.Rated)
+	}
+	if m.ChallengeTimeout != config.Default().Matchmaking.ChallengeTimeout {
+		t.Errorf("matchmaking.challenge_timeout = %v: lichess-bot's challenge_timeout (idle minutes) must not land there", m.ChallengeTimeout)
+	}
+	var tcs []string
+	for _, tc := range m.TimeControls {
+		tcs = append(tcs, tc.String())
+	}
+	if !slices.Equal(tcs, []string{"1+0", "1+2", "3+0", "3+2"}) {
+		t.Errorf("matchmaking time controls %v", tcs)
+	}
+	if !slices.Equal(m.Variants, []string{"standard", "chess960"}) || m.OpponentRating != (config.RatingRange{Min: 1500, Max: 2600}) {
+		t.Errorf("matchmaking variants %v rating %+v", m.Variants, m.OpponentRating)
+	}
+	if !slices.Equal(m.BlockList, []string{"TooStrongBot"}) {
+		t.Errorf("matchmaking block list %v", m.BlockList)
+	}
+
+	co := cfg.Correspondence
+	if co.MoveTime != 90*time.Second || co.CheckinPeriod != 5*time.Minute || co.DisconnectTime != 150*time.Second || co.Ponder {
+		t.Errorf("correspondence %+v", co)
+	}
+	if cfg.Lichess.BaseURL != "https://lichess.org" {
+		t.Errorf("base url %q", cfg.Lichess.BaseURL)
+	}
+}
+
+func TestImportTokenNeverInOutput(t *testing.T) {
+	res, _ := importFixture(t)
+	rep := report(t, res)
+	if strings.Contains(string(res.YAML), fixtureToken) || strings.Contains(rep, fixtureToken) {
+		t.Fatal("the token is in the output")
+	}
+	if !res.HasToken || !strings.Contains(rep, "NOT copied") || !strings.Contains(rep, config.TokenEnv) ||
+		!strings.Contains(rep, "lichess.token_file") || !strings.Contains(rep, "LoadCredential=token:") {
+		t.Errorf("the report does not say how to hand over the token:\n%s", rep)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n.Msg, fixtureToken) {
+			t.Errorf("note %+v holds the token", n)
+		}
+	}
+	// A token of the wrong type is an error that does not quote it.
+	_, err := Import([]byte("token: [lip_SecretInAList]\nengine: {dir: ., name: sf}\n"), "c.yml", Options{})
+	if err == nil || strings.Contains(err.Error(), "lip_SecretInAList") || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("token as a list: %v", err)
+	}
+}
+
+// notesOf returns the notes of a kind as "line key" strings.
+func notesOf(r *Result, k Kind) []string {
+	var out []string
+	for _, n := range r.Notes {
+		if n.Kind == k {
+			out = append(out, n.Key)
+		}
+	}
+	return out
+}
+
+func findNote(r *Result, key string) (Note, bool) {
+	for _, n := range r.Notes {
+		if n.Key == key {
+			return n, true
+		}
+	}
+	return Note{}, false
+}
+
+func TestImportReportsUnknownKeys(t *testing.T) {
+	in := `token: x
+engine:
+  dir: /usr/games
+  name: stockfish
+  protocl: uci
+challenge:
+  concurency: 2
+  variants: [standard]
+  time_controls: [blitz]
+  modes: [rated]
+matchmaking:
+  allow_matchmaking: false
+  challenge_timout: 5
+greeting:
+  helo: hi
+correspondence:
+  move_tme: 10
+my_own_key: 1
+`
+	res, err := Import([]byte(in), "c.yml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := notesOf(res, KindUnknown)
+	want := []string{"engine.protocl", "challenge.concurency", "matchmaking.challenge_timout", "greeting.helo", "correspondence.move_tme", "my_own_key"}
+	for _, k := range want {
+		if !slices.Contains(got, k) {
+			t.Errorf("unknown key %s not reported (got %v)", k, got)
+		}
+	}
+	if n, _ := findNote(res, "challenge.concurency"); n.Line != 7 {
+		t.Errorf("challenge.concurency reported at line %d, want 7", n.Line)
+	}
+	rep := report(t, res)
+	if !strings.Contains(rep, "config.yml line 18: my_own_key:") {
+		t.Errorf("report lacks the unknown top-level key with its line:\n%s", rep)
+	}
+}
+
+func TestImportNotYAML(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		line     int
+	}{
+		{"syntax", "engine:\n  dir: .\n  name: [unclosed\nchallenge: {}\n", 3},
+		{"tab indentation", "engine:\n\tdir: .\n", 2},
+		{"prose", "This is my bot's readme, not a configuration.\n", 1},
+		{"list", "- token\n- engine\n", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Import([]byte(tc.in), "c.yml", Options{})
+			var probs config.Errors
+			if !errors.As(err, &probs) || res != nil {
+				t.Fatalf("got %v, %v; want config.Errors", res, err)
+			}
+			if probs[0].Line < tc.line-1 || probs[0].Line > tc.line || !strings.Contains(err.Error(), "c.yml line ") {
+				t.Errorf("error %q: want line %d", err, tc.line)
+			}
+		})
+	}
+	if _, err := Import(nil, "c.yml", Options{}); err == nil {
+		t.Error("an empty file imported")
+	}
+}
+
+func TestImportWrongTypes(t *testing.T) {
+	in := `engine:
+  dir: /usr/games
+  name: stockfish
+  ponder: "yes please"
+challenge:
+  concurrency: three
+  variants: standard
+  time_controls: {blitz: true}
+  max_base: "1800"
+  block_list: [ok_name, {a: b}]
+move_overhead: [100]
+matchmaking:
+  challenge_initial_time: [60, fast]
+`
+	_, err := Import([]byte(in), "c.yml", Options{})
+	var probs config.Errors
+	if !errors.As(err, &probs) {
+		t.Fatalf("got %v, want config.Errors", err)
+	}
+	want := map[string]int{
+		"engine.ponder":                      4,
+		"challenge.concurrency":              6,
+		"challenge.time_controls":            8,
+		"challenge.max_base":                 9,
+		"challenge.block_list":               10,
+		"move_overhead":                      11,
+		"matchmaking.challenge_initial_time": 13,
+	}
+	got := map[string]int{}
+	for _, p := range probs {
+		got[p.Key] = p.Line
+	}
+	for k, line := range want {
+		if got[k] != line {
+			t.Errorf("%s: reported at line %d, want %d (all: %v)", k, got[k], line, err)
+		}
+	}
+	if !strings.Contains(err.Error(), `c.yml line 6: challenge.concurrency: expected a whole number, got "three"`) {
+		t.Errorf("message:\n%v", err)
+	}
+	// A single variant is a list of one, as lichess-bot reads it: no problem.
+	if _, ok := got["challenge.variants"]; ok {
+		t.Errorf("a single variant was refused: %v", err)
+	}
+}
+
+func TestImportLaterSections(t *testing.T) {
+	res, _ := importFixture(t)
+	got := notesOf(res, KindLater)
+	want := []string{"engine.polyglot", "engine.draw_or_resign", "engine.online_moves", "engine.lichess_bot_tbs"}
+	if !slices.Equal(got, want) {
+		t.Errorf("not-yet-supported notes %v, want %v", got, want)
+	}
+	for _, k := range want {
+		if n, _ := findNote(res, k); !strings.Contains(n.Msg, "not yet supported (issue 12 will add them)") {
+			t.Errorf("%s: %q", k, n.Msg)
+		}
+	}
+	// Every key of the fixture is accounted for: the unknown one is
+	// reported, and nothing outside the notes and the YAML disappears.
+	if n, ok := findNote(res, "challenge.decline_on_full_moon"); !ok || n.Kind != KindUnknown || n.Line != 114 {
+		t.Errorf("unknown fixture key: %+v %v", n, ok)
+	}
+}
+
+// TestImportChallengeTimeoutIsIdleTime: lichess-bot's
+// matchmaking.challenge_timeout is minutes idle before challenging; it
+// becomes matchmaking.idle_time, never ponderosa's challenge_timeout.
+func TestImportChallengeTimeoutIsIdleTime(t *testing.T) {
+	in := "engine: {dir: /, name: bin/sh}\nchallenge: {variants: [standard], time_controls: [blitz], modes: [rated]}\n" +
+		"matchmaking:\n  allow_matchmaking: true\n  challenge_timeout: 45\n  challenge_initial_time: [300]\n  challenge_increment: [3]\n"
+	res, err := Import([]byte(in), "c.yml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadYAML(t, res)
+	if cfg.Matchmaking.IdleTime != 45*time.Minute || cfg.Matchmaking.ChallengeTimeout != config.Default().Matchmaking.ChallengeTimeout {
+		t.Errorf("idle %v challenge timeout %v", cfg.Matchmaking.IdleTime, cfg.Matchmaking.ChallengeTimeout)
+	}
+	if strings.Contains(string(res.YAML), "challenge_timeout:") {
+		t.Errorf("the YAML sets ponderosa's challenge_timeout:\n%s", res.YAML)
+	}
+	if n, ok := findNote(res, "matchmaking.challenge_timeout"); !ok || n.Line != 5 || !strings.Contains(n.Msg, "idle_time") {
+		t.Errorf("note %+v %v", n, ok)
+	}
+}
+
+// TestImportUsesLichessBotDefaults: a key left out of the lichess-bot file
+// gets lichess-bot's default, where ponderosa's differs.
+func TestImportUsesLichessBotDefaults(t *testing.T) {
+	in := "engine: {dir: /, name: bin/sh}\nchallenge: {variants: [standard], time_controls: [blitz], modes: [rated]}\n"
+	res, err := Import([]byte(in), "c.yml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadYAML(t, res)
+	switch {
+	case cfg.Challenge.AcceptBots: // lichess-bot's accept_bot defaults to false
+		t.Error("accept_bots: true, want lichess-bot's default false")
+	case cfg.Challenge.SortBy != config.SortBest:
+		t.Errorf("sort_by %q, want best", cfg.Challenge.SortBy)
+	case cfg.Game.MoveOverhead != time.Second || cfg.Game.AbortAfter != 20*time.Second:
+		t.Errorf("overhead %v abort %v", cfg.Game.MoveOverhead, cfg.Game.AbortAfter)
+	case cfg.Game.Greeting.Player != "" || cfg.Game.Goodbye.Player != "":
+		t.Errorf("greetings %q %q, want none", cfg.Game.Greeting.Player, cfg.Game.Goodbye.Player)
+	case cfg.Engine.Ponder:
+		t.Error("ponder on, want lichess-bot's default off")
+	case cfg.Matchmaking.IdleTime != 30*time.Minute || cfg.Matchmaking.OpponentRating.Min != 600:
+		t.Errorf("matchmaking idle %v min rating %d", cfg.Matchmaking.IdleTime, cfg.Matchmaking.OpponentRating.Min)
+	case cfg.Challenge.AcceptCasual || !cfg.Challenge.AcceptRated:
+		t.Errorf("modes: rated %v casual %v", cfg.Challenge.AcceptRated, cfg.Challenge.AcceptCasual)
+	case cfg.Challenge.TimeControls.Blitz.BaseMax != 3*time.Hour || cfg.Challenge.TimeControls.Blitz.IncrementMax != 3*time.Minute:
+		t.Errorf("blitz %+v", cfg.Challenge.TimeControls.Blitz)
+	}
+}
+
+func TestImportEngineProtocols(t *testing.T) {
+	base := "challenge: {variants: [standard, crazyhouse], time_controls: [blitz], modes: [rated]}\n"
+	// homemade and xboard: the built-in engine, reported.
+	for _, proto := range []string{"homemade", "xboard"} {
+		res, err := Import([]byte("engine: {dir: ./engines, name: mine, protocol: "+proto+", uci_options: {Hash: 1}}\n"+base), "c.yml", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := loadYAML(t, res)
+		if cfg.Engine.Type != config.EngineBuiltin || !slices.Equal(cfg.Challenge.Variants, []string{"standard"}) {
+			t.Errorf("%s: engine %q variants %v", proto, cfg.Engine.Type, cfg.Challenge.Variants)
+		}
+		if n, ok := findNote(res, "engine.protocol"); !ok || n.Kind != KindNoEquivalent {
+			t.Errorf("%s: protocol not reported: %+v", proto, n)
+		}
+		if !slices.Contains(notesOf(res, KindNoEquivalent), "challenge.variants") {
+			t.Errorf("%s: crazyhouse dropped silently", proto)
+		}
+	}
+	// An interpreter: the program is the interpreter, the engine an argument.
+	res, err := Import([]byte("engine: {dir: engines, name: eng.jar, interpreter: sh, interpreter_options: [-x], engine_options: {cpuct: 3.1, quiet: null}}\n"+base),
+		"c.yml", Options{Dir: "/srv/lichess-bot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadYAML(t, res)
+	x := cfg.Engine.External
+	if x.Path != "sh" || !slices.Equal(x.Args, []string{"-x", "/srv/lichess-bot/engines/eng.jar", "--cpuct=3.1", "--quiet"}) {
+		t.Errorf("interpreter: path %q args %q", x.Path, x.Args)
+	}
+	// A variant other than standard gets the same engine in engine.variants.
+	if v, ok := cfg.Engine.Variants["crazyhouse"]; !ok || v.Path != "sh" || !slices.Equal(v.Args, x.Args) {
+		t.Errorf("engine.variants.crazyhouse = %+v, %v", v, ok)
+	}
+}
+
+func TestImportMatchmakingClocks(t *testing.T) {
+	in := `engine: {dir: /, name: bin/sh}
+challenge: {variants: [standard], time_controls: [blitz], modes: [rated]}
+matchmaking:
+  allow_matchmaking: true
+  challenge_initial_time: [15, 20, 600]
+  challenge_increment: [0, 90]
+  challenge_days: [2]
+  challenge_mode: random
+`
+	res, err := Import([]byte(in), "c.yml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadYAML(t, res)
+	var tcs []string
+	for _, tc := range cfg.Matchmaking.TimeControls {
+		tcs = append(tcs, tc.String())
+	}
+	// 15+0 is ultraBullet, 20 s is no Lichess base, 90 s increments are too long.
+	if !slices.Equal(tcs, []string{"10+0"}) {
+		t.Errorf("time controls %v, want [10+0]", tcs)
+	}
+	changed := 0
+	for _, n := range res.Notes {
+		if n.Key == "matchmaking.challenge_initial_time" {
+			changed++
+		}
+	}
+	if changed != 5 {
+		t.Errorf("%d dropped clocks reported, want 5", changed)
+	}
+	if !slices.Contains(notesOf(res, KindNoEquivalent), "matchmaking.challenge_days") ||
+		!slices.Contains(notesOf(res, KindChanged), "matchmaking.challenge_mode") {
+		t.Errorf("days or random mode not reported: %+v", res.Notes)
+	}
+}
+
+// TestImportNoChallengeAccepted: settings with which lichess-bot accepts no
+// challenge become challenge.accept: false, reported, and still validate.
+func TestImportNoChallengeAccepted(t *testing.T) {
+	for name, ch := range map[string]string{
+		"no modes":      "{variants: [standard], time_controls: [blitz], modes: []}",
+		"no speeds":     "{variants: [standard], modes: [rated]}",
+		"concurrency 0": "{concurrency: 0, variants: [standard], time_controls: [blitz], modes: [rated]}",
+		"nobody":        "{accept_bot: false, only_bot: true, variants: [standard], time_controls: [blitz], modes: [rated]}",
+	} {
+		res, err := Import([]byte("engine: {dir: /, name: bin/sh}\nmatchmaking: {allow_matchmaking: true, challenge_initial_time: [60], challenge_increment: [1]}\nchallenge: "+ch+"\n"), "c.yml", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := loadYAML(t, res)
+		if cfg.Challenge.Accept {
+			t.Errorf("%s: challenge.accept is true", name)
+		}
+		if name == "concurrency 0" && cfg.Matchmaking.Enabled {
+			t.Errorf("%s: matchmaking on", name)
+		}
+		if len(notesOf(res, KindChanged)) == 0 {
+			t.Errorf("%s: not reported", name)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0s", 1500 * time.Millisecond: "1500ms", 90 * time.Second: "1m30s", 30 * time.Minute: "30m",
+		3 * time.Hour: "3h", 90 * time.Minute: "1h30m", 20 * time.Second: "20s",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := time.ParseDuration(formatDuration(d)); err != nil || back != d {
+			t.Errorf("%q does not parse back to %v", formatDuration(d), d)
+		}
+	}
+}
