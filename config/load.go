@@ -127,6 +127,9 @@ func decode(data []byte, name string) (*Config, error) {
 	w := &walker{file: name, keys: c.keys, values: map[int][]valueAt{}, unknownKeys: map[string]bool{}, known: keyIndex()}
 	w.walk(root, reflect.TypeFor[Config](), "")
 	probs := w.problems
+	if w.lichessBotKeys >= 2 {
+		probs = append(probs, Problem{File: name, Msg: lichessBotImportHint})
+	}
 
 	strict := yaml.NewDecoder(bytes.NewReader(data))
 	strict.KnownFields(true)
@@ -186,6 +189,8 @@ type walker struct {
 	unknownKeys map[string]bool   // "line:key" of unknown keys already reported
 	known       map[string][]string
 	problems    Errors
+	// lichessBotKeys counts the unknown keys that are lichess-bot's.
+	lichessBotKeys int
 }
 
 var (
@@ -302,7 +307,10 @@ func (w *walker) unknown(k *yaml.Node, section string, known []string) {
 		where = "in " + section
 	}
 	msg := fmt.Sprintf("unknown key %q %s", k.Value, where)
-	if s := suggest(k.Value, known); s != "" {
+	if h := lichessBotHint(join(section, k.Value)); h != "" {
+		msg += " (" + h + ")"
+		w.lichessBotKeys++
+	} else if s := suggest(k.Value, known); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	} else if paths := w.known[k.Value]; len(paths) > 0 {
 		msg += fmt.Sprintf(" (it belongs in %s)", strings.Join(paths, " or "))
@@ -349,6 +357,9 @@ func (w *walker) translate(msg string) (Problem, bool) {
 			}
 		}
 		p.Msg = describeMismatch(tag, shown, goType)
+		if h := lichessBotTypeHint(p.Key, tag); h != "" {
+			p.Msg += " (" + h + ")"
+		}
 		return p, true
 	}
 	// Messages of our own types (time controls) and anything else.
