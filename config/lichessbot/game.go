@@ -115,7 +115,7 @@ func (t *translator) matchmaking(m *section) {
 		idle = 24 * 60
 	}
 	t.b.set(p("matchmaking.idle_time"), time.Duration(math.Round(idle*60))*time.Second,
-		from(m, "challenge_timeout")+" (minutes idle before challenging; not ponderosa's challenge_timeout)")
+		inUnit(from(m, "challenge_timeout"), "minutes idle before challenging; not ponderosa's challenge_timeout"))
 	if m.has("challenge_timeout") {
 		t.r.note(KindChanged, m.keyLine("challenge_timeout"), "matchmaking.challenge_timeout",
 			"is the idle time before challenging in lichess-bot, in minutes: written as matchmaking.idle_time. "+
@@ -192,7 +192,7 @@ func (t *translator) correspondence(c *section) {
 			t.r.note(KindChanged, c.keyLine(key), "correspondence."+key, "%v is outside what ponderosa takes (%v to %v): written as %v", d, lo, hi, nd)
 			d = nd
 		}
-		t.b.set(p("correspondence."+key), d, from(c, key)+" (seconds)")
+		t.b.set(p("correspondence."+key), d, inUnit(from(c, key), "seconds"))
 	}
 	set("move_time", 60, time.Second, time.Hour)
 	set("checkin_period", 600, 10*time.Second, 24*time.Hour)
@@ -215,7 +215,7 @@ func (t *translator) game(top *section) {
 		t.r.note(KindChanged, top.keyLine("move_overhead"), "move_overhead", "%v is outside what ponderosa takes (0s to 10s): written as %v", overhead, nd)
 		overhead = nd
 	}
-	t.b.set(p("game.move_overhead"), overhead, from(top, "move_overhead")+" (milliseconds)")
+	t.b.set(p("game.move_overhead"), overhead, inUnit(from(top, "move_overhead"), "milliseconds"))
 
 	g := top.sub("greeting")
 	for _, m := range []struct{ key, path string }{
@@ -247,7 +247,7 @@ func (t *translator) game(top *section) {
 		t.r.note(KindChanged, top.keyLine("abort_time"), "abort_time", "%v is outside what ponderosa takes (5s to 1h): written as %v", ad, nd)
 		ad = nd
 	}
-	t.b.set(p("game.abort_after"), ad, from(top, "abort_time")+" (seconds)")
+	t.b.set(p("game.abort_after"), ad, inUnit(from(top, "abort_time"), "seconds"))
 	if top.has("abort_time") {
 		t.r.note(KindChanged, top.keyLine("abort_time"), "abort_time",
 			"ponderosa aborts when the opponent has not made a first move in game.abort_after; lichess-bot when a game that can still be aborted sees no activity that long")

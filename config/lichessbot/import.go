@@ -199,6 +199,15 @@ func from(s *section, keys ...string) string {
 	return strings.Join(paths, " + ")
 }
 
+// inUnit adds the unit lichess-bot counts a key in to its comment.
+func inUnit(comment, unit string) string {
+	key, rest, _ := strings.Cut(comment, " (")
+	if rest != "" {
+		rest = " (" + rest
+	}
+	return key + ", in " + unit + rest
+}
+
 func p(path string) []string { return strings.Split(path, ".") }
 
 func secs(f float64) time.Duration {
@@ -277,7 +286,15 @@ func (t *translator) engine(e *section) {
 				engineOpts.wrongType(k.Value, v, "a value")
 			}
 		}
+		// lichess-bot runs the engine in its own directory unless
+		// working_dir says otherwise, so relative paths in uci_options
+		// (SyzygyPath, EvalFile) start there; ponderosa's engine would
+		// inherit ponderosa's directory instead.
+		dirFrom := "engine.working_dir"
 		x.dir = t.absolute("engine.working_dir", workingDir, e.keyLine("working_dir"))
+		if x.dir == "" && t.opts.Dir != "" {
+			x.dir, dirFrom = t.opts.Dir, "engine.working_dir (not set: lichess-bot's directory, where it runs the engine)"
+		}
 		t.uciOptions(uciOpts, x.options)
 		t.ext = x
 		t.b.set(p("engine.type"), config.EngineExternal, "engine.protocol: uci")
@@ -286,7 +303,7 @@ func (t *translator) engine(e *section) {
 			t.b.set(p("engine.external.args"), x.args, from(e, "interpreter_options", "engine_options"))
 		}
 		if x.dir != "" {
-			t.b.set(p("engine.external.dir"), x.dir, "engine.working_dir")
+			t.b.set(p("engine.external.dir"), x.dir, dirFrom)
 		}
 		if len(x.options) > 0 {
 			t.b.set(p("engine.external.options"), x.options, "")
@@ -336,13 +353,13 @@ func (t *translator) engine(e *section) {
 	e.rest()
 }
 
-// managedOptions are UCI options the bot sets itself (lichess-bot, through
-// python-chess, leaves them out too).
+// managedOptions are UCI options the bot sets itself, which
+// engine.external.options may not hold (lichess-bot, through python-chess,
+// leaves them out too).
 var managedOptions = map[string]string{
 	"ponder":       "set by ponderosa from engine.ponder",
 	"uci_chess960": "set by ponderosa for each game",
 	"uci_variant":  "set by ponderosa for each game",
-	"multipv":      "ponderosa needs one line",
 }
 
 func (t *translator) uciOptions(s *section, into map[string]string) {

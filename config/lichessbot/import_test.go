@@ -82,6 +82,10 @@ func TestImportFixtureKeepsEditedSettings(t *testing.T) {
 	if e.Type != config.EngineExternal || e.External.Path != filepath.Join(dir, "engines", "stockfish-17") || !e.Ponder {
 		t.Errorf("engine: type %q path %q ponder %v", e.Type, e.External.Path, e.Ponder)
 	}
+	// lichess-bot runs the engine in its directory when working_dir is empty.
+	if e.External.Dir != dir {
+		t.Errorf("engine.external.dir %q, want lichess-bot's directory %q", e.External.Dir, dir)
+	}
 	if o := e.External.Options; o["Threads"] != "2" || o["Hash"] != "256" || o["Move Overhead"] != "100" || o["UCI_ShowWDL"] != "true" {
 		t.Errorf("uci options %v", o)
 	}
@@ -408,14 +412,15 @@ func TestImportEngineProtocols(t *testing.T) {
 		}
 	}
 	// An interpreter: the program is the interpreter, the engine an argument.
+	lbDir := t.TempDir()
 	res, err := Import([]byte("engine: {dir: engines, name: eng.jar, interpreter: sh, interpreter_options: [-x], engine_options: {cpuct: 3.1, quiet: null}}\n"+base),
-		"c.yml", Options{Dir: "/srv/lichess-bot"})
+		"c.yml", Options{Dir: lbDir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := loadYAML(t, res)
 	x := cfg.Engine.External
-	if x.Path != "sh" || !slices.Equal(x.Args, []string{"-x", "/srv/lichess-bot/engines/eng.jar", "--cpuct=3.1", "--quiet"}) {
+	if x.Path != "sh" || !slices.Equal(x.Args, []string{"-x", filepath.Join(lbDir, "engines", "eng.jar"), "--cpuct=3.1", "--quiet"}) {
 		t.Errorf("interpreter: path %q args %q", x.Path, x.Args)
 	}
 	// A variant other than standard gets the same engine in engine.variants.
