@@ -20,6 +20,10 @@
 // systemd, else the XDG state directory); `ponderosa run` resolves it once at
 // start, creates it and hands the path to the bot.
 //
+// A key of lichess-bot's config.yml gets an error that says where its
+// setting lives here (lichessbot_hints.go); the package config/lichessbot
+// translates a whole lichess-bot file.
+//
 // The token is never stored in a Config, so logging a Config (String,
 // MarshalZerologObject, Summary) cannot leak it. config.example.yaml at the
 // repository root shows every key with its default.
