@@ -127,8 +127,10 @@ func (t *translator) matchmaking(m *section) {
 	if m.has("include_challenge_block_list") && !m.boolean("include_challenge_block_list", false) && len(t.challengeBlock) > 0 {
 		t.r.note(KindChanged, m.keyLine("include_challenge_block_list"), "matchmaking.include_challenge_block_list",
 			"false: ponderosa never challenges the players of challenge.block_list either")
-	} else {
+	} else if m.has("include_challenge_block_list") {
 		m.take("include_challenge_block_list")
+		t.r.note(KindSame, m.keyLine("include_challenge_block_list"), "matchmaking.include_challenge_block_list",
+			"ponderosa always leaves the players of challenge.block_list out of matchmaking")
 	}
 
 	m.dropUnless("allow_during_games", "false", "false: ponderosa too challenges only when it has no real-time game",
@@ -262,6 +264,9 @@ func (t *translator) game(top *section) {
 	}
 	switch grouping := top.str("pgn_file_grouping", "game"); grouping {
 	case "game":
+		if top.has("pgn_file_grouping") {
+			t.r.note(KindSame, top.keyLine("pgn_file_grouping"), "pgn_file_grouping", "\"game\": ponderosa too writes one file per game")
+		}
 	default:
 		t.r.note(KindNoEquivalent, top.keyLine("pgn_file_grouping"), "pgn_file_grouping",
 			"%q: ponderosa writes one file per game (lichess-bot's \"game\")", grouping)

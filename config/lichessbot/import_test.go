@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/config"
+	"gopkg.in/yaml.v3"
 )
 
 // fixtureToken is the made-up token of testdata/config.yml.
@@ -504,5 +505,93 @@ func TestFormatDuration(t *testing.T) {
 		if back, err := time.ParseDuration(formatDuration(d)); err != nil || back != d {
 			t.Errorf("%q does not parse back to %v", formatDuration(d), d)
 		}
+	}
+}
+
+// keyPaths lists the dotted paths of every key in a YAML file.
+func keyPaths(t *testing.T, data []byte) []string {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		if n.Kind != yaml.MappingNode {
+			return
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			p := join(path, n.Content[i].Value)
+			out = append(out, p)
+			walk(n.Content[i+1], p)
+		}
+	}
+	walk(doc.Content[0], "")
+	return out
+}
+
+// TestImportAccountsForEveryKey imports a file with every key lichess-bot
+// knows: none is unknown, and each one is either named in the YAML's
+// comments (the key it came from) or in a note of the report (itself or
+// its section): nothing is dropped silently.
+func TestImportAccountsForEveryKey(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "every-key.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := engineDir(t)
+	if err := os.WriteFile(filepath.Join(dir, "engines", "engine_name"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import(data, "every-key.yml", Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadYAML(t, res)
+	if u := notesOf(res, KindUnknown); len(u) > 0 {
+		t.Errorf("lichess-bot keys reported as unknown: %v", u)
+	}
+	var comments strings.Builder
+	for _, line := range strings.Split(string(res.YAML), "\n") {
+		if _, c, ok := strings.Cut(line, "# "); ok {
+			comments.WriteString(" " + c + " ")
+		}
+	}
+	noted := func(p string) bool {
+		for _, n := range res.Notes {
+			if n.Key == p || strings.HasPrefix(p, n.Key+".") {
+				return true
+			}
+		}
+		return false
+	}
+	commented := func(p string) bool {
+		for q := p; q != ""; {
+			if strings.Contains(comments.String(), " "+q+" ") || strings.Contains(comments.String(), " "+q+",") ||
+				strings.Contains(comments.String(), " "+q+":") {
+				return true
+			}
+			i := strings.LastIndexByte(q, '.')
+			if i < 0 {
+				break
+			}
+			q = q[:i]
+		}
+		return false
+	}
+	for _, p := range keyPaths(t, data) {
+		switch {
+		case p == "token":
+			if !res.HasToken {
+				t.Error("the token was not seen")
+			}
+		case slices.Contains([]string{"engine", "challenge", "matchmaking", "correspondence", "greeting"}, p):
+		case !noted(p) && !commented(p):
+			t.Errorf("%s is neither in the YAML's comments nor in the report", p)
+		}
+	}
+	if strings.Contains(string(res.YAML)+report(t, res), "lip_EveryKeyFixtureToken") {
+		t.Error("the token is in the output")
 	}
 }

@@ -61,7 +61,8 @@ func (r *Result) WriteReport(w io.Writer, name string) error {
 			pr.f("  %s\n", p.Error())
 		}
 	} else {
-		pr.f("\nThe result passes check-config's checks of the file.\n")
+		pr.f("\nThe result passes check-config's checks of the file. Save it and run check-config on it, which also\n" +
+			"looks for the token and starts an external engine that must play chess960 or another variant.\n")
 		for _, wn := range r.Warnings {
 			pr.f("  warning: %s\n", wn)
 		}
