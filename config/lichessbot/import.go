@@ -139,6 +139,15 @@ func parse(data []byte, name string) (*yaml.Node, error) {
 		}
 		return nil, config.Errors{p}
 	}
+	var extra yaml.Node
+	if err := safeDecode(dec, &extra); !errors.Is(err, io.EOF) {
+		line := 0
+		if err == nil {
+			line = extra.Line
+		}
+		return nil, config.Errors{{File: name, Line: line,
+			Msg: `a second YAML document ("---") follows: lichess-bot reads a configuration of one document`}}
+	}
 	root := &doc
 	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
 		root = root.Content[0]

@@ -259,6 +259,7 @@ func TestImportNotYAML(t *testing.T) {
 		{"tab indentation", "engine:\n\tdir: .\n", 2},
 		{"prose", "This is my bot's readme, not a configuration.\n", 1},
 		{"list", "- token\n- engine\n", 1},
+		{"two documents", "engine: {dir: ., name: sf}\n---\nchallenge: {}\n", 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Import([]byte(tc.in), "c.yml", Options{})
