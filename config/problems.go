@@ -67,6 +67,11 @@ func (e Errors) sorted() Errors {
 	return e
 }
 
+// Suggest returns the candidate closest to word when it is close enough to
+// be a likely typo, or "": the did-you-mean of this package's messages, for
+// other readers of configuration files (config/lichessbot).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
+
 // suggest returns the candidate closest to word when it is close enough to
 // be a likely typo, or "".
 func suggest(word string, candidates []string) string {

@@ -241,8 +241,14 @@ my_own_key: 1
 			t.Errorf("unknown key %s not reported (got %v)", k, got)
 		}
 	}
-	if n, _ := findNote(res, "challenge.concurency"); n.Line != 7 {
-		t.Errorf("challenge.concurency reported at line %d, want 7", n.Line)
+	if n, _ := findNote(res, "challenge.concurency"); n.Line != 7 || !strings.Contains(n.Msg, `did you mean "concurrency"?`) {
+		t.Errorf("challenge.concurency reported at line %d: %q; want line 7 and a did-you-mean", n.Line, n.Msg)
+	}
+	if n, _ := findNote(res, "matchmaking.challenge_timout"); !strings.Contains(n.Msg, `did you mean "challenge_timeout"?`) {
+		t.Errorf("matchmaking.challenge_timout: %q", n.Msg)
+	}
+	if n, _ := findNote(res, "my_own_key"); strings.Contains(n.Msg, "did you mean") {
+		t.Errorf("my_own_key got a guess: %q", n.Msg)
 	}
 	rep := report(t, res)
 	if !strings.Contains(rep, "config.yml line 18: my_own_key:") {

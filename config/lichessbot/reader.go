@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,9 @@ type section struct {
 	keys []*yaml.Node
 	vals map[string]*yaml.Node
 	used map[string]bool
+	// asked is every key the translation looked for, written or not: the
+	// keys lichess-bot knows in this section, for a did-you-mean.
+	asked map[string]bool
 }
 
 func join(path, key string) string {
@@ -47,7 +51,7 @@ func (r *reader) note(kind Kind, line int, key, format string, args ...any) {
 
 // newSection reads a mapping node; n may be nil (absent) or null.
 func (r *reader) newSection(n *yaml.Node, path string, line int) *section {
-	s := &section{r: r, path: path, line: line, vals: map[string]*yaml.Node{}, used: map[string]bool{}}
+	s := &section{r: r, path: path, line: line, vals: map[string]*yaml.Node{}, used: map[string]bool{}, asked: map[string]bool{}}
 	if n == nil || isNull(n) {
 		return s
 	}
@@ -107,12 +111,14 @@ func (s *section) keyLine(key string) int {
 
 // has reports whether key is written with a value other than null.
 func (s *section) has(key string) bool {
+	s.asked[key] = true
 	v, ok := s.vals[key]
 	return ok && !isNull(v)
 }
 
 // written reports whether key is written at all (null included).
 func (s *section) written(key string) bool {
+	s.asked[key] = true
 	_, ok := s.vals[key]
 	return ok
 }
@@ -120,6 +126,7 @@ func (s *section) written(key string) bool {
 // take marks key as handled and returns its value node, nil when the key is
 // absent or null.
 func (s *section) take(key string) *yaml.Node {
+	s.asked[key] = true
 	v, ok := s.vals[key]
 	if !ok {
 		return nil
@@ -319,10 +326,23 @@ func isOff(v, off string) bool {
 
 // rest reports every key of s that nothing took as unknown.
 func (s *section) rest() {
-	for _, k := range s.keys {
-		if !s.used[k.Value] {
-			s.r.note(KindUnknown, k.Line, join(s.path, k.Value),
-				"not a setting of lichess-bot 2026.8.2.1 (a typo, or a key of another version?): left out")
+	var known []string
+	for k := range s.asked {
+		if !s.used[k] {
+			known = append(known, k)
 		}
+	}
+	slices.Sort(known)
+	for _, k := range s.keys {
+		if s.used[k.Value] {
+			continue
+		}
+		if sug := config.Suggest(k.Value, known); sug != "" {
+			s.r.note(KindUnknown, k.Line, join(s.path, k.Value),
+				"not a setting of lichess-bot %s (did you mean %q?): left out; fix it in the lichess-bot file and import again", Version, sug)
+			continue
+		}
+		s.r.note(KindUnknown, k.Line, join(s.path, k.Value),
+			"not a setting of lichess-bot %s (a typo, or a key of another version?): left out", Version)
 	}
 }
