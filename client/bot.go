@@ -297,8 +297,30 @@ func (b *Bot) handleEvent(ctx context.Context, ev lichess.Event) {
 		b.notifyLocked() // a game that ended before it started frees its slot now
 		b.mu.Unlock()
 		b.onGameFinishParked(ctx, ev.Game)
-		b.log.Info().Str("game", ev.Game.GameID).Str("status", ev.Game.Status.Name).Msg("game finished")
+		b.logFinish(ev.Game)
 	}
+}
+
+// gameURL is the address of game id on the Lichess the client talks to.
+func (b *Bot) gameURL(id string) string { return b.c.BaseURL() + "/" + id }
+
+// logFinish logs Lichess' gameFinish event: the result from our side, the
+// termination and, for a rated game, the rating change (ours and the
+// opponent's) when Lichess sends it.
+func (b *Bot) logFinish(gi *lichess.GameEventInfo) {
+	ev := b.log.Info().Str("game", gi.GameID).Str("opponent", gi.Opponent.Username).Str("url", b.gameURL(gi.GameID)).
+		Str("result", gameResult(gi.Status.Name, gi.Winner, gi.Color)).Str("termination", gi.Status.Name).
+		Str("status", gi.Status.Name).Bool("rated", gi.Rated)
+	if gi.Rating > 0 {
+		ev = ev.Int("rating", gi.Rating)
+	}
+	if d := gi.RatingDiff; d != nil {
+		ev = ev.Int("rating_diff", *d)
+	}
+	if d := gi.Opponent.RatingDiff; d != nil {
+		ev = ev.Int("opponent_rating_diff", *d)
+	}
+	ev.Msg("game finished")
 }
 
 // startGame runs a worker for game id unless one runs already; corr: a

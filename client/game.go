@@ -269,6 +269,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Initial = time.Duration(f.Clock.Initial) * time.Millisecond
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
+		g.logStart(f, opp)
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
@@ -349,11 +350,74 @@ func (g *gameWorker) syncMoves(moves []string) error {
 
 func (g *gameWorker) ourTurn() bool { return g.b != nil && g.b.WhiteToMove() == g.white }
 
+// logStart logs the game's first gameFull: its URL, our colour, the
+// variant, the clock and the opponent. A game with moves already (a
+// restart, a rebuilt worker, a correspondence game taken up) is "joined".
+func (g *gameWorker) logStart(f *lichess.GameFull, opp lichess.GamePlayer) {
+	msg := "game started"
+	if n := len(strings.Fields(f.State.Moves)); n > 0 {
+		msg = "game joined"
+	}
+	ev := g.l().Info().Str("url", g.bot.gameURL(g.id)).Str("color", colorName(g.white)).
+		Str("variant", f.Variant.Key).Str("speed", f.Speed).Bool("rated", f.Rated).
+		Int("opponent_rating", opp.Rating)
+	if opp.Title != "" {
+		ev = ev.Str("opponent_title", opp.Title)
+	}
+	if f.Clock != nil {
+		ev = ev.Dur("initial", time.Duration(f.Clock.Initial)*time.Millisecond).
+			Dur("increment", time.Duration(f.Clock.Increment)*time.Millisecond)
+	}
+	if f.DaysPerTurn > 0 {
+		ev = ev.Int("days_per_turn", f.DaysPerTurn)
+	}
+	ev.Msg(msg)
+}
+
+func colorName(white bool) string {
+	if white {
+		return "white"
+	}
+	return "black"
+}
+
+// Results from the bot's side, as logged at the end of a game.
+const (
+	resultWin     = "win"
+	resultLoss    = "loss"
+	resultDraw    = "draw"
+	resultAborted = "aborted"
+	resultUnknown = "unknown"
+)
+
+// gameResult is the result of a finished game for the player of color
+// (white or black): status and winner as Lichess gives them. A game with
+// a winner is a win or a loss; an aborted one (or one whose first move
+// never came) is aborted; any other end without a winner (a draw, a
+// stalemate, a flag against a lone king) is a draw.
+func gameResult(status, winner, color string) string {
+	switch {
+	case winner != "" && winner == color:
+		return resultWin
+	case winner != "":
+		return resultLoss
+	case status == "aborted" || status == "noStart":
+		return resultAborted
+	case status == "unknownFinish" || status == "" || status == "created" || status == "started":
+		return resultUnknown
+	}
+	return resultDraw
+}
+
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
-	g.l().Info().Str("status", st.Status).Str("winner", st.Winner).Msg("game over")
+	// The rating change comes with Lichess' gameFinish event ("game
+	// finished", logged by the Bot), not with the game stream.
+	g.l().Info().Str("result", gameResult(st.Status, st.Winner, colorName(g.white))).Str("termination", st.Status).
+		Str("status", st.Status).Str("winner", st.Winner).Str("color", colorName(g.white)).
+		Str("url", g.bot.gameURL(g.id)).Msg("game over")
 	g.stopMover()
 	if p := g.player; p != nil {
 		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {

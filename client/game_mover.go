@@ -298,6 +298,29 @@ func (g *gameWorker) shouldResign(d Choice) bool {
 	return g.badMoves >= gs.ResignForMoves
 }
 
+// logChoice adds what the player said of its move to a log event: the
+// score from our side (cp, or mate in moves), the depth, the principal
+// variation, the nodes and the time used. A move without a score (the only
+// legal move, a fallback) gets none of them.
+func logChoice(ev *zerolog.Event, d Choice) *zerolog.Event {
+	if !d.HasScore {
+		return ev
+	}
+	if d.Mate != 0 {
+		ev = ev.Int("mate", d.Mate)
+	} else {
+		ev = ev.Int("cp", d.ScoreCP)
+	}
+	ev = ev.Int("depth", d.Depth).Str("pv", strings.Join(d.PV, " "))
+	if d.Nodes > 0 {
+		ev = ev.Uint64("nodes", d.Nodes)
+	}
+	if d.Duration > 0 {
+		ev = ev.Dur("used", d.Duration)
+	}
+	return ev
+}
+
 // fallbackMove returns a legal move other than not ("" if none).
 func fallbackMove(legal []string, not string) string {
 	for _, m := range legal {
@@ -435,7 +458,7 @@ func (g *gameWorker) post(ctx context.Context, d Choice, log zerolog.Logger) err
 		if err == nil {
 			rtt := time.Since(t0)
 			g.bot.latency.Observe(rtt)
-			log.Info().Str("move", d.Move).Dur("rtt", rtt).Msg("move played")
+			logChoice(log.Info().Str("move", d.Move).Dur("rtt", rtt), d).Msg("move played")
 			return nil
 		}
 		if ctx.Err() != nil {

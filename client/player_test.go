@@ -32,6 +32,7 @@ type testPlayer struct {
 	blockAt  int                         // ... but only from this ply on
 	delay    time.Duration               // Think takes this long (respecting ctx) before answering
 	prefer   []string                    // moves played when legal
+	pv       []string                    // the principal variation after the move (default none)
 	script   func(moves []string) string // the move in a variant without rules here (no legal-move list)
 	noMove   bool                        // Think answers as an engine with no legal move (uci.ErrNoMove)...
 	noMoveAt int                         // ... from this ply on
@@ -67,7 +68,7 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	if len(p.moves) < p.blockAt {
 		block = nil
 	}
-	info, moves, score, mate, prefer, script := p.info, p.moves, p.score, p.mate, p.prefer, p.script
+	info, moves, score, mate, prefer, script, pv := p.info, p.moves, p.score, p.mate, p.prefer, p.script, p.pv
 	delay := p.delay
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
@@ -112,7 +113,7 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 			legal = []string{c}
 		}
 	}
-	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: legal[:1]}, nil
+	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: append(legal[:1:1], pv...)}, nil
 }
 
 func (p *testPlayer) Ponder(ctx context.Context) error {

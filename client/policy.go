@@ -11,6 +11,10 @@ import (
 
 // ChallengePolicy decides which incoming challenges the bot accepts. The
 // zero value is usable: withDefaults fills what is unset.
+//
+// A decline is logged with Lichess' reason key and the rule behind it,
+// named by the configuration key that sets the field (see
+// cmd/ponderosa/settings.go), e.g. "variant not in challenge.variants".
 type ChallengePolicy struct {
 	// DeclineAll declines every challenge (e.g. with matchmaking only).
 	DeclineAll bool
@@ -117,23 +121,31 @@ func containsFold(list []string, s string) bool {
 
 // decide returns "" to accept ch, or the decline reason key.
 func (p ChallengePolicy) decide(ch *lichess.Challenge, st policyState) string {
+	reason, _ := p.verdict(ch, st)
+	return reason
+}
+
+// verdict returns "" to accept ch, or the decline reason key (what
+// Lichess shows the challenger) and the rule that declines it (for the
+// log).
+func (p ChallengePolicy) verdict(ch *lichess.Challenge, st policyState) (reason, rule string) {
 	p = p.withDefaults()
 	who := ch.Challenger
 	switch {
 	case st.Draining:
-		return lichess.DeclineLater
-	case p.DeclineAll:
-		return lichess.DeclineGeneric
+		return lichess.DeclineLater, "shutting down: no new games"
+	case p.DeclineAll: // the config allows no mode or no kind of opponent only with accept: false
+		return lichess.DeclineGeneric, "challenge.accept is false"
 	case containsFold(p.BlockList, who.ID) || containsFold(p.BlockList, who.Name):
-		return lichess.DeclineGeneric
+		return lichess.DeclineGeneric, "challenger in challenge.block_list"
 	case len(p.AllowList) > 0 && !containsFold(p.AllowList, who.ID) && !containsFold(p.AllowList, who.Name):
-		return lichess.DeclineGeneric
+		return lichess.DeclineGeneric, "challenger not in challenge.allow_list"
 	}
 	if !containsFold(p.Variants, ch.Variant.Key) {
 		if len(p.Variants) == 1 && p.Variants[0] == "standard" {
-			return lichess.DeclineStandard
+			return lichess.DeclineStandard, "variant not in challenge.variants"
 		}
-		return lichess.DeclineVariant
+		return lichess.DeclineVariant, "variant not in challenge.variants"
 	}
 	tc := ch.TimeControl
 	switch tc.Type {
@@ -141,60 +153,68 @@ func (p ChallengePolicy) decide(ch *lichess.Challenge, st policyState) string {
 		base := time.Duration(tc.Limit) * time.Second
 		inc := time.Duration(tc.Increment) * time.Second
 		if ch.Speed == "ultraBullet" {
-			return lichess.DeclineTooFast
+			return lichess.DeclineTooFast, "ultraBullet, which Lichess does not let bots play"
 		}
 		if base < p.MinBase {
-			return lichess.DeclineTooFast
+			return lichess.DeclineTooFast, "base time under the policy's MinBase"
 		}
 		if p.MaxBase > 0 && base > p.MaxBase {
-			return lichess.DeclineTooSlow
+			return lichess.DeclineTooSlow, "base time over the policy's MaxBase"
 		}
 		if inc < p.MinIncrement || (p.MaxIncrement > 0 && inc > p.MaxIncrement) {
-			return lichess.DeclineTimeControl
+			return lichess.DeclineTimeControl, "increment outside the policy's MinIncrement..MaxIncrement"
 		}
 		if !containsFold(p.Speeds, ch.Speed) {
-			return speedReason(p.Speeds, ch.Speed)
+			return speedReason(p.Speeds, ch.Speed), "speed not in challenge.speeds"
 		}
 		if r, ok := p.SpeedClocks[ch.Speed]; ok {
+			tcs := "challenge.time_controls." + ch.Speed
 			switch {
 			case base < r.BaseMin:
-				return lichess.DeclineTooFast
+				return lichess.DeclineTooFast, "base time under " + tcs + ".base_min"
 			case r.BaseMax > 0 && base > r.BaseMax:
-				return lichess.DeclineTooSlow
-			case inc < r.IncrementMin || (r.IncrementMax > 0 && inc > r.IncrementMax):
-				return lichess.DeclineTimeControl
+				return lichess.DeclineTooSlow, "base time over " + tcs + ".base_max"
+			case inc < r.IncrementMin:
+				return lichess.DeclineTimeControl, "increment under " + tcs + ".increment_min"
+			case r.IncrementMax > 0 && inc > r.IncrementMax:
+				return lichess.DeclineTimeControl, "increment over " + tcs + ".increment_max"
 			}
 		}
 	case "correspondence":
 		if !containsFold(p.Speeds, "correspondence") {
-			return lichess.DeclineTimeControl
+			return lichess.DeclineTimeControl, "correspondence not in challenge.speeds"
 		}
-		if d := tc.DaysPerTurn; d < p.MinDays || (p.MaxDays > 0 && d > p.MaxDays) {
-			return lichess.DeclineTimeControl
+		if d := tc.DaysPerTurn; d < p.MinDays {
+			return lichess.DeclineTimeControl, "days per move under challenge.time_controls.correspondence.days_min"
+		} else if p.MaxDays > 0 && d > p.MaxDays {
+			return lichess.DeclineTimeControl, "days per move over challenge.time_controls.correspondence.days_max"
 		}
 	default: // unlimited
-		return lichess.DeclineTimeControl
+		return lichess.DeclineTimeControl, "unlimited time, which the bot never plays"
 	}
 	if ch.Rated && !p.AcceptRated {
-		return lichess.DeclineCasual
+		return lichess.DeclineCasual, "rated, and challenge.accept_rated is false"
 	}
 	if !ch.Rated && !p.AcceptCasual {
-		return lichess.DeclineRated
+		return lichess.DeclineRated, "casual, and challenge.accept_casual is false"
 	}
 	bot := who.IsBot()
 	if bot && !p.AcceptBots {
-		return lichess.DeclineNoBot
+		return lichess.DeclineNoBot, "a bot, and challenge.accept_bots is false"
 	}
 	if !bot && !p.AcceptHumans {
-		return lichess.DeclineOnlyBot
+		return lichess.DeclineOnlyBot, "a human, and challenge.accept_humans is false"
 	}
-	if who.Rating > 0 && ((p.MinRating > 0 && who.Rating < p.MinRating) || (p.MaxRating > 0 && who.Rating > p.MaxRating)) {
-		return lichess.DeclineGeneric
+	if who.Rating > 0 && p.MinRating > 0 && who.Rating < p.MinRating {
+		return lichess.DeclineGeneric, "rating under challenge.opponent_rating.min"
+	}
+	if who.Rating > 0 && p.MaxRating > 0 && who.Rating > p.MaxRating {
+		return lichess.DeclineGeneric, "rating over challenge.opponent_rating.max"
 	}
 	if bot && st.BotGamesToday >= p.MaxBotGamesPerDay {
-		return lichess.DeclineLater
+		return lichess.DeclineLater, "challenge.max_bot_games_per_day reached"
 	}
-	return ""
+	return "", ""
 }
 
 var speedOrder = []string{"ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"}

@@ -116,6 +116,7 @@ type pendingGame struct {
 type answer struct {
 	ch     *lichess.Challenge
 	reason string
+	rule   string          // for the log: the rule (a config key) that declines it
 	why    string          // for the log, when the reason alone does not say it
 	from   queuedChallenge // an accept's place in the queue, to go back to if the accept fails
 }
@@ -188,8 +189,8 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 			continue // sent again when the event stream reopened, or twice in a list
 		}
 		seen[ch.ID] = true
-		if reason := b.rulesLocked(ch, now); reason != "" {
-			answers = append(answers, answer{ch: ch, reason: reason})
+		if reason, rule := b.rulesLocked(ch, now); reason != "" {
+			answers = append(answers, answer{ch: ch, reason: reason, rule: rule})
 			continue
 		}
 		b.queue.add(ch, now)
@@ -202,7 +203,8 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 		for i := len(ranked) - 1; i >= 0 && over > 0; i-- {
 			if ch := ranked[i].ch; slices.Contains(added, ch) {
 				b.queue.remove(ch.ID)
-				answers = append(answers, answer{ch: ch, reason: lichess.DeclineLater, why: "all slots busy and the queue is full"})
+				answers = append(answers, answer{ch: ch, reason: lichess.DeclineLater, rule: "challenge.queue_length reached",
+					why: "all slots busy and the queue is full"})
 				over--
 			}
 		}
@@ -252,9 +254,9 @@ func (b *Bot) knownLocked(id string) bool {
 	return pending || playing || declined || parked || b.queue.has(id)
 }
 
-// rulesLocked returns the reason to decline ch by the rules, "" when it may
-// have a slot; slots are the queue's business.
-func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) string {
+// rulesLocked returns the reason to decline ch by the rules and the rule,
+// "" when it may have a slot; slots are the queue's business.
+func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) (reason, rule string) {
 	bots := b.botGames.count(now)
 	for _, p := range b.pending {
 		if p.bot {
@@ -262,7 +264,7 @@ func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) string {
 		}
 	}
 	st := policyState{Me: b.me.ID, BotGamesToday: bots, Draining: b.draining}
-	return b.settings.Challenge.decide(ch, st)
+	return b.settings.Challenge.verdict(ch, st)
 }
 
 // pendingTimeout: an accepted challenge whose game has not started this
@@ -310,7 +312,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	var out []answer
 	if b.draining {
 		for _, e := range b.queue.takeAll() {
-			out = append(out, answer{ch: e.ch, reason: lichess.DeclineLater, why: "draining"})
+			out = append(out, answer{ch: e.ch, reason: lichess.DeclineLater, rule: "shutting down: no new games", why: "draining"})
 		}
 		return out
 	}
@@ -323,12 +325,12 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 		ch := e.ch
 		if !now.Before(e.at.Add(p.QueueMaxAge)) {
 			b.queue.remove(ch.ID)
-			out = append(out, answer{ch: ch, reason: lichess.DeclineLater, why: "waited too long in the queue"})
+			out = append(out, answer{ch: ch, reason: lichess.DeclineLater, rule: "challenge.queue_max_age reached", why: "waited too long in the queue"})
 			continue
 		}
-		if reason := b.rulesLocked(ch, now); reason != "" {
+		if reason, rule := b.rulesLocked(ch, now); reason != "" {
 			b.queue.remove(ch.ID)
-			out = append(out, answer{ch: ch, reason: reason, why: "the rules refuse it now"})
+			out = append(out, answer{ch: ch, reason: reason, rule: rule, why: "the rules refuse it now"})
 			continue
 		}
 		if now.Before(e.retryAt) || !b.hasSlotLocked(ch, rt, corr) {
@@ -455,7 +457,7 @@ func (b *Bot) declineQueued(ctx context.Context, waiting []queuedChallenge) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			b.sendOne(ctx, answer{ch: e.ch, reason: lichess.DeclineLater, why: "draining"})
+			b.sendOne(ctx, answer{ch: e.ch, reason: lichess.DeclineLater, rule: "shutting down: no new games", why: "draining"})
 		}()
 	}
 	wg.Wait()
@@ -480,6 +482,9 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 	defer panics.Recover(func(e *panics.Error) { panics.Log(*log, e, "answering a challenge panicked") })
 	if a.reason != "" {
 		ev := log.Info().Str("reason", a.reason)
+		if a.rule != "" {
+			ev = ev.Str("rule", a.rule)
+		}
 		if a.why != "" {
 			ev = ev.Str("why", a.why)
 		}

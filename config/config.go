@@ -472,6 +472,12 @@ type Log struct {
 	// Format is auto (default: console on a terminal, JSON otherwise, e.g.
 	// under systemd/journald), json or console.
 	Format string `yaml:"format"`
+	// File, when set, is where `ponderosa run` writes its log instead of
+	// stderr: appended to, created with mode 0640, and opened again on
+	// SIGHUP (so that logrotate can move it). Its directory must exist. A
+	// relative path is taken from the config file's directory. Default ""
+	// (stderr, which systemd sends to the journal).
+	File string `yaml:"file"`
 }
 
 // Shutdown says how the bot stops.

@@ -73,7 +73,7 @@ func TestParseErrors(t *testing.T) {
 			name: "unknown key with nothing close lists the known keys",
 			src:  "log:\n  colour: true\n",
 			line: 2,
-			want: `unknown key "colour" in log (known keys: format, level)`,
+			want: `unknown key "colour" in log (known keys: file, format, level)`,
 		},
 		{
 			name: "case and dashes are forgiven in suggestions",

@@ -19,8 +19,8 @@ import (
 )
 
 // Load reads, decodes and validates the configuration file at path.
-// A relative state_dir or lichess.token_file is taken relative to the
-// directory of the file (a relative game.pgn_dir stays relative: it lies
+// A relative state_dir, lichess.token_file or log.file is taken relative to
+// the directory of the file (a relative game.pgn_dir stays relative: it lies
 // under state_dir, see ResolvePGNDir). The error, when the file is
 // readable, is Errors: every problem found, each naming the line and what
 // to change.
@@ -35,6 +35,7 @@ func Load(path string) (*Config, error) {
 		c.StateDir = relativeTo(c.dir, c.StateDir)
 		c.Lichess.TokenFile = relativeTo(c.dir, c.Lichess.TokenFile)
 		c.Engine.Builtin.EvalFile = relativeTo(c.dir, c.Engine.Builtin.EvalFile)
+		c.Log.File = relativeTo(c.dir, c.Log.File)
 	}
 	return finish(c, err)
 }

@@ -177,7 +177,11 @@ func (c *Config) Summary() string {
 		draw = fmt.Sprintf("accepts draws within %d cp from move %d", g.Draw.WithinCP, g.Draw.AfterMove)
 	}
 	line("games", "move overhead %v, %s, %s, opponent gone: %s, PGN %s", g.MoveOverhead, draw, resign, g.OpponentGone, pgn)
-	line("log", "level %s, format %s", c.Log.Level, c.Log.Format)
+	to := "stderr"
+	if c.Log.File != "" {
+		to = "file " + c.Log.File
+	}
+	line("log", "level %s, format %s, to %s", c.Log.Level, c.Log.Format, to)
 	line("shutdown", "games may finish for %v", c.Shutdown.GracePeriod)
 	return b.String()
 }

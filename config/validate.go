@@ -80,7 +80,7 @@ func (c *Config) line(key string) int {
 // each saying what to change, or nil. It looks at the file system only for
 // engine.external.path and engine.external.dir (when the engine is external),
 // state_dir and game.pgn_dir (when their place is known without the
-// environment).
+// environment), and log.file (its directory must exist).
 func (c *Config) Validate() error {
 	v := &validator{c: c}
 	v.notFile("state_dir", c.StateDir)
@@ -453,6 +453,32 @@ func (c *Config) knownPGNDir() string {
 func (v *validator) log() {
 	v.oneOf("log.level", v.c.Log.Level, logLevels)
 	v.oneOf("log.format", v.c.Log.Format, []string{LogAuto, LogJSON, LogConsole})
+	v.logFile("log.file", v.c.Log.File)
+}
+
+// logFile checks a log file setting: its directory must exist (the bot
+// creates the file, not directories) and the name must not be a directory.
+// Whether the bot may write there is known only when it runs.
+func (v *validator) logFile(key, p string) {
+	if p == "" {
+		return
+	}
+	if fi, err := os.Stat(p); err == nil {
+		if fi.IsDir() {
+			v.add(key, "%q is a directory: name a file in it, e.g. %q", p, filepath.Join(p, "ponderosa.log"))
+		} else if !fi.Mode().IsRegular() {
+			v.add(key, "%q is not a regular file: name a plain file (the bot appends to it)", p)
+		}
+		return
+	}
+	dir := filepath.Dir(p)
+	fi, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		v.add(key, "the directory %q does not exist: create it (the bot creates the file, not its directory), or name a file elsewhere", dir)
+	case !fi.IsDir():
+		v.add(key, "%q is not a directory: the log file must go in a directory", dir)
+	}
 }
 
 // Warnings lists settings that are valid but probably not what was meant.

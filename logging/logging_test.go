@@ -48,7 +48,7 @@ func TestFormatByTerminal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		l := newLogger(&buf, "info", tt.format, tt.terminal)
+		l := newLogger(&buf, "info", tt.format, tt.terminal, false)
 		l.Info().Str("k", "v").Msg("hello")
 		out := buf.String()
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -108,7 +108,7 @@ func TestRedactorFd(t *testing.T) {
 
 func TestLevels(t *testing.T) {
 	var buf bytes.Buffer
-	l := newLogger(&buf, "warn", FormatJSON, false)
+	l := newLogger(&buf, "warn", FormatJSON, false, false)
 	l.Info().Msg("hidden")
 	l.Warn().Msg("shown")
 	evs := events(t, buf.String())
@@ -117,7 +117,7 @@ func TestLevels(t *testing.T) {
 	}
 
 	buf.Reset()
-	l = newLogger(&buf, "loud", FormatJSON, false)
+	l = newLogger(&buf, "loud", FormatJSON, false, false)
 	l.Debug().Msg("hidden")
 	l.Info().Msg("shown")
 	evs = events(t, buf.String())
@@ -126,7 +126,7 @@ func TestLevels(t *testing.T) {
 	}
 
 	buf.Reset()
-	l = newLogger(&buf, "TRACE", FormatJSON, false)
+	l = newLogger(&buf, "TRACE", FormatJSON, false, false)
 	l.Trace().Msg("shown")
 	if evs := events(t, buf.String()); len(evs) != 1 {
 		t.Errorf("trace level: %v", evs)
@@ -135,7 +135,7 @@ func TestLevels(t *testing.T) {
 
 func TestForGame(t *testing.T) {
 	var buf bytes.Buffer
-	base := newLogger(&buf, "info", FormatJSON, false).With().Str("bot", "ponderbot").Logger()
+	base := newLogger(&buf, "info", FormatJSON, false, false).With().Str("bot", "ponderbot").Logger()
 	g := ForGame(base, "abcd1234", "alice")
 	g.Info().Int(FieldPly, 7).Msg("moved")
 	base.Info().Msg("not a game")
@@ -168,7 +168,7 @@ func TestRedaction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
 			r := Redact(&buf)
-			l := &testLogger{newLogger(r, "info", tt.format, false)}
+			l := &testLogger{newLogger(r, "info", tt.format, false, false)}
 			r.Add(token) // after the logger exists, as when the token is read after the config
 			tt.log(l)
 			out := buf.String()
@@ -190,7 +190,7 @@ type testLogger struct{ zerolog.Logger }
 func TestRedactorEscapedAndEmptySecrets(t *testing.T) {
 	var buf bytes.Buffer
 	r := Redact(&buf, "", `we"ird\secret`)
-	l := newLogger(r, "info", FormatJSON, false)
+	l := newLogger(r, "info", FormatJSON, false, false)
 	l.Info().Str("s", `we"ird\secret`).Msg("escaped")
 	out := buf.String()
 	if strings.Contains(out, `ird`) {
@@ -238,7 +238,7 @@ func TestRedactorPassesErrors(t *testing.T) {
 func TestRedactorConcurrent(t *testing.T) {
 	var out testsupport.SyncBuffer // the race detector checks Redactor, not bytes.Buffer
 	r := Redact(&out)
-	l := newLogger(r, "info", FormatJSON, false)
+	l := newLogger(r, "info", FormatJSON, false, false)
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)

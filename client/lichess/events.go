@@ -91,11 +91,13 @@ type GameStatus struct {
 
 // GameOpponent is the opponent in a GameEventInfo (a player or the AI).
 type GameOpponent struct {
-	ID         string `json:"id"`
-	Username   string `json:"username"`
-	Rating     int    `json:"rating,omitempty"`
-	RatingDiff int    `json:"ratingDiff,omitempty"`
-	AI         int    `json:"ai,omitempty"`
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	Rating   int    `json:"rating,omitempty"`
+	// RatingDiff is the opponent's rating change, in the gameFinish of a
+	// rated game; nil when Lichess sends none.
+	RatingDiff *int `json:"ratingDiff,omitempty"`
+	AI         int  `json:"ai,omitempty"`
 }
 
 // GameEventInfo describes a game in gameStart and gameFinish events.
@@ -116,6 +118,12 @@ type GameEventInfo struct {
 	IsMyTurn    bool         `json:"isMyTurn,omitempty"`
 	SecondsLeft int          `json:"secondsLeft,omitempty"`
 	Winner      string       `json:"winner,omitempty"`
+	// Rating is our rating in the game's perf (Lichess sends it, though
+	// the spec leaves it out).
+	Rating int `json:"rating,omitempty"`
+	// RatingDiff is our rating change, in the gameFinish of a rated game
+	// (Lichess sends it, though the spec leaves it out); nil when absent.
+	RatingDiff *int `json:"ratingDiff,omitempty"`
 }
 
 // Event is one line of the incoming-events stream. Challenge is set for the

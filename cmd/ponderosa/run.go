@@ -29,7 +29,7 @@ func runCmd(e env, args []string) int {
 		"usage: ponderosa run [-config FILE]",
 		"\nPlays on Lichess until SIGTERM or Ctrl-C (then running games may finish",
 		"for shutdown.grace_period; a second signal stops at once). SIGHUP reloads",
-		"the configuration for new games. The token comes from $LICHESS_BOT_TOKEN,",
+		"the configuration for new games and reopens log.file. The token comes from $LICHESS_BOT_TOKEN,",
 		"the systemd credential \"token\" or lichess.token_file.",
 	)
 	path := fs.String("config", defaultConfigPath, "the configuration file")
@@ -87,8 +87,18 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if err := probeVariantEngines(ctx, cfg); err != nil {
 		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
 	}
-	red := logging.Redact(o.logOut)
-	log := logging.New(red, cfg.Log.Level, cfg.Log.Format)
+	logOut := o.logOut
+	var logFile *logging.File // log.file, reopened on SIGHUP
+	if cfg.Log.File != "" {
+		if logFile, err = logging.OpenFile(cfg.Log.File); err != nil {
+			return fmt.Errorf("%w %s:\nlog.file: %w", errConfig, o.configPath, err)
+		}
+		defer logFile.Close()
+		logOut = logFile
+	}
+	red := logging.Redact(logOut)
+	// Under systemd each line carries its journald priority.
+	log := logging.New(red, cfg.Log.Level, cfg.Log.Format, logging.WithGetenv(o.getenv))
 	token, source, err := config.LoadTokenEnv(cfg, o.getenv)
 	if err != nil {
 		return fmt.Errorf("token: %w", err)
@@ -103,6 +113,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	}
 	log.Info().Str("version", version).Str("config", o.configPath).Str("token_from", source).
 		Str("state_dir", stateDir).Str("state_dir_from", stateFrom).Str("pgn_dir", cfg.ResolvePGNDir(stateDir)).
+		Str("log_file", cfg.Log.File).Bool("journal", logging.OnJournal(red, o.getenv)).
 		Msg("ponderosa starting")
 
 	mon := newStreamMonitor(o.transport)
@@ -159,6 +170,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 			return err
 		case sig := <-o.signals:
 			if sig == syscall.SIGHUP {
+				reopenLog(logFile, log)
 				log.Info().Msg("reload asked before connecting: ignored (the configuration was just read)")
 				continue
 			}
@@ -188,7 +200,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, bot: bot, players: players, cpu: cpu, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, logFile: logFile, bot: bot, players: players, cpu: cpu, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -200,8 +212,10 @@ type botDaemon struct {
 	// life of the process (a reload does not move it).
 	stateDir string
 	log      zerolog.Logger
-	bot      *client.Bot
-	players  *swappableFactory
+	// logFile is log.file (nil: stderr); a reload opens it again.
+	logFile *logging.File
+	bot     *client.Bot
+	players *swappableFactory
 	// cpu is the built-in engine's thread budget, shared by the games of
 	// every factory; a reload sets its total.
 	cpu      *ponder.CPUShare
@@ -291,10 +305,12 @@ func (d *botDaemon) endLeftovers() {
 	}
 }
 
-// reload reads the configuration file again. A valid file replaces the
-// settings and the engine of the next games; running games keep theirs. An
-// invalid one is logged and the old configuration stays.
+// reload opens the log file again (logrotate may have moved it) and reads
+// the configuration file again. A valid file replaces the settings and the
+// engine of the next games; running games keep theirs. An invalid one is
+// logged and the old configuration stays.
 func (d *botDaemon) reload(ctx context.Context) {
+	reopenLog(d.logFile, d.log)
 	err := d.tryReload(ctx)
 	if err != nil {
 		d.log.Error().Err(err).Msg("reload: configuration NOT reloaded; keeping the old one")
@@ -341,6 +357,20 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown, cfg.Correspondence
 	d.log.Info().Strs("games_kept", d.bot.Games()).Msg("configuration reloaded: new settings apply to new games")
 	return nil
+}
+
+// reopenLog opens log.file again by its name, on SIGHUP: after logrotate
+// renamed it, the next lines go to a new file. When that fails the old
+// file stays in use, and it says so. lf nil (no log.file) does nothing.
+func reopenLog(lf *logging.File, log zerolog.Logger) {
+	if lf == nil {
+		return
+	}
+	if err := lf.Reopen(); err != nil {
+		log.Error().Err(err).Msg("log file not reopened: writing on to the file open so far")
+		return
+	}
+	log.Info().Str("path", lf.Path()).Msg("log file reopened")
 }
 
 // probedFacts is what probeVariantEngines reads of a configuration.

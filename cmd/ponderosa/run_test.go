@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,6 +35,7 @@ type runEnv struct {
 	srv     *lichesstest.Server
 	cfgPath string
 	logs    *testsupport.SyncBuffer
+	logOut  io.Writer // the daemon's stderr when set (logs otherwise)
 	sigs    chan os.Signal
 	reloads chan error
 	ctx     context.Context // bounds the test's waits
@@ -99,7 +101,7 @@ func (r *runEnv) start(getenv map[string]string) {
 		r.done <- runDaemon(dctx, daemonOpts{
 			configPath: r.cfgPath,
 			getenv:     func(k string) string { return getenv[k] },
-			logOut:     r.logs,
+			logOut:     r.logOutput(),
 			signals:    r.sigs,
 			onReady:    func(b *client.Bot) { ready <- b },
 			onReload:   func(err error) { r.reloads <- err },
@@ -119,6 +121,13 @@ func (r *runEnv) start(getenv map[string]string) {
 	case <-r.ctx.Done():
 		r.t.Fatalf("daemon not ready\nlogs:\n%s", r.logs)
 	}
+}
+
+func (r *runEnv) logOutput() io.Writer {
+	if r.logOut != nil {
+		return r.logOut
+	}
+	return r.logs
 }
 
 func (r *runEnv) wait() error {

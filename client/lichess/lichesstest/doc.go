@@ -78,7 +78,10 @@
 // mate, stalemate, insufficient material, threefold repetition and the
 // fifty-move rule (all automatic, status "draw" for the last three),
 // resignation, abort, agreed draw, and claims after opponentGone
-// ("timeout"). Correspondence games (days per move, no clock) have a
+// ("timeout"). A rated game that ends other than aborted carries, in its
+// gameFinish event as on Lichess, the player's own "ratingDiff" and the
+// opponent's "opponent.ratingDiff": Elo with K = 20 here (Lichess uses
+// Glicko-2), and the accounts' ratings stay as they were. Correspondence games (days per move, no clock) have a
 // days-per-move clock: it runs from the start for the side to move, each
 // move gives the mover the full days per move again, and a player whose
 // time runs out loses ("outoftime"); there is no first-move expiration.

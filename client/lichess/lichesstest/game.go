@@ -50,6 +50,7 @@ type game struct {
 	status     string
 	winner     int
 	finishedAt time.Time
+	ratingDiff *[2]int // a rated game that ended (not aborted): each player's rating change
 
 	remaining    [2]time.Duration
 	clockRunning bool
@@ -293,6 +294,10 @@ func (s *Server) gameEventInfoLocked(g *game, col int) jsonGameEventInfo {
 	}
 	if g.winner != none {
 		info.Winner = colorNames[g.winner]
+	}
+	if d := g.ratingDiff; d != nil {
+		mine, theirs := d[col], d[1-col]
+		info.RatingDiff, info.Opponent.RatingDiff = &mine, &theirs
 	}
 	return info
 }

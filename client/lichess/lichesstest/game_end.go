@@ -1,6 +1,7 @@
 package lichesstest
 
 import (
+	"math"
 	"time"
 
 	"github.com/notnil/chess"
@@ -68,6 +69,9 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		g.goneTimer[i] = nil
 	}
 	if status != "aborted" {
+		if g.rated {
+			g.ratingDiff = ratingDiffs(g.players[white].rating, g.players[black].rating, winner)
+		}
 		for col, a := range g.players {
 			a.played++
 			switch winner {
@@ -90,6 +94,23 @@ func (s *Server) endGameLocked(g *game, status string, winner int) {
 		s.pushEventLocked(g.players[col], jsonGameEvent{Type: "gameFinish", Game: s.gameEventInfoLocked(g, col)})
 	}
 	s.notifyLocked()
+}
+
+// ratingDiffs is the rating change of White and Black after a rated game
+// with winner (none for a draw): the Elo formula with K = 20, rounded, in
+// place of Lichess' Glicko-2. The accounts' ratings stay as they are, so
+// that tests meet the ratings they set.
+func ratingDiffs(whiteRating, blackRating, winner int) *[2]int {
+	expected := 1 / (1 + math.Pow(10, float64(blackRating-whiteRating)/400))
+	score := 0.5
+	switch winner {
+	case white:
+		score = 1
+	case black:
+		score = 0
+	}
+	d := int(math.Round(20 * (score - expected)))
+	return &[2]int{d, -d}
 }
 
 // scheduleGameTimerLocked arms the one timer a game needs: the first-move

@@ -75,9 +75,10 @@ type jsonGameStatus struct {
 
 // GameEventOpponent.yaml (player form).
 type jsonGameEventOpponent struct {
-	ID       string `json:"id"`
-	Username string `json:"username"`
-	Rating   int    `json:"rating"`
+	ID         string `json:"id"`
+	Username   string `json:"username"`
+	Rating     int    `json:"rating"`
+	RatingDiff *int   `json:"ratingDiff,omitempty"`
 }
 
 // GameEventInfo.yaml
@@ -99,6 +100,7 @@ type jsonGameEventInfo struct {
 	SecondsLeft *int                  `json:"secondsLeft,omitempty"`
 	Winner      string                `json:"winner,omitempty"`
 	Rating      int                   `json:"rating,omitempty"`
+	RatingDiff  *int                  `json:"ratingDiff,omitempty"`
 	Compat      jsonCompat            `json:"compat"`
 	ID          string                `json:"id"`
 }
