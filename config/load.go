@@ -35,6 +35,11 @@ func Load(path string) (*Config, error) {
 		c.StateDir = relativeTo(c.dir, c.StateDir)
 		c.Lichess.TokenFile = relativeTo(c.dir, c.Lichess.TokenFile)
 		c.Engine.Builtin.EvalFile = relativeTo(c.dir, c.Engine.Builtin.EvalFile)
+		for _, files := range c.Engine.Book.Files {
+			for i, f := range files {
+				files[i] = relativeTo(c.dir, f)
+			}
+		}
 	}
 	return finish(c, err)
 }

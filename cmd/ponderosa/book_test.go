@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 )
 
@@ -108,5 +111,64 @@ func TestBookMake(t *testing.T) {
 	}
 	if code, _, stderr := runWith(t, nil, "book", "make", "-o", out, filepath.Join(dir, "missing.pgn")); code != 1 || !strings.Contains(stderr, "missing.pgn") {
 		t.Errorf("missing PGN: code %d, %s", code, stderr)
+	}
+}
+
+// engine.book reaches the built-in player: a standard game plays the
+// book's move at once, without a search or a score; a Chess960 game, for
+// which no book is given, searches.
+func TestPlayerFactoryBook(t *testing.T) {
+	abs, err := filepath.Abs(bookSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  book:\n    files: {standard: ["+abs+"]}\n    selection: best_move\n")
+	f, err := playerFactory(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	think := func(gi client.GameInfo) client.Choice {
+		t.Helper()
+		p, err := f(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.NewGame(context.Background(), gi); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Position(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
+			Running: true, Deadline: time.Now().Add(time.Second)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := think(client.GameInfo{ID: "std", White: true, Variant: "standard"}); c.Move != "e2e4" || c.HasScore || c.Depth != 0 || c.Nodes != 0 {
+		t.Errorf("standard game: %+v, want the book's best move e2e4 without a search", c)
+	}
+	c := think(client.GameInfo{ID: "960", White: true, Variant: "chess960", Chess960: true,
+		InitialFEN: "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"})
+	if !c.HasScore || c.Nodes == 0 {
+		t.Errorf("chess960 game without a chess960 book: %+v, want a search", c)
+	}
+	cfg.Engine.Book.Files = map[string][]string{"standard": {filepath.Join(t.TempDir(), "gone.bin")}}
+	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil || !strings.Contains(err.Error(), "gone.bin") {
+		t.Errorf("missing book: %v", err)
+	}
+}
+
+// check-config names a book it cannot read.
+func TestCheckConfigBadBook(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.bin")
+	if err := os.WriteFile(bad, make([]byte, 17), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runWith(t, nil, "check-config", "-config", writeConfig(t, "engine:\n  book:\n    files: {standard: ["+bad+"]}\n"))
+	if code == 0 || !strings.Contains(stderr, "engine.book.files.standard[0]") || !strings.Contains(stderr, bad) {
+		t.Errorf("code %d, stderr %s", code, stderr)
 	}
 }
