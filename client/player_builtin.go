@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/ponder"
@@ -40,6 +41,12 @@ type BuiltinOptions struct {
 	VarietyCP int
 	// Seed seeds the variety choice; 0 takes one from the clock.
 	Seed int64
+	// Books are the opening books by variant, "standard" (which also
+	// serves fromPosition games) and "chess960", asked in order before each
+	// search (ponder.Options.Books); BookOptions says how a move is chosen.
+	// Books are read-only and shared by all games.
+	Books       map[string][]*book.Book
+	BookOptions book.Options
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
@@ -108,6 +115,9 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		Net:       p.opts.Net,
 		Seed:      seed,
 		Logger:    log,
+		// Opening books: those of the game's variant.
+		Books:       p.opts.Books[bookVariant(gi)],
+		BookOptions: p.opts.BookOptions,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,
@@ -127,6 +137,15 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		return fmt.Errorf("builtin player: start position: %w", err)
 	}
 	return nil
+}
+
+// bookVariant is the key of engine.book.files whose books serve gi:
+// chess960 for Chess960 games, standard for the others.
+func bookVariant(gi GameInfo) string {
+	if gi.Chess960 || gi.Variant == "chess960" {
+		return "chess960"
+	}
+	return "standard"
 }
 
 // Position sets the moves played so far. A ponder search that searched this
@@ -178,7 +197,7 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
-	if d.Source != ponder.FromForced {
+	if d.Source != ponder.FromForced && d.Source != ponder.FromBook { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate
 		if d.Mate == 0 {

@@ -1,9 +1,13 @@
 package config
 
 import (
+	"fmt"
+	"maps"
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 )
 
 // Config is the whole configuration of the bot, as written in its YAML file.
@@ -80,6 +84,51 @@ type Engine struct {
 	// standard, chess960 and fromPosition are played by engine.type.
 	// Default none.
 	Variants map[string]External `yaml:"variants"`
+	// Book holds the opening books of the built-in engine.
+	Book Book `yaml:"book"`
+}
+
+// Book configures the Polyglot opening books of the built-in engine: while
+// a game's position is in a book, the engine plays the book's move at once,
+// without a search (engine/book, ponder).
+type Book struct {
+	// Files maps a variant, standard or chess960, to its books, asked in
+	// order until one has a move; standard's books serve fromPosition
+	// games too. Load takes a relative path from the config file's
+	// directory. Default none.
+	Files map[string][]string `yaml:"files"`
+	// Selection is how a move is chosen among the book's moves:
+	// weighted_random (by the book's weights, the default), uniform_random
+	// or best_move.
+	Selection string `yaml:"selection"`
+	// MinWeight leaves out book moves of a lower weight. Default 0.
+	MinWeight int `yaml:"min_weight"`
+	// MaxDepth is the last ply of the game (counted from its start
+	// position) played from the books; 0 (the default) means no limit.
+	MaxDepth int `yaml:"max_depth"`
+}
+
+// Options returns the book settings as engine/book takes them; Validate
+// has checked Selection.
+func (b Book) Options() book.Options {
+	m, _ := book.ParseMethod(b.Selection)
+	return book.Options{Method: m, MinWeight: b.MinWeight, MaxDepth: b.MaxDepth}
+}
+
+// Open opens the books of each variant of Files (standard, chess960). The
+// error names the key and the file of the first book that cannot be read.
+func (b Book) Open() (map[string][]*book.Book, error) {
+	out := map[string][]*book.Book{}
+	for _, variant := range slices.Sorted(maps.Keys(b.Files)) {
+		for i, path := range b.Files[variant] {
+			bk, err := book.Open(path)
+			if err != nil {
+				return nil, fmt.Errorf("engine.book.files.%s[%d]: %w", variant, i, err)
+			}
+			out[variant] = append(out[variant], bk)
+		}
+	}
+	return out, nil
 }
 
 // Builtin holds the settings of ponderosa's own engine.
@@ -507,6 +556,7 @@ func Default() *Config {
 				TreeMemoryMB: 128,
 				Eval:         EvalClassical,
 			},
+			Book: Book{Selection: "weighted_random"},
 		},
 		Challenge: Challenge{
 			Accept:                      true,

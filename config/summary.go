@@ -56,6 +56,9 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 		if c.Engine.Builtin.Eval == EvalNNUE {
 			e.Str("eval_file", c.Engine.Builtin.EvalFile)
 		}
+		for _, variant := range slices.Sorted(maps.Keys(c.Engine.Book.Files)) {
+			e.Strs("book_"+variant, c.Engine.Book.Files[variant])
+		}
 	}
 }
 
@@ -98,6 +101,19 @@ func (c *Config) Summary() string {
 		}
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
 			c.HashPerGameMB()*c.GamesAtOnce()+c.GamesAtOnce()*bi.TreeMemoryMB, c.GamesAtOnce())
+		if bk := e.Book; len(bk.Files) > 0 {
+			var per []string
+			for _, variant := range slices.Sorted(maps.Keys(bk.Files)) {
+				per = append(per, fmt.Sprintf("%s: %s", variant, strings.Join(bk.Files[variant], ", ")))
+			}
+			depth := "no ply limit"
+			if bk.MaxDepth > 0 {
+				depth = fmt.Sprintf("up to ply %d", bk.MaxDepth)
+			}
+			line("book", "%s (%s, min weight %d, %s)", strings.Join(per, "; "), bk.Selection, bk.MinWeight, depth)
+		} else {
+			line("book", "none")
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Engine.Variants)) {
 		x := c.Engine.Variants[name]

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 )
 
@@ -186,6 +187,8 @@ func (v *validator) engine() {
 		}
 	}
 
+	v.book()
+
 	v.externalOptions("engine.external", e.External.Options)
 	if e.Type == EngineExternal {
 		v.externalProgram("engine.external", e.External, "engine.type is external")
@@ -207,6 +210,34 @@ func (v *validator) engine() {
 
 // externalOptions checks the UCI options of an external engine at key:
 // those the bot sets itself may not appear.
+// book checks engine.book: the variants, the selection, the numbers, and
+// that every book file can be read (so that a bad book is found at start,
+// never in a game).
+func (v *validator) book() {
+	bk := v.c.Engine.Book
+	if _, err := book.ParseMethod(bk.Selection); err != nil {
+		v.oneOf("engine.book.selection", bk.Selection, []string{"weighted_random", "uniform_random", "best_move"})
+	}
+	v.intIn("engine.book.min_weight", bk.MinWeight, 0, 65535, "")
+	v.intIn("engine.book.max_depth", bk.MaxDepth, 0, 10000, "0: no limit")
+	for _, variant := range slices.Sorted(maps.Keys(bk.Files)) {
+		k := "engine.book.files." + variant
+		if !v.oneOf(k, variant, []string{VariantStandard, VariantChess960}) {
+			continue
+		}
+		for i, path := range bk.Files[variant] {
+			ki := fmt.Sprintf("%s[%d]", k, i)
+			if path == "" {
+				v.add(ki, "empty: give a Polyglot book file")
+				continue
+			}
+			if _, err := book.Open(path); err != nil {
+				v.add(ki, "%v", err)
+			}
+		}
+	}
+}
+
 func (v *validator) externalOptions(key string, opts map[string]string) {
 	for name := range opts {
 		switch strings.ToLower(strings.TrimSpace(name)) {
@@ -486,6 +517,9 @@ func (c *Config) Warnings() []string {
 	var w []string
 	if b := c.Engine.Builtin; c.Engine.Type == EngineBuiltin && b.Eval == EvalClassical && b.EvalFile != "" {
 		w = append(w, "engine.builtin.eval_file is set but engine.builtin.eval is classical, so it is ignored: set eval: nnue to use it")
+	}
+	if c.Engine.Type == EngineExternal && len(c.Engine.Book.Files) > 0 {
+		w = append(w, "engine.book is used by the built-in engine only, and engine.type is external: give the external engine its own book in its options")
 	}
 	if c.Engine.Type == EngineBuiltin && (c.Engine.External.Path != "" || len(c.Engine.External.Options) > 0) {
 		w = append(w, "engine.external is filled in but engine.type is builtin, so it is ignored: set engine.type: external to use it")

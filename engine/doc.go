@@ -1,5 +1,6 @@
 // Package engine is the root of ponderosa's chess engine: board and move
 // generation (engine/board), evaluation (engine/eval), the evaluation
-// network's file format and reference evaluation (engine/nnue) and search
-// (engine/search). It knows nothing of HTTP, YAML or UCI text.
+// network's file format and reference evaluation (engine/nnue), search
+// (engine/search) and Polyglot opening books (engine/book). It knows
+// nothing of HTTP, YAML or UCI text.
 package engine

@@ -33,6 +33,15 @@
 // far from the root) are freed first; the root, the current position, the
 // running search's node and the chain of best replies are never freed.
 //
+// Opening books: with Options.Books (engine/book Polyglot books, asked in
+// order; Options.BookOptions chooses the move), Think first asks the books
+// and plays a book move at once, without a search (Source FromBook, logged
+// as source=book): a running ponder search is stopped and the tree is
+// re-rooted as for any move, so it goes on following the game. Not for "go
+// ponder" nor an analysis (MultiPV, search moves, mate), and not past
+// BookOptions.MaxDepth plies from the game's start position. SetBooks
+// changes the books between moves.
+//
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position
 // is searched in ponder mode. When the opponent's move arrives: on a hit

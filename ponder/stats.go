@@ -55,7 +55,7 @@ type GameStats struct {
 	Predicted       int // moves where we had a prediction
 	PonderHits      int
 	PonderTop3      int
-	AtOnce          int // answers without searching on our clock (ponder at once, tree, forced)
+	AtOnce          int // answers without searching on our clock (ponder at once, tree, forced, book)
 	SearchesStarted int
 	SearchPanics    int // searches that panicked (recovered; see SearchPanic)
 	TimeSaved       time.Duration
@@ -83,7 +83,7 @@ func (gs *GameStats) add(ms MoveStats) {
 		gs.PonderTop3++
 	}
 	switch ms.Source {
-	case FromPonderAtOnce, FromTree, FromForced:
+	case FromPonderAtOnce, FromTree, FromForced, FromBook:
 		gs.AtOnce++
 	}
 	gs.TimeSaved += ms.TimeSaved

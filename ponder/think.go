@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
 
@@ -15,7 +16,9 @@ import (
 // once when deep enough; any other ponder search is stopped (its work stays
 // in the tree and TT); a timed game with a single legal move, or a tree
 // node already deeper than the budget reaches, answers without searching;
-// otherwise a new search runs. With lim.Ponder it is UCI "go ponder".
+// otherwise a new search runs. Before all that, a move of the opening books
+// (Options.Books) is played at once (see bookMove). With lim.Ponder it is
+// UCI "go ponder", which never plays from the books.
 func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
 	g.mu.Lock()
@@ -43,6 +46,21 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	}
 
 	g.pending.Ply = len(g.moves)
+	if m, ok := g.bookMove(lim); ok {
+		// A book move: no search. A ponder search stops (what it learnt
+		// stays in the tree and TT) and the tree is re-rooted as for any
+		// move, so it follows the game.
+		if r := g.run; r != nil {
+			g.stopAndWait(r)
+		}
+		g.commit()
+		g.ageTT(len(g.moves), false)
+		d := Decision{Move: m, Source: FromBook, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0)}
+		if c := g.tree.findChild(g.cur, m); c != nilNode {
+			d.Ponder = g.tree.pool[c].best
+		}
+		return g.finish(d, start, nil), nil
+	}
 	var carried *Budget // budget left by a converted ponder search that stopped at its cap
 	if r := g.run; r != nil {
 		if r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
@@ -112,6 +130,30 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	}
 	d := g.fromResult(r.res, FromSearch, b)
 	return g.finish(d, start, &r.res), nil
+}
+
+// bookMove chooses a move of the opening books for the current position,
+// with the Game's RNG. The books are not asked for an analysis ("go
+// infinite", search moves, mate search, MultiPV above 1) nor when the game
+// is past BookOptions.MaxDepth plies since its start position.
+func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
+	if len(g.opts.Books) == 0 || lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
+		return board.NoMove, false
+	}
+	m, _, ok := book.Choose(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions, g.rng)
+	if !ok {
+		return board.NoMove, false
+	}
+	return m.Move, true
+}
+
+// SetBooks replaces the opening books (nil: none) and how a move is chosen
+// from them, from the next Think on.
+func (g *Game) SetBooks(books []*book.Book, opt book.Options) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.opts.Books = append([]*book.Book(nil), books...)
+	g.opts.BookOptions = opt
 }
 
 // searchLimits translates our limits to the engine's (time is ours: the

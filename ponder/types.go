@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
@@ -62,7 +63,13 @@ type Options struct {
 	// being mated). The search then finds VarietyLines lines (default 3).
 	VarietyCP    int
 	VarietyLines int
-	Seed         int64 // seeds the Game's own RNG (variety)
+	Seed         int64 // seeds the Game's own RNG (variety, book moves)
+	// Books are opening books asked in order before each search for our
+	// move (see Think); BookOptions says how a move is chosen (method,
+	// min weight, max depth in plies from the game's start position).
+	// SetBooks changes both.
+	Books       []*book.Book
+	BookOptions book.Options
 	// IrreversibleAge is how many TT generations are skipped after an
 	// irreversible move (capture, pawn move, lost castling right), so the
 	// entries of positions that can no longer occur are replaced first.
@@ -114,10 +121,11 @@ const (
 	FromPonderAtOnce               // a ponder hit deep enough: replied at once
 	FromTree                       // the tree already held a deep enough result
 	FromForced                     // the only legal move
+	FromBook                       // an opening book's move, without a search
 )
 
 func (s Source) String() string {
-	return [...]string{"search", "ponder", "ponder-at-once", "tree", "forced"}[s]
+	return [...]string{"search", "ponder", "ponder-at-once", "tree", "forced", "book"}[s]
 }
 
 // Decision is the answer of Think.

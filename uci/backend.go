@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
@@ -36,8 +37,15 @@ const (
 	// or the net built into the binary when that is empty, instead of the
 	// hand-crafted evaluation. A net that cannot be had is an error, and
 	// the hand-crafted evaluation stays.
-	OptUseNNUE   = "UseNNUE"
-	OptEvalFile  = "EvalFile"
+	OptUseNNUE  = "UseNNUE"
+	OptEvalFile = "EvalFile"
+	// OptOwnBook (off by default) plays the moves of the Polyglot book
+	// OptBookFile at once, without a search, while the position is in it
+	// (weighted by the book's weights; not for "go ponder", "go infinite",
+	// MultiPV or search moves). A book file that cannot be read is an
+	// error, and the engine plays without a book.
+	OptOwnBook   = "OwnBook"
+	OptBookFile  = "BookFile"
 	optEmptyPath = "<empty>" // how GUIs send an empty string option
 )
 
@@ -73,6 +81,8 @@ func engineOptions() []OptionSpec {
 		{Name: OptBackgroundPonder, Type: OptionCheck, Default: "false"},
 		{Name: OptUseNNUE, Type: OptionCheck, Default: "false"},
 		{Name: OptEvalFile, Type: OptionString, Default: ""},
+		{Name: OptOwnBook, Type: OptionCheck, Default: "false"},
+		{Name: OptBookFile, Type: OptionString, Default: ""},
 	}
 }
 
@@ -103,6 +113,8 @@ type EngineBackend struct {
 	multiPV  int
 	useNNUE  bool   // the UseNNUE option
 	evalFile string // the EvalFile option
+	ownBook  bool   // the OwnBook option
+	bookFile string // the BookFile option
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
@@ -246,6 +258,42 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		if b.useNNUE {
 			return b.chooseNet()
 		}
+	case OptOwnBook:
+		b.ownBook = v == "true"
+		return b.chooseBook()
+	case OptBookFile:
+		b.bookFile = strings.TrimSpace(v)
+		if b.bookFile == optEmptyPath {
+			b.bookFile = ""
+		}
+		return b.chooseBook()
+	}
+	return nil
+}
+
+// chooseBook opens the book OwnBook and BookFile ask for and gives it to the
+// game (a new one at the current position, whose RNG picks the book
+// moves). When the file cannot be read the engine plays without a book and
+// the error says so. Called with b.mu held.
+func (b *EngineBackend) chooseBook() error {
+	var books []*book.Book
+	var err error
+	if b.ownBook && b.bookFile != "" {
+		var bk *book.Book
+		if bk, err = book.Open(b.bookFile); err == nil {
+			books = []*book.Book{bk}
+		}
+	}
+	if len(books) == 0 && len(b.gopts.Books) == 0 {
+		return err // nothing changes
+	}
+	b.gopts.Books, b.gopts.BookOptions = books, book.Options{Method: book.WeightedRandom}
+	if b.gopts.Seed == 0 {
+		b.gopts.Seed = time.Now().UnixNano() // book moves differ from one session to the next
+	}
+	b.resetGame()
+	if err != nil {
+		return fmt.Errorf("%w; playing without a book", err)
 	}
 	return nil
 }

@@ -93,7 +93,7 @@ func TestEngineHandshakeListsOptions(t *testing.T) {
 	want := map[string]OptionType{
 		OptHash: OptionSpin, OptThreads: OptionSpin, OptPonder: OptionCheck, OptMultiPV: OptionSpin,
 		OptChess960: OptionCheck, OptMoveOverhead: OptionSpin, OptClearHash: OptionButton, OptBackgroundPonder: OptionCheck,
-		OptUseNNUE: OptionCheck, OptEvalFile: OptionString,
+		OptUseNNUE: OptionCheck, OptEvalFile: OptionString, OptOwnBook: OptionCheck, OptBookFile: OptionString,
 	}
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "option ") {

@@ -31,6 +31,7 @@ var commands = []struct{ name, summary string }{
 	{"version", "print the version"},
 	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
 	{"bench", "run the engine benchmark: bench [-eval classical|nnue|both] [-evalfile FILE] [depth]"},
+	{"book", "Polyglot opening books: book make (from PGN games), book show (a position's entries)"},
 }
 
 func main() {
@@ -61,6 +62,8 @@ func run(e env, args []string) int {
 		return uciCmd(e, rest, os.Stdin)
 	case "bench":
 		return benchCmd(e, rest)
+	case "book":
+		return bookCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
 		return 0

@@ -40,15 +40,21 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 		if err != nil {
 			return nil, fmt.Errorf("engine.builtin.eval %s: %w", e.Builtin.Eval, err)
 		}
+		books, err := e.Book.Open()
+		if err != nil {
+			return nil, err
+		}
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
-			Net:       net,
-			HashMB:    hash,
-			Threads:   e.Builtin.Threads,
-			CPU:       cpu,
-			TreeMB:    e.Builtin.TreeMemoryMB,
-			Ponder:    e.Ponder,
-			VarietyCP: e.Builtin.VarietyCP,
-			Logger:    log,
+			Net:         net,
+			HashMB:      hash,
+			Threads:     e.Builtin.Threads,
+			CPU:         cpu,
+			TreeMB:      e.Builtin.TreeMemoryMB,
+			Ponder:      e.Ponder,
+			VarietyCP:   e.Builtin.VarietyCP,
+			Books:       books,
+			BookOptions: e.Book.Options(),
+			Logger:      log,
 		})
 	case config.EngineExternal:
 		f = client.NewUCIPlayer(client.UCIOptions{

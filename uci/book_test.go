@@ -1,0 +1,98 @@
+package uci
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/book"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+const sampleBookPath = "../engine/book/testdata/gnuchess-sample.bin"
+
+// bookMoves returns the UCI moves of the sample book after the moves.
+func bookMoves(t *testing.T, moves ...string) map[string]bool {
+	t.Helper()
+	b, err := book.Open(sampleBookPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := testsupport.MustFEN(t, board.StartFEN, moves...)
+	out := map[string]bool{}
+	for _, m := range b.Moves(pos) {
+		out[pos.MoveToUCI(m.Move)] = true
+	}
+	return out
+}
+
+// searched reports whether lines hold an info line of a search (a depth).
+func searched(lines []string) bool {
+	for _, l := range lines {
+		if in, ok := ParseInfo(l); ok && in.Depth > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// With OwnBook and BookFile, "go" in a book position answers a book move at
+// once, without a search (the stats line says source=book); out of the
+// book, and with OwnBook off, it searches.
+func TestEngineOwnBook(t *testing.T) {
+	c, _ := startEngine(t)
+	c.send("setoption name BookFile value "+sampleBookPath, "setoption name OwnBook value true", "isready")
+	if lines := c.untilLine("readyok"); len(lines) != 1 {
+		t.Fatalf("setoption: %q", lines)
+	}
+	line := []string{}
+	for ply := range 4 {
+		c.send("position startpos moves "+strings.Join(line, " "), "go wtime 60000 btime 60000")
+		lines := c.untilPrefix("bestmove")
+		best, _ := bestmove(t, lastLine(lines))
+		if !bookMoves(t, line...)[best] {
+			t.Fatalf("ply %d: %s is not a book move after %v", ply, best, line)
+		}
+		if searched(lines) || !strings.Contains(strings.Join(lines, "\n"), "source=book") {
+			t.Errorf("ply %d: not a book answer:\n%s", ply, strings.Join(lines, "\n"))
+		}
+		line = append(line, best)
+	}
+	// Out of the book.
+	c.send("position startpos moves a2a3 h7h6 h2h3 a7a6", "go depth 2")
+	if lines := c.untilPrefix("bestmove"); !searched(lines) {
+		t.Errorf("out of book: no search:\n%s", strings.Join(lines, "\n"))
+	}
+	// OwnBook off: the start position is searched.
+	c.send("setoption name OwnBook value false", "position startpos", "go depth 2")
+	if lines := c.untilPrefix("bestmove"); !searched(lines) {
+		t.Errorf("OwnBook off: no search:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// A BookFile that cannot be read is reported (naming the file) and the
+// engine plays on without a book.
+func TestEngineBadBookFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.bin")
+	if err := os.WriteFile(bad, []byte("not a book"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := startEngine(t)
+	c.send("setoption name OwnBook value true", "setoption name BookFile value "+bad, "isready")
+	lines := c.untilLine("readyok")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "info string error: setoption BookFile") || !strings.Contains(lines[0], bad) {
+		t.Errorf("bad book gave %q", lines)
+	}
+	c.send("position startpos", "go depth 2")
+	if lines := c.untilPrefix("bestmove"); !searched(lines) {
+		t.Errorf("no book: no search:\n%s", strings.Join(lines, "\n"))
+	}
+	// The good book then works.
+	c.send("setoption name BookFile value "+sampleBookPath, "position startpos", "go depth 2")
+	lines = c.untilPrefix("bestmove")
+	if best, _ := bestmove(t, lastLine(lines)); searched(lines) || !bookMoves(t)[best] {
+		t.Errorf("good book after a bad one:\n%s", strings.Join(lines, "\n"))
+	}
+}
