@@ -397,6 +397,8 @@ const (
 // stalemate, a flag against a lone king) is a draw.
 func gameResult(status, winner, color string) string {
 	switch {
+	case winner != "" && color == "":
+		return resultUnknown // whose side we were on was not said
 	case winner != "" && winner == color:
 		return resultWin
 	case winner != "":

@@ -160,6 +160,7 @@ func TestGameResult(t *testing.T) {
 		{"noStart", "white", "white", "win"},
 		{"unknownFinish", "", "white", "unknown"},
 		{"started", "", "white", "unknown"},
+		{"mate", "white", "", "unknown"}, // our colour missing: neither a win nor a loss
 	} {
 		if got := gameResult(tt.status, tt.winner, tt.color); got != tt.want {
 			t.Errorf("gameResult(%q, %q, %q) = %q, want %q", tt.status, tt.winner, tt.color, got, tt.want)

@@ -203,7 +203,11 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 		for i := len(ranked) - 1; i >= 0 && over > 0; i-- {
 			if ch := ranked[i].ch; slices.Contains(added, ch) {
 				b.queue.remove(ch.ID)
-				answers = append(answers, answer{ch: ch, reason: lichess.DeclineLater, rule: "challenge.queue_length reached",
+				rule := "challenge.queue_length reached"
+				if p.QueueLength == 0 {
+					rule = "every challenge.concurrency slot busy (no queue: challenge.queue_length is 0)"
+				}
+				answers = append(answers, answer{ch: ch, reason: lichess.DeclineLater, rule: rule,
 					why: "all slots busy and the queue is full"})
 				over--
 			}

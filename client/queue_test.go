@@ -128,6 +128,7 @@ func TestQueueFullDeclinesLater(t *testing.T) {
 			h := newHarness(t)
 			h.addHuman("opponent")
 			game := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+			buf := withLog(h)
 			b, stop := h.runBot(queueSettings(length), &playerPool{})
 			h.waitPlies(game, 1)
 			var waiting []string
@@ -140,6 +141,18 @@ func TestQueueFullDeclinesLater(t *testing.T) {
 			h.addHuman("late")
 			late := h.challenge("late", queueClock)
 			h.waitDeclined(late, lichess.DeclineLater)
+			// The logged rule names the key to change: with no queue it is
+			// the concurrency, with one the queue's length.
+			wantRule := "challenge.queue_length reached"
+			if length == 0 {
+				wantRule = "every challenge.concurrency slot busy (no queue: challenge.queue_length is 0)"
+			}
+			testsupport.WaitFor(t, "decline logged", func() bool { return strings.Contains(buf.String(), late) })
+			for _, ev := range withMessage(logEvents(t, buf), "declining challenge") {
+				if ev["challenge"] == late && ev["rule"] != wantRule {
+					t.Errorf("decline of %s logged with rule %v, want %q", late, ev["rule"], wantRule)
+				}
+			}
 			stop()
 			for _, id := range waiting {
 				if st, _ := h.srv.ChallengeStatus(id); st != "created" {

@@ -128,7 +128,7 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 }
 
 // BaseURL is the address of the Lichess server the client talks to.
-func (c *Client) BaseURL() string { return c.base.String() }
+func (c *Client) BaseURL() string { return c.base.Redacted() }
 
 // ErrCoolingDown is matched by errors of non-essential requests refused
 // because their endpoint is in a rate-limit cool-down.
