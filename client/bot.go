@@ -106,13 +106,19 @@ func (b *Bot) notifyLocked() {
 // Run plays until ctx ends. It checks the token (bot:play scope) and that
 // the account is a Bot account, then streams events, reconnecting with
 // backoff. It returns after all game workers have stopped.
+//
+// Once Lichess refuses the token (401 to any request, or 401/403 to the
+// event stream: it was revoked), nothing more can be done with it: Run
+// stops everything at once, games in progress included (they cannot be
+// played without the token), and returns an error matching
+// lichess.ErrTokenRefused.
 func (b *Bot) Run(ctx context.Context) error {
 	acct, err := b.checkToken(ctx)
 	if err != nil {
 		return err
 	}
 	if !acct.IsBot() {
-		return fmt.Errorf("account %s is not a Bot account: upgrade it once with `curl -d '' %s/api/bot/account/upgrade -H \"Authorization: Bearer <token>\"` (irreversible; the account must not have played any game)", acct.Username, b.c.BaseURL())
+		return fmt.Errorf("account %s %w: upgrade it once with `curl -d '' %s/api/bot/account/upgrade -H \"Authorization: Bearer <token>\"` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot, b.c.BaseURL())
 	}
 	b.mu.Lock()
 	b.me = acct
@@ -121,8 +127,18 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 
 	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	refused := b.c.TokenRefused()
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		select {
+		case <-refused:
+			cancel(lichess.ErrTokenRefused)
+		case <-ctx.Done():
+		}
+	}()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.matchmaker(ctx) }()
 	b.wg.Add(1)
@@ -146,7 +162,9 @@ func (b *Bot) Run(ctx context.Context) error {
 			break
 		}
 		if code := lichess.StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
-			return fmt.Errorf("event stream: Lichess refuses the token now (HTTP %d): %w", code, err)
+			cancel(lichess.ErrTokenRefused)
+			b.logRefused()
+			return fmt.Errorf("event stream: %w now (HTTP %d; revoked?): %w", lichess.ErrTokenRefused, code, err)
 		}
 		s := b.Settings()
 		bo.min, bo.max = s.ReconnectMin, s.ReconnectMax
@@ -160,8 +178,19 @@ func (b *Bot) Run(ctx context.Context) error {
 		case <-time.After(d):
 		}
 	}
+	if errors.Is(context.Cause(ctx), lichess.ErrTokenRefused) {
+		b.logRefused()
+		return fmt.Errorf("%w (HTTP 401; revoked?): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play",
+			lichess.ErrTokenRefused, b.c.BaseURL())
+	}
 	b.log.Info().Msg("bot stopping")
 	return nil
+}
+
+// logRefused says what a refused token does to the games in progress.
+func (b *Bot) logRefused() {
+	b.log.Error().Strs("games", b.Games()).
+		Msg("Lichess refuses the token (revoked?): stopping; games in progress cannot be played without it and are left on Lichess, where their clocks run out")
 }
 
 // checkToken checks the token at start-up, retrying with backoff while

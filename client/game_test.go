@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
@@ -530,7 +531,7 @@ func TestRunRefusesNonBotAccount(t *testing.T) {
 	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay, lichesstest.ScopeChallengeRead, lichesstest.ScopeChallengeWrite)
 	b := NewBot(h.client(), (&playerPool{}).factory, Settings{}, testsupport.Logger(t))
 	err := b.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "not a Bot account") {
+	if err == nil || !strings.Contains(err.Error(), "not a Bot account") || !errors.Is(err, lichess.ErrNotBot) {
 		t.Fatalf("Run for a non-bot account: %v", err)
 	}
 	// A bot account whose token lacks bot:play.
@@ -626,8 +627,46 @@ func TestRunEndsWhenTokenRevoked(t *testing.T) {
 	h.srv.InjectError("GET /api/stream/event", 1000, http.StatusUnauthorized)
 	b := NewBot(h.client(), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testsupport.Logger(t))
 	err := b.Run(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), botToken) {
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), botToken) || !errors.Is(err, lichess.ErrTokenRefused) {
 		t.Fatalf("Run with a revoked token: %v", err)
+	}
+}
+
+// A token revoked during a game: the streams already open go on, the bot's
+// next request (its move) gets 401, and Run ends at once with an error
+// matching lichess.ErrTokenRefused, instead of playing on with a token that
+// cannot move or reconnecting forever.
+func TestRunEndsWhenTokenRevokedMidGame(t *testing.T) {
+	h := newHarness(t)
+	h.addHuman("opponent")
+	id := h.startGame("opponent", false, lichesstest.ChallengeParams{ClockLimit: 10 * time.Minute})
+	b := NewBot(h.client(), (&playerPool{}).factory, Settings{ReconnectMin: 10 * time.Millisecond, ReconnectMax: 100 * time.Millisecond}, testsupport.Logger(t))
+	done := make(chan error, 1)
+	go func() { done <- b.Run(context.Background()) }()
+	h.waitFor("the game stream", func() bool { return h.srv.EventStreamOpen(botName) && h.srv.GameStreams(id, botName) > 0 })
+	if !h.srv.RevokeToken(botToken) {
+		t.Fatal("token unknown to the server")
+	}
+	if err := h.srv.Move(id, "opponent", "e2e4"); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-h.ctx.Done():
+		t.Fatal("Run goes on with a revoked token")
+	}
+	if !errors.Is(err, lichess.ErrTokenRefused) || strings.Contains(err.Error(), botToken) {
+		t.Fatalf("Run after the revocation: %v", err)
+	}
+	if n := len(h.srv.RequestsMatching("GET /api/stream/event")); n != 1 {
+		t.Errorf("event stream opened %d times, want once (no reconnect with a refused token)", n)
+	}
+	if len(b.Games()) != 0 {
+		t.Errorf("games still running after Run: %v", b.Games())
+	}
+	if g := h.game(id); len(g.Moves) != 1 {
+		t.Errorf("moves %v: the bot played with a revoked token", g.Moves)
 	}
 }
 

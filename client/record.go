@@ -11,9 +11,12 @@ import (
 )
 
 // saveRecord writes the PGN of the finished game into Settings.PGNDir, with
-// the bot's evaluations as comments, and returns the file's path.
+// the bot's evaluations as comments, and returns the file's path. The file
+// is readable by the bot's group (0640, directory 0750; the umask may take
+// more away), so that an admin in the group reads the records of a bot
+// running under its own system user (deploy/INSTALL.md).
 func (g *gameWorker) saveRecord(st lichess.GameState) (string, error) {
-	if err := os.MkdirAll(g.s.PGNDir, 0o755); err != nil {
+	if err := os.MkdirAll(g.s.PGNDir, 0o750); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	text, err := g.pgn(st, time.Now())
@@ -21,7 +24,7 @@ func (g *gameWorker) saveRecord(st lichess.GameState) (string, error) {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	path := filepath.Join(g.s.PGNDir, g.id+".pgn")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(text), 0o640); err != nil {
 		return "", fmt.Errorf("save record: %w", err)
 	}
 	return path, nil

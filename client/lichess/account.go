@@ -35,6 +35,10 @@ const ScopeBotPlay = "bot:play"
 // lacks the bot:play scope.
 var ErrMissingScope = errors.New("lacks the " + ScopeBotPlay + " scope")
 
+// ErrNotBot is matched by the errors that report an account that is not a
+// Bot account (see Account.IsBot): the Bot API refuses it.
+var ErrNotBot = errors.New("is not a Bot account")
+
 // Account returns the profile of the logged-in user (GET /api/account).
 func (c *Client) Account(ctx context.Context) (Account, error) {
 	a, _, err := c.account(ctx)
@@ -62,8 +66,11 @@ func (c *Client) account(ctx context.Context) (Account, *http.Response, error) {
 func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
 	a, resp, err := c.account(ctx)
 	if err != nil {
-		if StatusCode(err) == http.StatusUnauthorized {
+		switch StatusCode(err) {
+		case http.StatusUnauthorized: // err matches ErrTokenRefused
 			return a, nil, fmt.Errorf("check token: Lichess refused the token (%w): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", err, c.BaseURL())
+		case http.StatusForbidden:
+			return a, nil, fmt.Errorf("check token: %w (%w): is the account closed? Create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", ErrTokenRefused, err, c.BaseURL())
 		}
 		return a, nil, fmt.Errorf("check token: %w", err)
 	}
@@ -102,7 +109,7 @@ func (c *Client) testToken(ctx context.Context) ([]string, error) {
 	}
 	info := out[tok.AccessToken]
 	if info == nil {
-		return nil, fmt.Errorf("test token: Lichess does not know the token (expired or revoked)")
+		return nil, fmt.Errorf("test token: %w: Lichess does not know it (expired or revoked)", ErrTokenRefused)
 	}
 	return splitScopes(info.Scopes), nil
 }

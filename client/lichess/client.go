@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -56,6 +57,10 @@ type Client struct {
 	// for one request at a time, and these can wait. Moves, claims, answers
 	// and streams never queue behind them, so the games' clocks do not pay.
 	background chan struct{}
+	// refused is closed when Lichess first answers 401 to an authenticated
+	// request: the token was revoked (or never valid).
+	refused     chan struct{}
+	refusedOnce sync.Once
 }
 
 // Option changes a Client made by New.
@@ -112,6 +117,7 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 		cooldowns:   newCooldowns(DefaultRateLimitCooldown),
 		baseHTTP:    &http.Client{},
 		background:  make(chan struct{}, 1),
+		refused:     make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(c)
@@ -129,6 +135,16 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 
 // BaseURL is the address of the Lichess server the client talks to.
 func (c *Client) BaseURL() string { return c.base.Redacted() }
+
+// TokenRefused is closed when Lichess first answers 401 Unauthorized to a
+// request made with the token, whatever the request: the token was revoked
+// or is not valid, and no later request will do better.
+func (c *Client) TokenRefused() <-chan struct{} { return c.refused }
+
+// ErrTokenRefused is matched by the error of a request that Lichess answered
+// with 401 Unauthorized (an *APIError), and by the errors that report a
+// refused token: the token was revoked, has expired or never existed.
+var ErrTokenRefused = errors.New("Lichess refuses the token")
 
 // ErrCoolingDown is matched by errors of non-essential requests refused
 // because their endpoint is in a rate-limit cool-down.
@@ -148,6 +164,11 @@ func (e *APIError) Error() string {
 		msg = http.StatusText(e.StatusCode)
 	}
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.StatusCode, msg)
+}
+
+// Is makes a 401 answer match ErrTokenRefused.
+func (e *APIError) Is(target error) bool {
+	return target == ErrTokenRefused && e.StatusCode == http.StatusUnauthorized
 }
 
 // IsRateLimited reports whether err is a 429 answer or a refusal inside a
@@ -241,6 +262,12 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 		if len(ae.Message) > 200 {
 			ae.Message = ae.Message[:200]
 		}
+	}
+	if resp.StatusCode == http.StatusUnauthorized && !r.noAuth {
+		c.refusedOnce.Do(func() {
+			c.log.Error().Str("op", r.op).Msg("Lichess refuses the token (HTTP 401): it was revoked or is not valid")
+			close(c.refused)
+		})
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		ae.RetryAfter = c.cooldowns.start(r.limitKey, resp.Header.Get("Retry-After"), time.Now())

@@ -42,7 +42,7 @@ func TestCheckToken(t *testing.T) {
 		s := newServer(t)
 		s.SetScopes(botName, "challenge:read", "board:play")
 		_, _, err := newTestClient(t, s.URL()).CheckToken(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "bot:play") {
+		if err == nil || !strings.Contains(err.Error(), "bot:play") || !errors.Is(err, ErrMissingScope) || errors.Is(err, ErrTokenRefused) {
 			t.Fatalf("CheckToken without bot:play: %v", err)
 		}
 		if strings.Contains(err.Error(), testToken) {
@@ -69,10 +69,40 @@ func TestCheckToken(t *testing.T) {
 		s := newServer(t)
 		c, _ := New(s.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "lip_wrongSECRET"}))
 		_, _, err := c.CheckToken(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "lip_wrongSECRET") {
+		if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), "lip_wrongSECRET") || !errors.Is(err, ErrTokenRefused) {
 			t.Fatalf("CheckToken with a bad token: %v", err)
 		}
 	})
+}
+
+// Any request answered 401 closes TokenRefused; other errors (a 403) do
+// not.
+func TestTokenRefusedOnAnyCall(t *testing.T) {
+	s := newServer(t)
+	c := newTestClient(t, s.URL())
+	refused := func() bool {
+		select {
+		case <-c.TokenRefused():
+			return true
+		default:
+			return false
+		}
+	}
+	s.InjectError("GET /api/account", 1, http.StatusForbidden)
+	if _, err := c.Account(context.Background()); StatusCode(err) != http.StatusForbidden || errors.Is(err, ErrTokenRefused) {
+		t.Fatalf("Account with an injected 403: %v", err)
+	}
+	if _, err := c.Playing(context.Background(), 0); err != nil || refused() {
+		t.Fatalf("before the revocation: err %v, refused %v", err, refused())
+	}
+	s.RevokeToken(testToken)
+	_, err := c.Playing(context.Background(), 0)
+	if StatusCode(err) != http.StatusUnauthorized || !errors.Is(err, ErrTokenRefused) {
+		t.Fatalf("Playing with a revoked token: %v", err)
+	}
+	if !refused() {
+		t.Fatal("a 401 did not close TokenRefused")
+	}
 }
 
 // noScopesHeader drops the X-OAuth-Scopes header of the answers it writes.

@@ -29,7 +29,7 @@ func benchCmd(e env, args []string) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	depth := 0
 	switch fs.NArg() {
@@ -38,12 +38,12 @@ func benchCmd(e env, args []string) int {
 		d, err := strconv.Atoi(fs.Arg(0))
 		if err != nil || d < 1 || d > 64 {
 			fmt.Fprintf(e.stderr, "ponderosa bench: depth %q is not a number in [1, 64]\n", fs.Arg(0))
-			return 2
+			return exitUsage
 		}
 		depth = d
 	default:
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	switch *eval {
 	case "classical":
@@ -51,37 +51,37 @@ func benchCmd(e env, args []string) int {
 		b.BenchDepth = depth
 		if err := b.Bench(e.stdout); err != nil {
 			fmt.Fprintln(e.stderr, "ponderosa bench:", err)
-			return 1
+			return exitFailure
 		}
-		return 0
+		return exitOK
 	case "nnue", "both":
 	default:
 		fmt.Fprintf(e.stderr, "ponderosa bench: -eval %q: want classical, nnue or both\n", *eval)
-		return 2
+		return exitUsage
 	}
 	net, err := nnue.Choose(true, *evalFile)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa bench:", err)
-		return 1
+		return exitFailure
 	}
 	var classical search.BenchResult
 	if *eval == "both" {
 		fmt.Fprintln(e.stdout, "classical (hand-crafted) evaluation:")
 		if classical, err = search.BenchNet(e.stdout, depth, nil); err != nil {
 			fmt.Fprintln(e.stderr, "ponderosa bench:", err)
-			return 1
+			return exitFailure
 		}
 		fmt.Fprintf(e.stdout, "\nnetwork %d→%d→1 ×2 %v:\n", nnue.Inputs, net.Hidden, net.Act)
 	}
 	withNet, err := search.BenchNet(e.stdout, depth, net)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa bench:", err)
-		return 1
+		return exitFailure
 	}
 	if *eval == "both" {
 		printBenchComparison(e.stdout, classical, withNet)
 	}
-	return 0
+	return exitOK
 }
 
 func printBenchComparison(w io.Writer, classical, withNet search.BenchResult) {

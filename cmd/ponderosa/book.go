@@ -22,7 +22,7 @@ const bookUsage = `usage: ponderosa book make -o OUT.bin [-max-ply N] [-min-game
 func bookCmd(e env, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(e.stderr, bookUsage)
-		return 2
+		return exitUsage
 	}
 	switch args[0] {
 	case "make":
@@ -34,7 +34,7 @@ func bookCmd(e env, args []string) int {
 		return 0
 	}
 	fmt.Fprintf(e.stderr, "ponderosa book: unknown subcommand %q\n%s\n", args[0], bookUsage)
-	return 2
+	return exitUsage
 }
 
 // bookMakeCmd builds a book from the games of PGN files (see engine/book's
@@ -56,15 +56,15 @@ func bookMakeCmd(e env, args []string) int {
 	minGames := fs.Int("min-games", 1, "leave out moves played in fewer games")
 	minScore := fs.Float64("min-score", 0, "leave out moves scoring less, 0 to 1, for the side that played them")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	switch {
 	case *out == "" || fs.NArg() == 0:
 		fs.Usage()
-		return 2
+		return exitUsage
 	case *maxPly < 0 || *minGames < 0 || *minScore < 0 || *minScore > 1:
 		fmt.Fprintln(e.stderr, "ponderosa book make: -max-ply and -min-games must be >= 0 and -min-score in [0, 1]")
-		return 2
+		return exitUsage
 	}
 	mk := book.NewMaker(book.MakeOptions{MaxPly: *maxPly, MinGames: *minGames, MinScore: *minScore})
 	read, skipped, bad := 0, 0, 0
@@ -73,7 +73,7 @@ func bookMakeCmd(e env, args []string) int {
 		read, skipped, bad = read+r, skipped+s, bad+b
 		if err != nil {
 			fmt.Fprintln(e.stderr, "ponderosa book make:", err)
-			return 1
+			return exitFailure
 		}
 	}
 	entries := mk.Entries()
@@ -81,16 +81,16 @@ func bookMakeCmd(e env, args []string) int {
 		read, mk.Games(), skipped, bad)
 	if len(entries) == 0 {
 		fmt.Fprintln(e.stderr, "ponderosa book make: no move passed the filters: no book written")
-		return 1
+		return exitFailure
 	}
 	var buf bytes.Buffer
 	if err := book.Write(&buf, entries); err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa book make:", err)
-		return 1
+		return exitFailure
 	}
 	if err := writeFileAtomic(*out, buf.Bytes()); err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa book make:", err)
-		return 1
+		return exitFailure
 	}
 	fmt.Fprintf(e.stdout, "%s: %d entries for %d positions\n", *out, len(entries), countKeys(entries))
 	return 0
@@ -181,16 +181,16 @@ func bookShowCmd(e env, args []string) int {
 	var books multiFlag
 	fs.Var(&books, "book", "a Polyglot book file (may be given more than once)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	if len(books) == 0 {
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	p, err := showPosition(fs.Args())
 	if err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa book show:", err)
-		return 2
+		return exitUsage
 	}
 	key := book.Key(p)
 	fmt.Fprintf(e.stdout, "position %s\nkey      %016x\n", p.FEN(), key)
@@ -198,7 +198,7 @@ func bookShowCmd(e env, args []string) int {
 		b, err := book.Open(path)
 		if err != nil {
 			fmt.Fprintln(e.stderr, "ponderosa book show:", err)
-			return 1
+			return exitFailure
 		}
 		entries := b.Entries(key)
 		moves := b.Moves(p)

@@ -36,10 +36,10 @@ func TestBookShow(t *testing.T) {
 	if code != 0 || !strings.Contains(out, ": 0 moves") {
 		t.Errorf("out of book: code %d\n%s", code, out)
 	}
-	if code, _, errOut := runWith(t, nil, "book", "show", "-book", bookSample, "e5"); code != 2 || !strings.Contains(errOut, `move "e5"`) {
+	if code, _, errOut := runWith(t, nil, "book", "show", "-book", bookSample, "e5"); code != exitUsage || !strings.Contains(errOut, `move "e5"`) {
 		t.Errorf("illegal move: code %d, %s", code, errOut)
 	}
-	if code, _, _ := runWith(t, nil, "book", "show"); code != 2 {
+	if code, _, _ := runWith(t, nil, "book", "show"); code != exitUsage {
 		t.Errorf("no -book: code %d", code)
 	}
 	bad := filepath.Join(t.TempDir(), "bad.bin")
@@ -49,7 +49,7 @@ func TestBookShow(t *testing.T) {
 	if code, _, errOut := runWith(t, nil, "book", "show", "-book", bad); code != 1 || !strings.Contains(errOut, bad) {
 		t.Errorf("truncated book: code %d, %s", code, errOut)
 	}
-	if code, _, _ := runWith(t, nil, "book", "frob"); code != 2 {
+	if code, _, _ := runWith(t, nil, "book", "frob"); code != exitUsage {
 		t.Errorf("unknown subcommand: code %d", code)
 	}
 }
@@ -103,10 +103,10 @@ func TestBookMake(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "none.bin")); err == nil {
 		t.Error("an empty book was written")
 	}
-	if code, _, _ := runWith(t, nil, "book", "make", pgn); code != 2 {
+	if code, _, _ := runWith(t, nil, "book", "make", pgn); code != exitUsage {
 		t.Errorf("no -o: code %d", code)
 	}
-	if code, _, _ := runWith(t, nil, "book", "make", "-o", out, "-min-score", "2", pgn); code != 2 {
+	if code, _, _ := runWith(t, nil, "book", "make", "-o", out, "-min-score", "2", pgn); code != exitUsage {
 		t.Errorf("-min-score 2: code %d", code)
 	}
 	if code, _, stderr := runWith(t, nil, "book", "make", "-o", out, filepath.Join(dir, "missing.pgn")); code != 1 || !strings.Contains(stderr, "missing.pgn") {

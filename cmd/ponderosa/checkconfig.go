@@ -4,22 +4,33 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
 )
 
 // checkConfigCmd validates a configuration file: it prints a summary and
 // exits 0, or prints every problem (file, line, key, what to change) and
-// exits 1. It also looks for the token as the bot would, never printing it,
-// and says which state directory the bot would use here. Each engine of
-// engine.variants is started once to check that it knows its variant.
+// exits exitConfig; it never says OK and then fails. It also looks for the
+// token as the bot would, never printing it (a token that the bot would
+// refuse, such as a file others may read, is a problem; no token at all is
+// not, since under systemd the credential exists only while the service
+// runs), and says which state directory the bot would use here. Each
+// engine of engine.variants is started once to check that it knows its
+// variant. With -online it also asks Lichess whether the token works, has
+// the bot:play scope and belongs to a Bot account (exitNoPerm if not;
+// exitUnavailable or exitTempFail when Lichess cannot answer).
 func checkConfigCmd(e env, args []string) int {
 	fs := newFlagSet(e, "check-config",
-		"usage: ponderosa check-config [-config FILE]",
+		"usage: ponderosa check-config [-online] [-config FILE]",
 	)
 	path := fs.String("config", defaultConfigPath, "the configuration file to check")
+	online := fs.Bool("online", false, "also ask Lichess whether the token has the bot:play scope and the account is a Bot account")
 	if !parseArgs(fs, args) {
-		return 2
+		return exitUsage
 	}
 
 	cfg, err := config.Load(*path)
@@ -28,28 +39,50 @@ func checkConfigCmd(e env, args []string) int {
 		var probs config.Errors
 		if errors.As(err, &probs) {
 			fmt.Fprintf(e.stderr, "config NOT OK: %d problem(s) in %s\n", len(probs), *path)
+		} else {
+			fmt.Fprintf(e.stderr, "config NOT OK: %s\n", *path)
 		}
-		return 1
+		return exitConfig
 	}
 	// A per-variant engine must know its variant: start each once.
 	if err := probeVariantEngines(context.Background(), cfg); err != nil {
 		fmt.Fprintln(e.stderr, err)
 		fmt.Fprintf(e.stderr, "config NOT OK: an engine of engine.variants cannot play its variant (%s)\n", *path)
-		return 1
+		return exitConfig
 	}
-	fmt.Fprintf(e.stdout, "config OK: %s\n%s", *path, cfg.Summary())
+	token, source, tokenErr := config.LoadTokenEnv(cfg, e.getenv)
+	if tokenErr != nil && !errors.Is(tokenErr, config.ErrNoToken) {
+		// The bot would refuse it and not start.
+		fmt.Fprintf(e.stderr, "token: %v\n", tokenErr)
+		fmt.Fprintf(e.stderr, "config NOT OK: the token cannot be used (%s)\n", *path)
+		return exitConfig
+	}
+	var onlineLine string
+	if *online {
+		if tokenErr != nil {
+			fmt.Fprintf(e.stderr, "token: %v\n", tokenErr)
+			fmt.Fprintln(e.stderr, "NOT OK: -online needs the token (here: in $"+config.TokenEnv+" or lichess.token_file)")
+			return exitConfig
+		}
+		line, err := checkOnline(cfg, token)
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			fmt.Fprintf(e.stderr, "NOT OK: Lichess at %s: %s\n", lichessBase(cfg), onlineVerdict(err))
+			return exitCode(err)
+		}
+		onlineLine = line
+	}
 
-	code := 0
-	switch _, source, err := config.LoadTokenEnv(cfg, e.getenv); {
-	case err == nil:
+	fmt.Fprintf(e.stdout, "config OK: %s\n%s", *path, cfg.Summary())
+	if tokenErr == nil {
 		fmt.Fprintf(e.stdout, "  %-12s found in %s\n", "token:", source)
-	case errors.Is(err, config.ErrNoToken):
+	} else {
 		// Not an error here: under systemd the credential exists only
 		// while the service runs.
-		fmt.Fprintf(e.stdout, "  %-12s not found here (%v)\n", "token:", err)
-	default:
-		fmt.Fprintf(e.stderr, "token: %v\n", err)
-		code = 1
+		fmt.Fprintf(e.stdout, "  %-12s not found here (%v)\n", "token:", tokenErr)
+	}
+	if onlineLine != "" {
+		fmt.Fprintf(e.stdout, "  %-12s %s\n", "lichess:", onlineLine)
 	}
 	// The default state directory depends on the environment: under
 	// systemd the service gets $STATE_DIRECTORY, which a shell does not.
@@ -64,5 +97,50 @@ func checkConfigCmd(e env, args []string) int {
 	for _, w := range cfg.Warnings() {
 		fmt.Fprintln(e.stderr, "warning:", w)
 	}
-	return code
+	return exitOK
+}
+
+func lichessBase(cfg *config.Config) string {
+	if cfg.Lichess.BaseURL == "" {
+		return lichess.DefaultBaseURL
+	}
+	return cfg.Lichess.BaseURL
+}
+
+// checkOnline asks Lichess about the token, as the daemon does at start:
+// it must be accepted, have the bot:play scope and belong to a Bot
+// account. It returns a line for the summary, or an error for exitCode.
+func checkOnline(cfg *config.Config, token string) (string, error) {
+	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+	if err != nil {
+		return "", configError{err}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.Lichess.RequestTimeout)
+	defer cancel()
+	acct, scopes, err := c.CheckToken(ctx)
+	if err != nil {
+		return "", classifyLichess(err)
+	}
+	if !acct.IsBot() {
+		return "", fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot)
+	}
+	return fmt.Sprintf("token accepted by %s for Bot account %s (scopes %s)", c.BaseURL(), acct.Username, strings.Join(scopes, ",")), nil
+}
+
+// onlineVerdict is the last line of a failed online check.
+func onlineVerdict(err error) string {
+	switch {
+	case errors.Is(err, lichess.ErrMissingScope):
+		return "the token lacks the bot:play scope"
+	case errors.Is(err, lichess.ErrNotBot):
+		return "the account is not a Bot account"
+	case errors.Is(err, lichess.ErrTokenRefused):
+		return "the token is refused (revoked, expired or mistyped)"
+	case errors.Is(err, errUnavailable):
+		return "cannot reach Lichess; try again later"
+	case errors.Is(err, errTempFail):
+		return "Lichess is busy (rate limited); try again later"
+	}
+	return "the check failed"
 }

@@ -55,23 +55,23 @@ func demoCmd(e env, args []string) int {
 	ponder := fs.Bool("ponder", true, "think on the opponent's time")
 	verbose := fs.Bool("v", false, "show the bots' logs")
 	if !parseArgs(fs, args) {
-		return 2
+		return exitUsage
 	}
 	t, err := config.ParseTimeControl(*tc)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "demo: -tc:", err)
-		return 2
+		return exitUsage
 	}
 	if t.Base+40*t.Increment < 30*time.Second || t.Base%time.Second != 0 {
 		fmt.Fprintln(e.stderr, "demo: -tc: bots decline UltraBullet; give base + 40×increment of at least 30 s, in whole seconds (e.g. 1+0, 0.5+1, 2+1)")
-		return 2
+		return exitUsage
 	}
 	o := demoOpts{tc: t, movesLimit: *moves, depth: *depth, hashMB: *hash, ponder: *ponder, verbose: *verbose, logOut: e.stderr}
 	if _, err := runDemo(context.Background(), e.stdout, o); err != nil {
 		fmt.Fprintln(e.stderr, "demo:", err)
-		return 1
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }
 
 // decisionLog keeps the players' decisions by game and ply, for the eval
@@ -167,7 +167,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 		Challenge: client.ChallengePolicy{AcceptBots: true, MaxGames: 1},
 		Game:      client.GameSettings{AcceptDraws: true, DrawAfterMove: 30, DrawWithinCP: 0},
 		Chat: client.ChatSettings{Greeting: client.ChatMessages{Player: "Good luck, {opponent}!"},
-			Goodbye: client.ChatMessages{Player: "Good game!"}, Name: "ponderosa " + version},
+			Goodbye: client.ChatMessages{Player: "Good game!"}, Name: "ponderosa " + appVersion()},
 		// The server is local: no network lag to leave room for.
 		Clock: client.ClockSettings{MoveOverhead: 30 * time.Millisecond},
 	}
@@ -178,7 +178,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	for _, acct := range []struct{ name, token string }{{demoWhite, demoWhiteToken}, {demoBlack, demoBlackToken}} {
 		l := logger.With().Str("bot", acct.name).Logger()
 		c, err := lichess.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: acct.token}),
-			lichess.WithLogger(l), lichess.WithUserAgent("ponderosa-demo/"+version))
+			lichess.WithLogger(l), lichess.WithUserAgent("ponderosa-demo/"+appVersion()))
 		if err != nil {
 			return none, err
 		}

@@ -8,9 +8,6 @@ import (
 	"os"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // defaultConfigPath is the -config flag's default.
 const defaultConfigPath = "config.yaml"
 
@@ -38,12 +35,12 @@ func main() {
 	os.Exit(run(env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:]))
 }
 
-// run dispatches to one function per subcommand and returns the exit code:
-// 0 success, 1 failure, 2 bad usage.
+// run dispatches to one function per subcommand and returns the exit code
+// (exitcodes.go: 0 success, 64 bad usage, 78 configuration error, ...).
 func run(e env, args []string) int {
 	if len(args) == 0 {
 		usage(e.stderr)
-		return 2
+		return exitUsage
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
@@ -66,11 +63,11 @@ func run(e env, args []string) int {
 		return bookCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
-		return 0
+		return exitOK
 	default:
 		fmt.Fprintf(e.stderr, "ponderosa: unknown command %q\n", cmd)
 		usage(e.stderr)
-		return 2
+		return exitUsage
 	}
 }
 
@@ -96,8 +93,9 @@ func newFlagSet(e env, name string, usage ...string) *flag.FlagSet {
 	return fs
 }
 
-// parseArgs parses a subcommand's arguments. It is false (exit status 2)
-// on a bad flag or a stray argument, after the usage has been printed.
+// parseArgs parses a subcommand's arguments. It is false (exit status
+// exitUsage) on a bad flag or a stray argument, or for -h, after the usage
+// has been printed.
 func parseArgs(fs *flag.FlagSet, args []string) bool {
 	if err := fs.Parse(args); err != nil {
 		return false

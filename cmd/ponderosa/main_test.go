@@ -18,10 +18,10 @@ func runWith(t *testing.T, environ map[string]string, args ...string) (int, stri
 }
 
 func TestUsage(t *testing.T) {
-	if code, _, stderr := runWith(t, nil); code != 2 || !strings.Contains(stderr, "check-config") {
+	if code, _, stderr := runWith(t, nil); code != exitUsage || !strings.Contains(stderr, "check-config") {
 		t.Errorf("no command: code %d, stderr %q", code, stderr)
 	}
-	if code, _, stderr := runWith(t, nil, "frobnicate"); code != 2 || !strings.Contains(stderr, `unknown command "frobnicate"`) {
+	if code, _, stderr := runWith(t, nil, "frobnicate"); code != exitUsage || !strings.Contains(stderr, `unknown command "frobnicate"`) {
 		t.Errorf("unknown command: code %d, stderr %q", code, stderr)
 	}
 	code, stdout, _ := runWith(t, nil, "help")
@@ -40,7 +40,7 @@ func TestVersion(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "ponderosa dev (go") {
 		t.Errorf("version: code %d, %q", code, stdout)
 	}
-	if code, _, _ := runWith(t, nil, "version", "extra"); code != 2 {
+	if code, _, _ := runWith(t, nil, "version", "extra"); code != exitUsage {
 		t.Errorf("version with an argument: code %d", code)
 	}
 }
@@ -107,21 +107,22 @@ func TestCheckConfig(t *testing.T) {
 		{
 			name:   "bad file",
 			args:   []string{"-config", writeConfig(t, "challenge:\n  concurrency: 2\n  incremnt: 3\nlog:\n  level: loud\n")},
-			code:   1,
+			code:   exitConfig,
 			stderr: []string{`line 3: unknown key "incremnt" in challenge`, `line 5: log.level: "loud" is not one of`, "config NOT OK: 2 problem(s)"},
 		},
 		{
 			name:   "missing file",
 			args:   []string{"-config", filepath.Join(t.TempDir(), "none.yaml")},
-			code:   1,
-			stderr: []string{"no such file"},
+			code:   exitConfig,
+			stderr: []string{"no such file", "config NOT OK"},
 		},
 		{
-			name:   "token file open to others",
-			args:   []string{"-config", writeConfig(t, "lichess:\n  token_file: "+worldReadable+"\n")},
-			code:   1,
-			stdout: []string{"config OK"},
-			stderr: []string{"chmod 600 " + worldReadable},
+			// A problem, reported before any OK: the bot would refuse it.
+			name:       "token file open to others",
+			args:       []string{"-config", writeConfig(t, "lichess:\n  token_file: "+worldReadable+"\n")},
+			code:       exitConfig,
+			stderr:     []string{"chmod 600 " + worldReadable, "config NOT OK: the token cannot be used"},
+			notOutputs: []string{"config OK"},
 		},
 		{
 			name:   "warnings",
@@ -132,17 +133,20 @@ func TestCheckConfig(t *testing.T) {
 		{
 			name: "stray argument",
 			args: []string{"extra"},
-			code: 2,
+			code: exitUsage,
 		},
 		{
 			name: "bad flag",
 			args: []string{"-cfg", "x"},
-			code: 2,
+			code: exitUsage,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			code, stdout, stderr := runWith(t, tt.environ, append([]string{"check-config"}, tt.args...)...)
+			if code != exitOK && strings.Contains(stdout, "config OK") {
+				t.Errorf("exit code %d after \"config OK\"", code)
+			}
 			if code != tt.code {
 				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -11,7 +12,8 @@ import (
 // streamMonitor watches the incoming-events stream from under the client's
 // HTTP transport: it tells when the stream is first open (for READY=1) and
 // when it last showed life (bytes read, keep-alive lines included, or a
-// reconnection attempt), for the watchdog.
+// reconnection attempt), for the watchdog. It also keeps the last failure
+// of any request (no answer, 5xx or 429), to say why a start failed.
 type streamMonitor struct {
 	base http.RoundTripper
 
@@ -20,6 +22,10 @@ type streamMonitor struct {
 	open      int
 	streaming chan struct{} // closed once the event stream answered 200
 	once      sync.Once
+	// troubleKind (errUnavailable or errTempFail) and trouble describe the
+	// last failed request.
+	troubleKind error
+	trouble     string
 }
 
 func newStreamMonitor(base http.RoundTripper) *streamMonitor {
@@ -42,11 +48,14 @@ func (m *streamMonitor) touch() {
 // RoundTrip implements http.RoundTripper.
 func (m *streamMonitor) RoundTrip(r *http.Request) (*http.Response, error) {
 	if !isEventStream(r) {
-		return m.base.RoundTrip(r)
+		resp, err := m.base.RoundTrip(r)
+		m.noteTrouble(r, resp, err)
+		return resp, err
 	}
 	m.touch()
 	resp, err := m.base.RoundTrip(r)
 	if err != nil || resp.StatusCode != http.StatusOK {
+		m.noteTrouble(r, resp, err)
 		return resp, err
 	}
 	m.once.Do(func() { close(m.streaming) })
@@ -56,6 +65,41 @@ func (m *streamMonitor) RoundTrip(r *http.Request) (*http.Response, error) {
 	m.mu.Unlock()
 	resp.Body = &monitoredBody{ReadCloser: resp.Body, m: m}
 	return resp, nil
+}
+
+// noteTrouble records a request that got no answer, a server error or a
+// rate limit.
+func (m *streamMonitor) noteTrouble(r *http.Request, resp *http.Response, err error) {
+	var kind error
+	var what string
+	switch {
+	case err != nil:
+		if r.Context().Err() != nil {
+			return // given up by the client, not a failure of Lichess
+		}
+		kind, what = errUnavailable, fmt.Sprintf("%s %s: %v", r.Method, r.URL.Path, err)
+	case resp.StatusCode == http.StatusTooManyRequests:
+		kind, what = errTempFail, fmt.Sprintf("%s %s: HTTP %d (rate limited)", r.Method, r.URL.Path, resp.StatusCode)
+	case resp.StatusCode >= 500:
+		kind, what = errUnavailable, fmt.Sprintf("%s %s: HTTP %d", r.Method, r.URL.Path, resp.StatusCode)
+	default:
+		return
+	}
+	m.mu.Lock()
+	m.troubleKind, m.trouble = kind, what
+	m.mu.Unlock()
+}
+
+// StartTrouble says why the bot is not connected: the kind of the last
+// failed request (errUnavailable or errTempFail; errUnavailable when none
+// failed) and what it was.
+func (m *streamMonitor) StartTrouble() (kind error, what string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.troubleKind == nil {
+		return errUnavailable, "no answer from Lichess"
+	}
+	return m.troubleKind, m.trouble
 }
 
 // Streaming is closed once the event stream has been opened.

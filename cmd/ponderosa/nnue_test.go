@@ -55,8 +55,8 @@ func TestBenchCommandNNUE(t *testing.T) {
 		want string
 	}{
 		{[]string{"bench", "-eval", "nnue", "-evalfile", bad, "2"}, 1, "bad NNUE net file"},
-		{[]string{"bench", "-eval", "neural", "2"}, 2, "want classical, nnue or both"},
-		{[]string{"bench", "-evalfile"}, 2, "flag needs an argument"},
+		{[]string{"bench", "-eval", "neural", "2"}, exitUsage, "want classical, nnue or both"},
+		{[]string{"bench", "-evalfile"}, exitUsage, "flag needs an argument"},
 	} {
 		code, _, stderr := runWith(t, nil, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {

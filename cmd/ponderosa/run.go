@@ -34,7 +34,7 @@ func runCmd(e env, args []string) int {
 	)
 	path := fs.String("config", defaultConfigPath, "the configuration file")
 	if !parseArgs(fs, args) {
-		return 2
+		return exitUsage
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
@@ -47,9 +47,8 @@ func runCmd(e env, args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa run:", err)
-		return 1
 	}
-	return 0
+	return exitCode(err)
 }
 
 // daemonOpts is what runDaemon needs from the process (tests give their
@@ -68,16 +67,32 @@ type daemonOpts struct {
 	onReady func(*client.Bot)
 	// onReload, if set, is called after each reload attempt with its error.
 	onReload func(error)
+	// startWindow bounds the start-up: not connected to Lichess by then,
+	// the daemon gives up (0: defaultStartWindow).
+	startWindow time.Duration
 }
 
-// errConfig marks errors that come from the configuration file itself.
-var errConfig = errors.New("configuration")
+// defaultStartWindow is how long the daemon tries to reach Lichess at
+// start-up before it exits (exitUnavailable or exitTempFail): less than
+// systemd's default TimeoutStartSec (90 s), so that the exit code, not a
+// time-out, tells what went wrong, and Restart=on-failure tries again.
+const defaultStartWindow = 75 * time.Second
+
+// configError marks err as a configuration error (exitConfig) without
+// changing its text.
+type configError struct{ err error }
+
+func (e configError) Error() string        { return e.err.Error() }
+func (e configError) Unwrap() error        { return e.err }
+func (e configError) Is(target error) bool { return target == errConfig }
 
 // runDaemon runs the bot until it is stopped: a stop signal or ctx ending
 // both begin a drain (no new games; running games may finish within
 // shutdown.grace_period, then what is left is aborted or resigned, each
 // logged); a second stop signal ends at once, leaving running games on
-// Lichess (logged). It returns an error only when the bot cannot start.
+// Lichess (logged). It returns an error when the bot cannot start, or when
+// Lichess refuses the token while it runs (matching
+// lichess.ErrTokenRefused); exitCode maps it to the exit code.
 func runDaemon(ctx context.Context, o daemonOpts) error {
 	cfg, err := config.Load(o.configPath)
 	if err != nil {
@@ -101,17 +116,17 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	log := logging.New(red, cfg.Log.Level, cfg.Log.Format, logging.WithGetenv(o.getenv))
 	token, source, err := config.LoadTokenEnv(cfg, o.getenv)
 	if err != nil {
-		return fmt.Errorf("token: %w", err)
+		return configError{fmt.Errorf("token: %w", err)}
 	}
 	red.Add(token)
 	stateDir, stateFrom, err := cfg.ResolveStateDir(o.getenv)
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	if err := makeStateDir(stateDir); err != nil {
-		return err
+		return configError{err}
 	}
-	log.Info().Str("version", version).Str("config", o.configPath).Str("token_from", source).
+	log.Info().Str("version", appVersion()).Str("config", o.configPath).Str("token_from", source).
 		Str("state_dir", stateDir).Str("state_dir_from", stateFrom).Str("pgn_dir", cfg.ResolvePGNDir(stateDir)).
 		Str("log_file", cfg.Log.File).Bool("journal", logging.OnJournal(red, o.getenv)).
 		Msg("ponderosa starting")
@@ -120,21 +135,22 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
 		lichess.WithHTTPClient(&http.Client{Transport: mon}),
 		lichess.WithLogger(log),
-		lichess.WithUserAgent("ponderosa/"+version),
+		lichess.WithUserAgent("ponderosa/"+appVersion()),
 		lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout),
 		lichess.WithStreamIdleTimeout(cfg.Lichess.StreamReadTimeout))
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	// A refused token, a missing scope or a non-bot account stop here with
-	// a clear error; when Lichess cannot be reached the bot retries.
+	// a clear error; when Lichess cannot be reached the bot retries, for
+	// the start window.
 	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
 	acct, _, err := c.CheckToken(startCtx)
 	cancelStart()
 	switch code := lichess.StatusCode(err); {
 	case err == nil:
 		if !acct.IsBot() {
-			return fmt.Errorf("account %s is not a Bot account: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, o.configPath)
+			return fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot, o.configPath)
 		}
 	case errors.Is(err, lichess.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
 		return err
@@ -146,7 +162,7 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	cpu := cpuShare(cfg, nil) // the built-in engine's threads, for the life of the process
 	pf, err := playerFactory(cfg, log, cpu)
 	if err != nil {
-		return err
+		return configError{err}
 	}
 
 	players := newSwappableFactory(pf)
@@ -158,9 +174,21 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	go func() { runDone <- bot.Run(runCtx) }()
 
 	// Until the event stream is open there is no game to finish: a stop
-	// ends at once.
+	// ends at once. Not open within the start window, the daemon gives up.
+	window := o.startWindow
+	if window <= 0 {
+		window = defaultStartWindow
+	}
+	startTimer := time.NewTimer(window)
+	defer startTimer.Stop()
 	for connected := false; !connected; {
 		select {
+		case <-startTimer.C:
+			cancelRun()
+			<-runDone
+			kind, what := mon.StartTrouble()
+			log.Error().Str("last_error", what).Dur("start_window", window).Msg("cannot connect to Lichess: giving up")
+			return fmt.Errorf("%w: not connected within %v (last: %s)", kind, window, what)
 		case <-mon.Streaming():
 			connected = true
 		case err := <-runDone:
@@ -195,8 +223,8 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 	if o.onReady != nil {
 		o.onReady(bot)
 	}
-	window := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second // idle timeout + longest reconnect backoff + slack
-	go sdWatchdog(runCtx, func() bool { return mon.Healthy(window) }, func(err error) {
+	healthy := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second // idle timeout + longest reconnect backoff + slack
+	go sdWatchdog(runCtx, func() bool { return mon.Healthy(healthy) }, func(err error) {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
@@ -251,7 +279,7 @@ func (d *botDaemon) loop(ctx context.Context, sigs <-chan os.Signal, runDone <-c
 	lastStatus := status
 	for {
 		select {
-		case err := <-runDone: // Run ends on its own only on a start-up error
+		case err := <-runDone: // Run ends on its own only on a start-up error or a refused token
 			if err == nil {
 				err = errors.New("bot stopped unexpectedly")
 			}

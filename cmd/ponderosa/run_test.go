@@ -361,14 +361,14 @@ func TestRunDaemonStateDirError(t *testing.T) {
 func TestRunCommandErrors(t *testing.T) {
 	bad := writeConfig(t, "challenge:\n  concurrency: 0\n  incremnt: 3\n")
 	code, _, stderr := runWith(t, nil, "run", "-config", bad)
-	if code != 1 || !strings.Contains(stderr, `line 3: unknown key "incremnt"`) || !strings.Contains(stderr, "challenge.concurrency") {
+	if code != exitConfig || !strings.Contains(stderr, `line 3: unknown key "incremnt"`) || !strings.Contains(stderr, "challenge.concurrency") {
 		t.Errorf("malformed config: code %d, stderr:\n%s", code, stderr)
 	}
 	code, _, stderr = runWith(t, nil, "run", "-config", bad+".missing")
-	if code != 1 || !strings.Contains(stderr, "no such file") {
+	if code != exitConfig || !strings.Contains(stderr, "no such file") {
 		t.Errorf("missing config: code %d, stderr:\n%s", code, stderr)
 	}
-	if code, _, _ := runWith(t, nil, "run", "stray"); code != 2 {
+	if code, _, _ := runWith(t, nil, "run", "stray"); code != exitUsage {
 		t.Errorf("stray argument: code %d", code)
 	}
 }

@@ -88,7 +88,7 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		Chat: client.ChatSettings{
 			Greeting: client.ChatMessages{Player: g.Greeting.Player, Spectator: g.Greeting.Spectator},
 			Goodbye:  client.ChatMessages{Player: g.Goodbye.Player, Spectator: g.Goodbye.Spectator},
-			Name:     "ponderosa " + version,
+			Name:     "ponderosa " + appVersion(),
 		},
 		Correspondence: client.CorrespondenceSettings{
 			MoveTime:       cfg.Correspondence.MoveTime,

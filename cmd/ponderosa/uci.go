@@ -18,7 +18,7 @@ const engineAuthor = "the ponderosa authors"
 func uciCmd(e env, args []string, in io.Reader) int {
 	if len(args) > 0 {
 		fmt.Fprintln(e.stderr, "usage: ponderosa uci")
-		return 2
+		return exitUsage
 	}
 	// stdout is the GUI's: errors (a recovered panic, with its stack) go
 	// to stderr.
@@ -26,11 +26,11 @@ func uciCmd(e env, args []string, in io.Reader) int {
 	b := uci.NewEngineBackend()
 	b.SetLogger(log)
 	defer b.Close()
-	srv := uci.NewServer("ponderosa "+version, engineAuthor, b)
+	srv := uci.NewServer("ponderosa "+appVersion(), engineAuthor, b)
 	srv.Logger = log
 	if err := srv.Run(context.Background(), in, e.stdout); err != nil {
 		fmt.Fprintln(e.stderr, "ponderosa uci:", err)
-		return 1
+		return exitFailure
 	}
-	return 0
+	return exitOK
 }

@@ -25,7 +25,7 @@ func TestUCICommand(t *testing.T) {
 			t.Errorf("uci output lacks %q:\n%s", want, out)
 		}
 	}
-	if code, _, _ := runWith(t, nil, "uci", "extra"); code != 2 {
+	if code, _, _ := runWith(t, nil, "uci", "extra"); code != exitUsage {
 		t.Errorf("uci with an argument: code %d, want 2", code)
 	}
 }
@@ -45,7 +45,7 @@ func TestBenchCommand(t *testing.T) {
 		t.Errorf("bench 4 printed %d nodes, search.Bench gives %d (%v)", n, res.Nodes, err)
 	}
 	for _, args := range [][]string{{"bench", "x"}, {"bench", "0"}, {"bench", "3", "4"}} {
-		if code, _, _ := runWith(t, nil, args...); code != 2 {
+		if code, _, _ := runWith(t, nil, args...); code != exitUsage {
 			t.Errorf("%v: code %d, want 2", args, code)
 		}
 	}

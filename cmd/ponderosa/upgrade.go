@@ -23,45 +23,45 @@ func upgradeCmd(e env, args []string) int {
 	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
 	confirm := fs.Bool("confirm", false, "really upgrade: this is irreversible")
 	if !parseArgs(fs, args) {
-		return 2
+		return exitUsage
 	}
 	cfg, err := config.Load(*path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, *path)
-		return 1
+		return exitConfig
 	}
 	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
 	if err != nil {
 		fmt.Fprintln(e.stderr, "token:", err)
-		return 1
+		return exitConfig
 	}
 	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		lichess.WithUserAgent("ponderosa/"+version), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
-		return 1
+		return exitConfig
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	acct, _, err := c.CheckToken(ctx)
 	if err != nil {
 		fmt.Fprintln(e.stderr, err)
-		return 1
+		return exitCode(classifyLichess(err))
 	}
 	if acct.IsBot() {
 		fmt.Fprintf(e.stdout, "%s is already a Bot account: nothing to do.\n", acct.Username)
-		return 0
+		return exitOK
 	}
 	if !*confirm {
 		fmt.Fprintf(e.stderr, "NOT upgraded: this would turn %s (%s) into a Bot account for good; Lichess cannot undo it,\n"+
 			"and the account must not have played any game. If that is what you want, run again with -confirm:\n"+
 			"  ponderosa upgrade -confirm -config %s\n", acct.Username, c.BaseURL(), *path)
-		return 1
+		return exitUsage
 	}
 	if err := c.UpgradeToBot(ctx); err != nil {
 		fmt.Fprintln(e.stderr, err)
-		return 1
+		return exitFailure
 	}
 	fmt.Fprintf(e.stdout, "%s is now a Bot account.\n", acct.Username)
-	return 0
+	return exitOK
 }

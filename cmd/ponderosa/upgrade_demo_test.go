@@ -25,7 +25,7 @@ func TestUpgrade(t *testing.T) {
 	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_newbot"}
 
 	code, stdout, stderr := runWith(t, env, "upgrade", "-config", cfg)
-	if code != 1 || !strings.Contains(stderr, "NOT upgraded") || !strings.Contains(stderr, "-confirm") || !strings.Contains(stderr, "NewBot") {
+	if code != exitUsage || !strings.Contains(stderr, "NOT upgraded") || !strings.Contains(stderr, "-confirm") || !strings.Contains(stderr, "NewBot") {
 		t.Fatalf("without -confirm: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if srv.IsBot("NewBot") {
@@ -45,7 +45,7 @@ func TestUpgrade(t *testing.T) {
 	if strings.Contains(stdout+stderr, "lip_newbot") {
 		t.Error("the token was printed")
 	}
-	if code, _, stderr := runWith(t, nil, "upgrade", "-confirm", "-config", cfg); code != 1 || !strings.Contains(stderr, "no Lichess token") {
+	if code, _, stderr := runWith(t, nil, "upgrade", "-confirm", "-config", cfg); code != exitConfig || !strings.Contains(stderr, "no Lichess token") {
 		t.Errorf("no token: code %d, %s", code, stderr)
 	}
 }
@@ -104,7 +104,7 @@ func TestDemo(t *testing.T) {
 
 func TestDemoFlags(t *testing.T) {
 	for _, args := range [][]string{{"-tc", "0.25+0"}, {"-tc", "fast"}, {"extra"}} {
-		if code, _, _ := runWith(t, nil, append([]string{"demo"}, args...)...); code != 2 {
+		if code, _, _ := runWith(t, nil, append([]string{"demo"}, args...)...); code != exitUsage {
 			t.Errorf("demo %v: code %d, want 2", args, code)
 		}
 	}

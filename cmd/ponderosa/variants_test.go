@@ -37,7 +37,7 @@ func TestCheckConfigVariantEngines(t *testing.T) {
 	}
 	bad := writeConfig(t, variantEngineConfig(t, "crazyhouse", "atomic"))
 	code, stdout, stderr = runWith(t, nil, "check-config", "-config", bad)
-	if code != 1 || !strings.Contains(stderr, `engine.variants.atomic: `) || !strings.Contains(stderr, `(Fake Variant Engine) does not play atomic: its UCI_Variant does not list "atomic"`) ||
+	if code != exitConfig || !strings.Contains(stderr, `engine.variants.atomic: `) || !strings.Contains(stderr, `(Fake Variant Engine) does not play atomic: its UCI_Variant does not list "atomic"`) ||
 		strings.Contains(stderr, "engine.variants.crazyhouse") || !strings.Contains(stderr, "config NOT OK") || strings.Contains(stdout, "config OK") {
 		t.Errorf("an engine that does not know atomic: code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -46,7 +46,7 @@ func TestCheckConfigVariantEngines(t *testing.T) {
 	legal.Setenv(t)
 	none := writeConfig(t, "engine:\n  variants:\n    horde: {path: "+legal.Path+"}\n")
 	code, _, stderr = runWith(t, nil, "check-config", "-config", none)
-	if code != 1 || !strings.Contains(stderr, "engine.variants.horde: ") || !strings.Contains(stderr, "has no UCI_Variant option, so it plays no variant") {
+	if code != exitConfig || !strings.Contains(stderr, "engine.variants.horde: ") || !strings.Contains(stderr, "has no UCI_Variant option, so it plays no variant") {
 		t.Errorf("a chess engine for horde: code %d\nstderr:\n%s", code, stderr)
 	}
 }
@@ -93,7 +93,7 @@ func TestPlayerFactoryVariants(t *testing.T) {
 func TestRunRefusesVariantEngineThatCannotPlay(t *testing.T) {
 	bad := writeConfig(t, variantEngineConfig(t, "atomic"))
 	code, _, stderr := runWith(t, map[string]string{"LICHESS_BOT_TOKEN": "lip_x"}, "run", "-config", bad)
-	if code != 1 || !strings.Contains(stderr, "ponderosa run: configuration "+bad) || !strings.Contains(stderr, `its UCI_Variant does not list "atomic"`) {
+	if code != exitConfig || !strings.Contains(stderr, "ponderosa run: configuration "+bad) || !strings.Contains(stderr, `its UCI_Variant does not list "atomic"`) {
 		t.Errorf("code %d, stderr:\n%s", code, stderr)
 	}
 }

@@ -74,6 +74,23 @@ func (s *Server) SetScopes(username string, scopes ...string) bool {
 	return true
 }
 
+// RevokeToken makes token unknown, as when its owner revokes it on Lichess:
+// every later request with it gets 401 {"error":"No such token"}, and
+// /api/token/test answers null for it. Streams already open stay open
+// (DropEventStream cuts one, as a network failure would). It reports whether
+// the token was known.
+func (s *Server) RevokeToken(token string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.tokens[token]
+	if a == nil {
+		return false
+	}
+	delete(s.tokens, token)
+	a.token = ""
+	return true
+}
+
 // IsBot reports whether username exists and is a bot account.
 func (s *Server) IsBot(username string) bool {
 	s.mu.Lock()

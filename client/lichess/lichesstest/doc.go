@@ -141,6 +141,8 @@
 //	DropAllStreams
 //	DropGameStreamsAfter(game, plies…)   cut a game's streams right after the state of these plies
 //	RepeatGameState(game)                write the current gameState again
+//	RevokeToken(token)                   every later request with the token gets 401 (open
+//	                                     streams stay open; SetScopes changes a token's scopes)
 //	Restart(down)                        cut all streams, refuse connections for down, listen again
 //	                                     on the same address; games and clocks go on
 //	InjectEventLine, InjectGameLine      write any raw line (e.g. an unknown event type)

@@ -512,3 +512,35 @@ func TestRecordStatusWhileStreaming(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestRevokeToken(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("bot", "tok", true, 1500)
+	s.AddAccount("other", "tok2", true, 1500)
+	base := s.URL()
+	st := openStream(t, base, "tok", "/api/stream/event")
+	wantStatus(t, get(t, base, "tok", "/api/account"), 200)
+
+	if !s.RevokeToken("tok") {
+		t.Fatal("RevokeToken of a known token reported false")
+	}
+	if s.RevokeToken("tok") || s.RevokeToken("nope") {
+		t.Error("RevokeToken of an unknown token reported true")
+	}
+	r := get(t, base, "tok", "/api/account")
+	wantStatus(t, r, http.StatusUnauthorized)
+	if str(r.body, "error") != "No such token" {
+		t.Errorf("401 body %s", r.raw)
+	}
+	wantStatus(t, get(t, base, "tok", "/api/stream/event"), http.StatusUnauthorized)
+	// The other account's token still works.
+	wantStatus(t, get(t, base, "tok2", "/api/account"), 200)
+	// The open stream is not cut by the revocation.
+	if !s.InjectEventLine("bot", `{"type":"ping"}`) {
+		t.Fatal("the event stream opened before the revocation is closed")
+	}
+	if m := st.next(t); m["type"] != "ping" {
+		t.Errorf("stream line %v", m)
+	}
+	st.cancel()
+}
