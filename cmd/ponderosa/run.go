@@ -46,9 +46,25 @@ func runCmd(e env, args []string) int {
 		signals:    sigs,
 	})
 	if err != nil {
-		fmt.Fprintln(e.stderr, "ponderosa run:", err)
+		fmt.Fprint(e.stderr, errorLines("ponderosa run: "+err.Error(), logging.OnJournal(e.stderr, e.getenv)))
 	}
 	return exitCode(err)
+}
+
+// errorLines is msg as lines for stderr; under journald each line starts
+// with the error priority (<3>), so that `journalctl -p err` shows why the
+// daemon stopped, a configuration error's every line included.
+func errorLines(msg string, journal bool) string {
+	if !journal {
+		return msg + "\n"
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimRight(msg, "\n"), "\n") {
+		b.WriteString("<3>")
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // daemonOpts is what runDaemon needs from the process (tests give their
@@ -93,7 +109,7 @@ func (e configError) Is(target error) bool { return target == errConfig }
 // Lichess (logged). It returns an error when the bot cannot start, or when
 // Lichess refuses the token while it runs (matching
 // lichess.ErrTokenRefused); exitCode maps it to the exit code.
-func runDaemon(ctx context.Context, o daemonOpts) error {
+func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	cfg, err := config.Load(o.configPath)
 	if err != nil {
 		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
@@ -108,12 +124,21 @@ func runDaemon(ctx context.Context, o daemonOpts) error {
 		if logFile, err = logging.OpenFile(cfg.Log.File); err != nil {
 			return fmt.Errorf("%w %s:\nlog.file: %w", errConfig, o.configPath, err)
 		}
-		defer logFile.Close()
 		logOut = logFile
 	}
 	red := logging.Redact(logOut)
 	// Under systemd each line carries its journald priority.
 	log := logging.New(red, cfg.Log.Level, cfg.Log.Format, logging.WithGetenv(o.getenv))
+	if logFile != nil {
+		// The error that ends the daemon goes into the log file too (runCmd
+		// writes it to stderr). The file is not closed: goroutines still
+		// stopping may log, and the process ends soon after.
+		defer func() {
+			if err != nil {
+				log.Error().Err(err).Msg("ponderosa run stopped")
+			}
+		}()
+	}
 	token, source, err := config.LoadTokenEnv(cfg, o.getenv)
 	if err != nil {
 		return configError{fmt.Errorf("token: %w", err)}

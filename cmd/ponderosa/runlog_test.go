@@ -198,3 +198,52 @@ func TestRunDaemonLogFileUnwritable(t *testing.T) {
 		t.Errorf("runDaemon = %v, want a log.file error", err)
 	}
 }
+
+// The error that ends the daemon after its logger exists (here the token
+// refused at start) goes into log.file at error level, not only to stderr.
+func TestRunDaemonErrorInLogFile(t *testing.T) {
+	r := newRunEnv(t, true)
+	logPath := filepath.Join(t.TempDir(), "ponderosa.log")
+	cfg := strings.Replace(runConfig(t, r.srv.URL(), ""), "  format: json\n", "  format: json\n  file: "+logPath+"\n", 1)
+	if err := os.WriteFile(r.cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := runDaemon(r.ctx, daemonOpts{configPath: r.cfgPath, getenv: func(k string) string {
+		if k == "LICHESS_BOT_TOKEN" {
+			return "lip_not-a-token-the-server-knows"
+		}
+		return ""
+	}, logOut: r.logs, signals: r.sigs})
+	if exitCode(err) != exitNoPerm {
+		t.Fatalf("runDaemon = %v (exit %d), want a refused token (%d)", err, exitCode(err), exitNoPerm)
+	}
+	var found bool
+	for _, line := range readLines(t, logPath) {
+		var ev struct{ Level, Message, Error string }
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Message == "ponderosa run stopped" {
+			found = ev.Level == "error" && ev.Error == err.Error()
+		}
+	}
+	if !found {
+		t.Errorf("log file lacks the stopping error at error level:\n%s", strings.Join(readLines(t, logPath), "\n"))
+	}
+}
+
+// Under journald every line of the error that ends `ponderosa run` has
+// the error priority, so that `journalctl -p err` shows it whole.
+func TestErrorLines(t *testing.T) {
+	msg := "ponderosa run: configuration config.yaml:\nline 3: unknown key \"foo\"\nline 9: bad value"
+	if got, want := errorLines(msg, false), msg+"\n"; got != want {
+		t.Errorf("off the journal: %q, want %q", got, want)
+	}
+	got := errorLines(msg, true)
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("on the journal: %q, want 3 lines", got)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "<3>") {
+			t.Errorf("line %q lacks the error priority", l)
+		}
+	}
+}
