@@ -290,7 +290,13 @@ func (t *translator) engine(e *section) {
 			case v == nil:
 				x.args = append(x.args, "--"+k.Value)
 			case v.Kind == yaml.ScalarNode:
-				x.args = append(x.args, "--"+k.Value+"="+v.Value)
+				// lichess-bot writes the value as Python prints it:
+				// a YAML 1.1 boolean is True or False.
+				val := v.Value
+				if b, ok := pyBool(v); ok {
+					val = map[bool]string{true: "True", false: "False"}[b]
+				}
+				x.args = append(x.args, "--"+k.Value+"="+val)
 			default:
 				engineOpts.wrongType(k.Value, v, "a value")
 			}
@@ -349,26 +355,29 @@ func (t *translator) engine(e *section) {
 	e.dropUnless("silence_stderr", "false", "false: ponderosa too shows an engine's stderr lines (logged at warning level)",
 		"ponderosa always logs an engine's stderr lines, at warning level")
 	for _, k := range []struct{ key, what string }{
-		{"polyglot", "opening books"},
 		{"online_moves", "online opening books and tablebases"},
 		{"lichess_bot_tbs", "endgame tablebases read by the bot"},
-		{"draw_or_resign", "draw and resign rules by score and tablebase; until then ponderosa's own game.draw and game.resign decide, " +
-			"with their defaults (resign_enabled, resign_score, resign_moves are close to game.resign's enabled, below_cp, for_moves)"},
 	} {
 		e.drop(KindLater, k.key, "not yet supported (issue 12 will add them): "+k.what)
 	}
+	t.polyglot(e)
+	t.drawOrResign(e)
 	engineOpts.rest()
 	uciOpts.rest()
 	e.rest()
 }
 
-// managedOptions are UCI options the bot sets itself, which
-// engine.external.options may not hold (lichess-bot, through python-chess,
-// leaves them out too).
+// managedOptions are the UCI options python-chess manages itself, which
+// lichess-bot therefore never sends to the engine from uci_options (it
+// removes them); the import leaves them out too. ponderosa sets Ponder,
+// UCI_Chess960 and UCI_Variant itself (engine.external.options may not
+// hold them); MultiPV it neither sets nor forbids, but lichess-bot's
+// engine never got it, so the engine keeps its own default.
 var managedOptions = map[string]string{
-	"ponder":       "set by ponderosa from engine.ponder",
-	"uci_chess960": "set by ponderosa for each game",
-	"uci_variant":  "set by ponderosa for each game",
+	"ponder":       "lichess-bot never sent it, and ponderosa sets it itself from engine.ponder: left out",
+	"uci_chess960": "lichess-bot never sent it, and ponderosa sets it itself for each game: left out",
+	"uci_variant":  "lichess-bot never sent it, and ponderosa sets it itself for each game: left out",
+	"multipv":      "lichess-bot never sent it: left out",
 }
 
 func (t *translator) uciOptions(s *section, into map[string]string) {
@@ -379,7 +388,7 @@ func (t *translator) uciOptions(s *section, into map[string]string) {
 			continue
 		}
 		if why, ok := managedOptions[strings.ToLower(name)]; ok {
-			s.drop(KindChanged, name, why+": left out")
+			s.drop(KindChanged, name, why)
 			continue
 		}
 		v := s.take(name)
@@ -387,7 +396,12 @@ func (t *translator) uciOptions(s *section, into map[string]string) {
 		case v == nil:
 			into[name] = ""
 		case v.Kind == yaml.ScalarNode:
+			// python-chess sends a boolean (YAML 1.1: yes, on, True...)
+			// as true or false.
 			into[name] = v.Value
+			if b, ok := pyBool(v); ok {
+				into[name] = strconv.FormatBool(b)
+			}
 		default:
 			s.wrongType(name, v, "a value")
 		}

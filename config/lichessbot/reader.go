@@ -171,6 +171,24 @@ var yaml11Bools = map[string]bool{
 	"false": false, "no": false, "off": false,
 }
 
+// pyYAMLBools are the plain scalars PyYAML (YAML 1.1) reads as booleans,
+// in the spellings it takes.
+var pyYAMLBools = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "true": true, "True": true, "TRUE": true, "on": true, "On": true, "ON": true,
+	"no": false, "No": false, "NO": false, "false": false, "False": false, "FALSE": false, "off": false, "Off": false, "OFF": false,
+}
+
+// pyBool reports the boolean lichess-bot reads from n, a scalar; ok is
+// false when PyYAML reads it as something else (a quoted "yes" is text).
+func pyBool(n *yaml.Node) (b, ok bool) {
+	if n.Kind != yaml.ScalarNode || n.Style != 0 { // quoted, or with a tag such as !!str
+
+		return false, false
+	}
+	b, ok = pyYAMLBools[n.Value]
+	return b, ok
+}
+
 func (s *section) boolean(key string, def bool) bool {
 	n := s.take(key)
 	if n == nil {
