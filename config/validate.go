@@ -292,6 +292,10 @@ func (v *validator) variants(key string, vs []string, need bool) {
 	}
 }
 
+// IsUsername reports whether name has the form of a Lichess username, as
+// the block and allow lists require.
+func IsUsername(name string) bool { return usernameRE.MatchString(name) }
+
 func (v *validator) usernames(key string, names []string) {
 	for i, n := range names {
 		if !usernameRE.MatchString(n) {

@@ -183,6 +183,7 @@ type translator struct {
 
 	accept         bool     // challenges are accepted
 	noGames        bool     // concurrency 0: lichess-bot plays no game at all
+	noBotGames     bool     // every slot is reserved for humans: lichess-bot plays no bot
 	challengeBlock []string // challenge.block_list
 }
 
@@ -416,6 +417,10 @@ var (
 	realTimeSpeeds   = []string{"bullet", "blitz", "rapid", "classical"}
 )
 
+// maxConcurrency is the most games ponderosa's challenge.concurrency and
+// max_simultaneous_games_per_user take.
+const maxConcurrency = 64
+
 func (t *translator) challenge(c *section) {
 	concurrency := c.integer("concurrency", 1)
 	reserved := c.integer("games_reserved_for_humans", 0)
@@ -427,26 +432,52 @@ func (t *translator) challenge(c *section) {
 		concurrency, accept = 1, false
 		t.noGames = true
 	}
+	if concurrency > maxConcurrency {
+		t.r.note(KindChanged, c.keyLine("concurrency"), "challenge.concurrency",
+			"%d: ponderosa plays at most %d real-time games at once: written as %d", concurrency, maxConcurrency, maxConcurrency)
+		concurrency = maxConcurrency
+	}
 	t.b.set(p("challenge.accept"), accept, "")
-	t.b.set(p("challenge.concurrency"), concurrency, from(c, "concurrency"))
+	concurrencyFrom := from(c, "concurrency")
+	t.b.set(p("challenge.concurrency"), concurrency, concurrencyFrom)
 
 	acceptBots := c.boolean("accept_bot", false)
 	onlyBots := c.boolean("only_bot", false)
 	acceptHumans := !onlyBots
 	reserved = min(max(reserved, 0), concurrency)
-	if reserved == concurrency && reserved > 0 && acceptBots {
-		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
-			"reserves every slot for humans, so lichess-bot plays no bot: written as accept_bots: false and no reserved slots")
-		acceptBots, reserved = false, 0
-	}
-	if !acceptHumans && reserved > 0 {
-		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
-			"only_bot is true, so slots reserved for humans would stay empty: written as 0")
+	// lichess-bot plays at most concurrency - games_reserved_for_humans
+	// bots at once, challengers and its own matchmaking challenges alike.
+	botSlots := concurrency - reserved
+	switch {
+	case botSlots == 0 && !t.noGames:
+		t.noBotGames = true // matchmaking off, noted there
+		if acceptBots {
+			t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
+				"reserves every slot for humans, so lichess-bot plays no bot: written as accept_bots: false and no reserved slots")
+			acceptBots = false
+		}
 		reserved = 0
+	case !acceptHumans && reserved > 0:
+		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
+			"only_bot is true, so lichess-bot plays bots only, at most concurrency - games_reserved_for_humans = %d at once: "+
+				"written as concurrency: %d and no reserved slots", botSlots, botSlots)
+		concurrency, reserved = botSlots, 0
+		t.b.set(p("challenge.concurrency"), concurrency, concurrencyFrom+" - challenge.games_reserved_for_humans")
 	}
 	t.b.set(p("challenge.games_reserved_for_humans"), reserved, from(c, "games_reserved_for_humans"))
-	t.b.set(p("challenge.max_simultaneous_games_per_user"), c.integer("max_simultaneous_games_per_user", 5),
-		from(c, "max_simultaneous_games_per_user"))
+	perUser := c.integer("max_simultaneous_games_per_user", 5)
+	switch {
+	case perUser < 1:
+		t.r.note(KindChanged, c.keyLine("max_simultaneous_games_per_user"), "challenge.max_simultaneous_games_per_user",
+			"%d: lichess-bot then declines every challenge (\"later\"): written as challenge.accept: false", perUser)
+		perUser, accept = 1, false
+		t.b.set(p("challenge.accept"), false, "")
+	case perUser > maxConcurrency:
+		t.r.note(KindChanged, c.keyLine("max_simultaneous_games_per_user"), "challenge.max_simultaneous_games_per_user",
+			"%d: ponderosa takes at most %d: written as %d (no more games than that are played at once anyway)", perUser, maxConcurrency, maxConcurrency)
+		perUser = maxConcurrency
+	}
+	t.b.set(p("challenge.max_simultaneous_games_per_user"), perUser, from(c, "max_simultaneous_games_per_user"))
 	t.b.set(p("challenge.sort_by"), c.str("sort_by", "best"), from(c, "sort_by"))
 
 	// Variants.
@@ -498,6 +529,70 @@ func (t *translator) challenge(c *section) {
 		}
 	}
 
+	// Time bounds: lichess-bot's apply to every real-time speed.
+	minBase, maxBase := c.number("min_base", 0), c.number("max_base", math.Inf(1))
+	minInc, maxInc := c.number("min_increment", 0), c.number("max_increment", 180)
+	clamp := func(key string, f, hi float64) time.Duration {
+		if f > hi {
+			if !math.IsInf(f, 1) {
+				t.r.note(KindChanged, c.keyLine(key), "challenge."+key, "%v seconds is more than Lichess allows: written as %v", f, secs(hi))
+			}
+			f = hi
+		}
+		return secs(f)
+	}
+	bmin, bmax := clamp("min_base", minBase, 10800), clamp("max_base", maxBase, 10800)
+	imin, imax := clamp("min_increment", minInc, 180), clamp("max_increment", maxInc, 180)
+	// A lower bound above the upper one lets no real-time clock through.
+	var emptyRange []string
+	if bmin > bmax {
+		emptyRange = append(emptyRange, fmt.Sprintf("min_base (%v) is above max_base (%v)", bmin, bmax))
+		bmin = bmax
+	}
+	if imin > imax {
+		emptyRange = append(emptyRange, fmt.Sprintf("min_increment (%v) is above max_increment (%v)", imin, imax))
+		imin = imax
+	}
+	if len(emptyRange) > 0 {
+		var dropped []string
+		ours = slices.DeleteFunc(ours, func(s string) bool {
+			if slices.Contains(realTimeSpeeds, s) {
+				dropped = append(dropped, s)
+				return true
+			}
+			return false
+		})
+		msg := strings.Join(emptyRange, "; ") + ", so lichess-bot accepts no real-time challenge"
+		if len(dropped) > 0 {
+			msg += ": " + strings.Join(dropped, ", ") + " left out of challenge.speeds"
+		}
+		t.r.note(KindChanged, c.keyLine("min_base"), "challenge.min_base", "%s", msg)
+	}
+
+	// Days per move: lichess-bot accepts min_days <= days <= max_days;
+	// Lichess offers 1 to 14.
+	minDays, maxDays := c.number("min_days", 1), c.number("max_days", math.Inf(1))
+	dmin := int(math.Ceil(math.Min(math.Max(minDays, 1), 15)))
+	dmax := 14
+	if maxDays < 14 {
+		dmax = int(math.Floor(math.Max(maxDays, 0)))
+	}
+	if slices.Contains(ours, "correspondence") && maxDays > 14 {
+		t.r.note(KindChanged, c.keyLine("max_days"), "challenge.max_days",
+			"Lichess' longest correspondence is 14 days per move, and ponderosa declines games with no clock at all "+
+				"(which lichess-bot accepts when max_days is unlimited): written as days_max: 14")
+	}
+	if dmin > dmax {
+		if i := slices.Index(ours, "correspondence"); i >= 0 {
+			ours = slices.Delete(ours, i, i+1)
+			t.r.note(KindChanged, c.keyLine("min_days"), "challenge.min_days",
+				"min_days (%g) and max_days (%g) leave no days per move from 1 to 14, so lichess-bot accepts no correspondence challenge: "+
+					"correspondence left out of challenge.speeds", minDays, maxDays)
+		}
+		dmin, dmax = min(max(dmax, 1), 14), min(max(dmax, 1), 14)
+	}
+	dmin, dmax = min(max(dmin, 1), 14), min(max(dmax, 1), 14)
+
 	modes, _ := c.strList("modes")
 	for _, m := range modes {
 		if m != "rated" && m != "casual" {
@@ -529,20 +624,6 @@ func (t *translator) challenge(c *section) {
 	t.b.set(p("challenge.variants"), nonNil(t.variants), from(c, "variants"))
 	t.b.set(p("challenge.speeds"), append([]string{}, ours...), from(c, "time_controls"))
 
-	// Time bounds: lichess-bot's apply to every real-time speed.
-	minBase, maxBase := c.number("min_base", 0), c.number("max_base", math.Inf(1))
-	minInc, maxInc := c.number("min_increment", 0), c.number("max_increment", 180)
-	clamp := func(key string, f, hi float64) time.Duration {
-		if f > hi {
-			if !math.IsInf(f, 1) {
-				t.r.note(KindChanged, c.keyLine(key), "challenge."+key, "%v seconds is more than Lichess allows: written as %v", f, secs(hi))
-			}
-			f = hi
-		}
-		return secs(f)
-	}
-	bmin, bmax := clamp("min_base", minBase, 10800), clamp("max_base", maxBase, 10800)
-	imin, imax := clamp("min_increment", minInc, 180), clamp("max_increment", maxInc, 180)
 	comment := from(c, "min_base", "max_base", "min_increment", "max_increment")
 	for _, s := range realTimeSpeeds {
 		base := "challenge.time_controls." + s
@@ -556,19 +637,8 @@ func (t *translator) challenge(c *section) {
 		"ponderosa's time bounds apply to bots and humans alike: to require an increment in bullet from everyone, "+
 			"set challenge.time_controls.bullet.increment_min: 1s")
 
-	minDays, maxDays := c.number("min_days", 1), c.number("max_days", math.Inf(1))
-	dmin := int(math.Ceil(math.Max(minDays, 1)))
-	dmax := 14
-	if maxDays < 14 {
-		dmax = int(math.Floor(maxDays))
-	}
-	if slices.Contains(ours, "correspondence") && maxDays > 14 {
-		t.r.note(KindChanged, c.keyLine("max_days"), "challenge.max_days",
-			"Lichess' longest correspondence is 14 days per move, and ponderosa declines games with no clock at all "+
-				"(which lichess-bot accepts when max_days is unlimited): written as days_max: 14")
-	}
-	t.b.set(p("challenge.time_controls.correspondence.days_min"), min(dmin, 14), "")
-	t.b.set(p("challenge.time_controls.correspondence.days_max"), max(dmax, 1), "")
+	t.b.set(p("challenge.time_controls.correspondence.days_min"), dmin, "")
+	t.b.set(p("challenge.time_controls.correspondence.days_max"), dmax, "")
 	t.b.flow(p("challenge.time_controls.correspondence"), from(c, "min_days", "max_days"))
 
 	t.b.set(p("challenge.accept_rated"), rated, from(c, "modes"))
@@ -576,15 +646,42 @@ func (t *translator) challenge(c *section) {
 	t.b.set(p("challenge.accept_bots"), acceptBots, from(c, "accept_bot"))
 	t.b.set(p("challenge.accept_humans"), acceptHumans, from(c, "only_bot"))
 
+	declineAll := func(key, format string, args ...any) {
+		if accept {
+			t.r.note(KindChanged, c.keyLine(key), "challenge."+key, format+": written as challenge.accept: false", args...)
+			t.b.set(p("challenge.accept"), false, "")
+			accept = false
+		}
+	}
+
 	minR, maxR := c.integer("min_rating", 0), c.integer("max_rating", 4000)
-	t.b.set(p("challenge.opponent_rating.min"), min(max(minR, 0), 4000), "")
-	t.b.set(p("challenge.opponent_rating.max"), min(max(maxR, 0), 4000), "")
+	minR, maxR = min(max(minR, 0), 4000), min(max(maxR, 0), 4000)
+	if minR > maxR {
+		declineAll("min_rating", "min_rating (%d) is above max_rating (%d), so lichess-bot accepts no rated challenger", minR, maxR)
+		minR = maxR
+	}
+	t.b.set(p("challenge.opponent_rating.min"), minR, "")
+	t.b.set(p("challenge.opponent_rating.max"), maxR, "")
 	t.b.flow(p("challenge.opponent_rating"), from(c, "min_rating", "max_rating"))
 	c.dropUnless("rating_difference", "", "empty: nothing to carry over",
 		"ponderosa bounds the challenger's rating by challenge.opponent_rating only, not by a difference from the bot's own rating")
 
 	allow, _ := c.strList("allow_list")
 	block, _ := c.strList("block_list")
+	block = t.usernames(c, "block_list", block)
+	hadAllow := slices.ContainsFunc(allow, func(n string) bool { return n != "" })
+	allow = t.usernames(c, "allow_list", allow)
+	allow = slices.DeleteFunc(allow, func(n string) bool {
+		if slices.ContainsFunc(block, func(b string) bool { return strings.EqualFold(b, n) }) {
+			t.r.note(KindChanged, c.keyLine("allow_list"), "challenge.allow_list",
+				"%q is in block_list too, which lichess-bot looks at first: left out of allow_list", n)
+			return true
+		}
+		return false
+	})
+	if hadAllow && len(allow) == 0 {
+		declineAll("allow_list", "no name of allow_list is left, and lichess-bot accepts no one outside it")
+	}
 	t.b.set(p("challenge.allow_list"), nonNil(allow), from(c, "allow_list"))
 	t.b.set(p("challenge.block_list"), nonNil(block), from(c, "block_list"))
 
@@ -599,6 +696,24 @@ func (t *translator) challenge(c *section) {
 	c.rest()
 	t.challengeBlock = block
 	t.accept = accept
+}
+
+// usernames keeps the names of a block or allow list that can be Lichess
+// usernames (an empty one is no name, as lichess-bot reads it); another
+// matches no player, and ponderosa refuses it.
+func (t *translator) usernames(s *section, key string, names []string) []string {
+	var kept []string
+	for _, n := range names {
+		switch {
+		case n == "":
+		case config.IsUsername(n):
+			kept = append(kept, n)
+		default:
+			t.r.note(KindChanged, s.keyLine(key), join(s.path, key),
+				"%q is not a Lichess username (2 to 30 letters, digits, _ or -), so it matches no player: left out", n)
+		}
+	}
+	return kept
 }
 
 func nonNil(s []string) []string {
