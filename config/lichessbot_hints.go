@@ -64,7 +64,7 @@ var lichessBotHints = map[string]string{
 	"matchmaking.challenge_mode":               "here matchmaking.rated: true or false",
 	"matchmaking.opponent_min_rating":          "here matchmaking.opponent_rating.min",
 	"matchmaking.opponent_max_rating":          "here matchmaking.opponent_rating.max",
-	"matchmaking.opponent_rating_difference":   "ponderosa has no equivalent: matchmaking.opponent_rating takes absolute bounds",
+	"matchmaking.opponent_rating_difference":   "here matchmaking.rating_difference",
 	"matchmaking.allow_during_games":           "ponderosa challenges only when it has no real-time game",
 	"matchmaking.rating_preference":            "ponderosa has no equivalent",
 	"matchmaking.challenge_filter":             "ponderosa has no equivalent",

@@ -426,6 +426,7 @@ func (v *validator) matchmaking() {
 	}
 	v.variants("matchmaking.variants", m.Variants, m.Enabled)
 	v.rating("matchmaking.opponent_rating", m.OpponentRating)
+	v.intIn("matchmaking.rating_difference", m.RatingDifference, 0, 4000, "0: no limit")
 	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
 	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
 	v.usernames("matchmaking.block_list", m.BlockList)

@@ -104,6 +104,40 @@ func (t *translator) matchmaking(m *section) {
 
 	minR, maxR := m.integer("opponent_min_rating", 600), m.integer("opponent_max_rating", 4000)
 	minR, maxR = min(max(minR, 0), 4000), min(max(maxR, 0), 4000)
+	// lichess-bot's opponent_rating_difference, when set, takes the place
+	// of the rating bounds (for a bot with a rating in the speed, which
+	// Lichess gives every account); ponderosa applies both, so the bounds
+	// are written open.
+	diffFrom := from(m, "opponent_rating_difference")
+	if m.has("opponent_rating_difference") {
+		diff := m.integer("opponent_rating_difference", 0)
+		switch {
+		case diff < 0:
+			if enabled {
+				t.r.note(KindChanged, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+					"%d: no bot is rated that close to the bot, so lichess-bot challenges none: written as matchmaking.enabled: false", diff)
+				t.b.set(p("matchmaking.enabled"), false, "")
+				enabled = false
+			}
+			diff = 0
+		case diff == 0:
+			// lichess-bot: only bots rated exactly as ours; ponderosa's 0 is no limit.
+			t.r.note(KindChanged, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+				"0: lichess-bot challenges only bots rated exactly as the bot; ponderosa takes 1 as the smallest difference: written as 1")
+			diff = 1
+		case diff > 4000:
+			diff = 4000
+		}
+		t.b.set(p("matchmaking.rating_difference"), diff, diffFrom)
+		if diff > 0 && (m.has("opponent_min_rating") || m.has("opponent_max_rating")) {
+			t.r.note(KindChanged, m.keyLine("opponent_min_rating"), "matchmaking.opponent_min_rating",
+				"lichess-bot does not look at opponent_min_rating and opponent_max_rating when opponent_rating_difference is set; "+
+					"ponderosa applies both: written as opponent_rating 0 to 4000")
+		}
+		if diff > 0 {
+			minR, maxR = 0, 4000
+		}
+	}
 	if minR > maxR {
 		if enabled {
 			t.r.note(KindChanged, m.keyLine("opponent_min_rating"), "matchmaking.opponent_min_rating",
@@ -116,8 +150,11 @@ func (t *translator) matchmaking(m *section) {
 	t.b.set(p("matchmaking.opponent_rating.min"), minR, "")
 	t.b.set(p("matchmaking.opponent_rating.max"), maxR, "")
 	t.b.flow(p("matchmaking.opponent_rating"), from(m, "opponent_min_rating", "opponent_max_rating"))
-	m.dropUnless("opponent_rating_difference", "", "empty: nothing to carry over",
-		"ponderosa picks opponents by the bounds of matchmaking.opponent_rating only, not by a difference from the bot's own rating")
+	if m.written("opponent_rating_difference") && !m.has("opponent_rating_difference") {
+		m.take("opponent_rating_difference")
+		t.r.note(KindSame, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+			"empty: no limit, as matchmaking.rating_difference's default")
+	}
 
 	// The false friend: lichess-bot's challenge_timeout is the idle time
 	// before challenging, in minutes; ponderosa's challenge_timeout is the

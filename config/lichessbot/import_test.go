@@ -152,8 +152,8 @@ func TestImportFixtureKeepsEditedSettings(t *testing.T) {
 	if !slices.Equal(tcs, []string{"1+0", "1+2", "3+0", "3+2"}) {
 		t.Errorf("matchmaking time controls %v", tcs)
 	}
-	if !slices.Equal(m.Variants, []string{"standard", "chess960"}) || m.OpponentRating != (config.RatingRange{Min: 1500, Max: 2600}) {
-		t.Errorf("matchmaking variants %v rating %+v", m.Variants, m.OpponentRating)
+	if !slices.Equal(m.Variants, []string{"standard", "chess960"}) || m.OpponentRating != (config.RatingRange{Min: 1500, Max: 2600}) || m.RatingDifference != 0 {
+		t.Errorf("matchmaking variants %v rating %+v difference %d", m.Variants, m.OpponentRating, m.RatingDifference)
 	}
 	if !slices.Equal(m.BlockList, []string{"TooStrongBot"}) {
 		t.Errorf("matchmaking block list %v", m.BlockList)

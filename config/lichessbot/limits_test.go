@@ -197,3 +197,34 @@ func TestImportGreetingFits(t *testing.T) {
 		}
 	}
 }
+
+// TestImportOpponentRatingDifference: lichess-bot's
+// opponent_rating_difference becomes matchmaking.rating_difference; as it
+// replaces the rating bounds in lichess-bot, the bounds are written open.
+func TestImportOpponentRatingDifference(t *testing.T) {
+	mm := "matchmaking: {allow_matchmaking: true, challenge_initial_time: [180], challenge_increment: [2], " +
+		"opponent_min_rating: 1800, opponent_max_rating: 2200, opponent_rating_difference: %s}\n"
+	for _, tc := range []struct {
+		diff     string
+		want     int
+		enabled  bool
+		bounds   [2]int
+		noteKey  string
+		noteKind Kind
+	}{
+		{"300", 300, true, [2]int{0, 4000}, "matchmaking.opponent_min_rating", KindChanged},
+		{"-50", 0, false, [2]int{1800, 2200}, "matchmaking.opponent_rating_difference", KindChanged},
+		{"0", 1, true, [2]int{0, 4000}, "matchmaking.opponent_rating_difference", KindChanged},
+		{"null", 0, true, [2]int{1800, 2200}, "matchmaking.opponent_rating_difference", KindSame},
+	} {
+		in := uciEngine + plainChallenge + strings.Replace(mm, "%s", tc.diff, 1)
+		res := importText(t, in, Options{})
+		m := loadYAML(t, res).Matchmaking
+		if m.RatingDifference != tc.want || m.Enabled != tc.enabled || m.OpponentRating.Min != tc.bounds[0] || m.OpponentRating.Max != tc.bounds[1] {
+			t.Errorf("difference %s: rating_difference %d enabled %v bounds %+v", tc.diff, m.RatingDifference, m.Enabled, m.OpponentRating)
+		}
+		if n, ok := findNote(res, tc.noteKey); !ok || n.Kind != tc.noteKind {
+			t.Errorf("difference %s: note %s: %+v %v", tc.diff, tc.noteKey, n, ok)
+		}
+	}
+}
