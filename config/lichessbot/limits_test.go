@@ -228,3 +228,48 @@ func TestImportOpponentRatingDifference(t *testing.T) {
 		}
 	}
 }
+
+// TestImportMergeKeys: PyYAML's merge keys ("<<: *anchor", or a list of
+// anchors) add the keys of the mappings they name, below the keys the
+// section writes itself; "<<" is not reported as an unknown key.
+func TestImportMergeKeys(t *testing.T) {
+	in := `engine: {dir: /, name: bin/sh}
+clocks: &clocks
+  min_base: 60
+  max_base: 600
+who: &who
+  accept_bot: true
+  max_base: 900
+challenge:
+  <<: [*clocks, *who]
+  variants: [standard]
+  time_controls: [blitz]
+  modes: [rated]
+  min_base: 120
+greeting:
+  <<: {hello: "Hi {opponent}"}
+`
+	res := importText(t, in, Options{})
+	cfg := loadYAML(t, res)
+	c := cfg.Challenge
+	// min_base written in the section wins; max_base from the first alias
+	// of the list; accept_bot from the second.
+	if c.TimeControls.Blitz.BaseMin.Seconds() != 120 || c.TimeControls.Blitz.BaseMax.Seconds() != 600 || !c.AcceptBots {
+		t.Errorf("blitz %+v accept_bots %v", c.TimeControls.Blitz, c.AcceptBots)
+	}
+	if cfg.Game.Greeting.Player != "Hi {opponent}" {
+		t.Errorf("greeting %q", cfg.Game.Greeting.Player)
+	}
+	for _, n := range res.Notes {
+		if strings.Contains(n.Key, "<<") {
+			t.Errorf("merge key reported: %+v", n)
+		}
+	}
+	// The anchors' own top-level keys are not lichess-bot's: reported.
+	if u := notesOf(res, KindUnknown); !slices.Equal(u, []string{"clocks", "who"}) {
+		t.Errorf("unknown keys %v, want [clocks who]", u)
+	}
+	if _, err := Import([]byte("challenge:\n  <<: 5\n"), "c.yml", Options{}); err == nil || !strings.Contains(err.Error(), "merge key") {
+		t.Errorf("a merge of a number: %v", err)
+	}
+}
