@@ -90,23 +90,22 @@ func (t *translator) polyglot(e *section) {
 		return
 	}
 	t.b.set(p("engine.book.files"), files, "")
-	t.b.mapping(p("engine.book.files")).HeadComment = "engine.polyglot.book"
+	t.b.mapping(p("engine.book.files")).HeadComment = "engine.polyglot.book, with engine.polyglot.enabled: true"
 	t.b.set(p("engine.book.selection"), selection, from(pg, "selection"))
 
 	// min_weight: lichess-bot's weighted_random ignores it (it never picks
 	// a move of weight 0, nor does ponderosa's); with a normalization it is
 	// a percentage of the position's largest weight or of their sum.
 	weight := 0
-	weightFrom := from(pg, "min_weight")
+	weightFrom := from(pg, "min_weight", "normalization")
 	switch {
 	case selection == "weighted_random":
-		weightFrom = "engine.polyglot.min_weight is not used by lichess-bot's weighted_random"
+		weightFrom = "engine.polyglot.min_weight, engine.polyglot.normalization: not used by lichess-bot's weighted_random"
 		if pg.has("min_weight") && minWeight > 1 {
 			t.r.note(KindSame, pg.keyLine("min_weight"), "engine.polyglot.min_weight",
 				"%g: lichess-bot does not apply min_weight to weighted_random (a move of weight 0 is never picked, here too): written as min_weight: 0", minWeight)
 		}
 	case normalization != "none":
-		weightFrom = from(pg, "min_weight", "normalization")
 		if minWeight > 0 {
 			t.r.note(KindChanged, pg.keyLine("normalization"), "engine.polyglot.normalization",
 				"%s: lichess-bot's min_weight (%g) is then a percentage of the %s of a position's weights; ponderosa's min_weight is a weight "+

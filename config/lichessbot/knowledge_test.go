@@ -266,3 +266,23 @@ func TestImportYAML11Booleans(t *testing.T) {
 		t.Errorf("args %q", x.Args)
 	}
 }
+
+// TestImportAccountsForEveryKeyBuiltin: the file of every lichess-bot key
+// with an XBoard engine, so that the built-in engine plays and the books
+// and draw rules are translated: every key is still accounted for.
+func TestImportAccountsForEveryKeyBuiltin(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "every-key.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `protocol: "uci"`, `protocol: "xboard"`, 1))
+	dir := bookDir(t)
+	if err := os.Rename(filepath.Join(dir, "engines", "book.bin"), filepath.Join(dir, "engines", "book1.bin")); err != nil {
+		t.Fatal(err)
+	}
+	res := importText(t, string(data), Options{Dir: dir})
+	checkAccounted(t, data, res)
+	if b := loadYAML(t, res).Engine.Book; len(b.Files["standard"]) != 1 || b.MaxDepth != 20 || b.Selection != "uniform_random" {
+		t.Errorf("book %+v", b)
+	}
+}
