@@ -435,7 +435,9 @@ func (t *translator) challenge(c *section) {
 	if concurrency > maxConcurrency {
 		t.r.note(KindChanged, c.keyLine("concurrency"), "challenge.concurrency",
 			"%d: ponderosa plays at most %d real-time games at once: written as %d", concurrency, maxConcurrency, maxConcurrency)
-		concurrency = maxConcurrency
+		// Keep lichess-bot's number of bot slots where it fits.
+		bots := concurrency - min(max(reserved, 0), concurrency)
+		concurrency, reserved = maxConcurrency, max(maxConcurrency-bots, 0)
 	}
 	t.b.set(p("challenge.accept"), accept, "")
 	concurrencyFrom := from(c, "concurrency")

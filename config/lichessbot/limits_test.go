@@ -56,8 +56,16 @@ func TestImportOutOfRangeLimits(t *testing.T) {
 	}{
 		{"concurrency over 64", "{concurrency: 100, time_controls: [blitz], " + base + "}", "", "challenge.concurrency",
 			func(t *testing.T, r *Result) {
-				if c := loadYAML(t, r).Challenge; c.Concurrency != 64 || !c.Accept {
-					t.Errorf("concurrency %d accept %v", c.Concurrency, c.Accept)
+				if c := loadYAML(t, r).Challenge; c.Concurrency != 64 || !c.Accept || c.GamesReservedForHumans != 0 {
+					t.Errorf("concurrency %d reserved %d accept %v", c.Concurrency, c.GamesReservedForHumans, c.Accept)
+				}
+			}},
+		{"concurrency over 64 with slots for humans", "{concurrency: 100, games_reserved_for_humans: 60, accept_bot: true, time_controls: [blitz], " + base + "}",
+			"", "challenge.concurrency",
+			func(t *testing.T, r *Result) {
+				// lichess-bot plays up to 40 bots: so does ponderosa.
+				if c := loadYAML(t, r).Challenge; c.Concurrency != 64 || c.GamesReservedForHumans != 24 {
+					t.Errorf("concurrency %d reserved %d, want 64 with 24 reserved", c.Concurrency, c.GamesReservedForHumans)
 				}
 			}},
 		{"per user 0", "{max_simultaneous_games_per_user: 0, time_controls: [blitz], " + base + "}", "", "challenge.max_simultaneous_games_per_user",
