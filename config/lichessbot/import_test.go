@@ -336,7 +336,7 @@ func TestImportLaterSections(t *testing.T) {
 	// The books (engine.polyglot) and draw_or_resign are translated now
 	// (knowledge_test.go); what draw_or_resign asks beyond game.draw and
 	// game.resign is still to come.
-	want := []string{"engine.draw_or_resign.resign_for_egtb_minus_two", "engine.draw_or_resign.offer_draw_enabled",
+	want := []string{"engine.draw_or_resign.resign_for_egtb_minus_two",
 		"engine.draw_or_resign.offer_draw_for_egtb_zero", "engine.draw_or_resign.offer_draw_pieces",
 		"engine.online_moves", "engine.lichess_bot_tbs"}
 	if !slices.Equal(got, want) {

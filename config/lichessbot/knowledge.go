@@ -170,8 +170,8 @@ func (t *translator) drawOrResign(e *section) {
 	t.b.set(p("game.draw.within_cp"), int(within), from(d, "offer_draw_score"))
 	t.b.set(p("game.draw.after_move"), int(afterMove), from(d, "offer_draw_moves"))
 	if accept {
-		t.r.note(KindLater, ln("offer_draw_enabled"), key("offer_draw_enabled"),
-			"true: ponderosa accepts draw offers by game.draw, but does not offer draws yet (issue 12 adds offering them)")
+		t.r.note(KindChanged, ln("offer_draw_enabled"), key("offer_draw_enabled"),
+			"true: written as game.draw.accept: true; ponderosa accepts draw offers by game.draw, but does not offer draws yet (issue 12 adds offering them)")
 		t.r.note(KindChanged, ln("offer_draw_moves"), key("offer_draw_moves"),
 			"%g: lichess-bot wants its last %g scores all within offer_draw_score; ponderosa looks at its last score only, "+
 				"from full move game.draw.after_move on: written as after_move: %d", drawMoves, drawMoves, int(afterMove))

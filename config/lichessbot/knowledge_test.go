@@ -186,7 +186,7 @@ func TestImportDrawOrResign(t *testing.T) {
 		}
 		for key, kind := range map[string]Kind{
 			"engine.draw_or_resign.offer_draw_pieces":         KindLater,
-			"engine.draw_or_resign.offer_draw_enabled":        KindLater, // ponderosa offers no draw yet
+			"engine.draw_or_resign.offer_draw_enabled":        KindChanged, // ponderosa accepts, but offers no draw yet
 			"engine.draw_or_resign.offer_draw_moves":          KindChanged,
 			"engine.draw_or_resign.resign_for_egtb_minus_two": KindSame,
 		} {
