@@ -408,6 +408,11 @@ type Matchmaking struct {
 	Rated bool `yaml:"rated"`
 	// OpponentRating bounds the bots challenged. Default 0 to 4000.
 	OpponentRating RatingRange `yaml:"opponent_rating"`
+	// RatingDifference is the largest difference between a bot's rating
+	// and ours, in the speed of the chosen clock, for it to be challenged
+	// (lichess-bot's opponent_rating_difference); 0 means no limit, the
+	// default.
+	RatingDifference int `yaml:"rating_difference"`
 	// IdleTime is how long the bot must have been without a game before it
 	// challenges someone. Default 10m.
 	IdleTime time.Duration `yaml:"idle_time"`

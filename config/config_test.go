@@ -166,6 +166,12 @@ func TestParseErrors(t *testing.T) {
 			want: `challenge.opponent_rating: min (2000) is above max (1500): lower min or raise max`,
 		},
 		{
+			name: "matchmaking rating difference negative",
+			src:  "matchmaking:\n  rating_difference: -100\n",
+			line: 2,
+			want: `config.yaml line 2: matchmaking.rating_difference: must be between 0 and 4000, got -100`,
+		},
+		{
 			name: "clock range upside down",
 			src:  "challenge:\n  time_controls:\n    rapid: {base_min: 15m, base_max: 10m}\n",
 			line: 3,
@@ -711,12 +717,12 @@ func TestExpandMessage(t *testing.T) {
 }
 
 func TestSummaryAndString(t *testing.T) {
-	c, err := Parse([]byte("challenge:\n  concurrency: 2\n  block_list: [troll]\nmatchmaking:\n  enabled: true\n"), "bot.yaml")
+	c, err := Parse([]byte("challenge:\n  concurrency: 2\n  block_list: [troll]\nmatchmaking:\n  enabled: true\n  rating_difference: 250\n"), "bot.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := c.Summary()
-	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "about 320 MiB",
+	for _, want := range []string{"https://lichess.org", "up to 2 game(s)", "never from troll", "3+2 5+3", "and within 250 of ours", "about 320 MiB",
 		"up to 10 challenge(s) wait for a slot, in arrival order, for at most 10m0s; 0 slot(s) reserved for humans; at most 5 game(s) per opponent"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Summary lacks %q:\n%s", want, s)

@@ -170,8 +170,12 @@ func (c *Config) Summary() string {
 		for i, tc := range m.TimeControls {
 			tcs[i] = tc.String()
 		}
-		line("matchmaking", "after %v idle, %s %s, bots rated %d–%d", m.IdleTime,
-			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max)
+		diff := ""
+		if m.RatingDifference > 0 {
+			diff = fmt.Sprintf(" and within %d of ours", m.RatingDifference)
+		}
+		line("matchmaking", "after %v idle, %s %s, bots rated %d–%d%s", m.IdleTime,
+			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max, diff)
 	} else {
 		line("matchmaking", "off")
 	}

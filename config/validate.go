@@ -292,6 +292,10 @@ func (v *validator) variants(key string, vs []string, need bool) {
 	}
 }
 
+// IsUsername reports whether name has the form of a Lichess username, as
+// the block and allow lists require.
+func IsUsername(name string) bool { return usernameRE.MatchString(name) }
+
 func (v *validator) usernames(key string, names []string) {
 	for i, n := range names {
 		if !usernameRE.MatchString(n) {
@@ -422,6 +426,7 @@ func (v *validator) matchmaking() {
 	}
 	v.variants("matchmaking.variants", m.Variants, m.Enabled)
 	v.rating("matchmaking.opponent_rating", m.OpponentRating)
+	v.intIn("matchmaking.rating_difference", m.RatingDifference, 0, 4000, "0: no limit")
 	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
 	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
 	v.usernames("matchmaking.block_list", m.BlockList)

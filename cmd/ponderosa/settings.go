@@ -59,6 +59,7 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		ChallengeTimeout: mm.ChallengeTimeout,
 		MinRating:        mm.OpponentRating.Min,
 		MaxRating:        mm.OpponentRating.Max,
+		MaxRatingDiff:    mm.RatingDifference,
 		BlockList:        slices.Clone(mm.BlockList),
 	}
 	for _, tc := range mm.TimeControls {

@@ -147,12 +147,12 @@ func TestSettingsFromConfig(t *testing.T) {
 		{
 			name: "matchmaking",
 			yaml: "matchmaking:\n  enabled: true\n  time_controls: [\"1+0\"]\n  variants: [chess960, standard]\n  rated: false\n" +
-				"  opponent_rating: {min: 1000, max: 2000}\n  idle_time: 1m\n  challenge_timeout: 20s\n  block_list: [somebot]\n",
+				"  opponent_rating: {min: 1000, max: 2000}\n  rating_difference: 300\n  idle_time: 1m\n  challenge_timeout: 20s\n  block_list: [somebot]\n",
 			check: func(t *testing.T, s client.Settings) {
 				m := s.Matchmaking
 				if !m.Enabled || len(m.TimeControls) != 1 || m.TimeControls[0].Base != time.Minute || !slices.Equal(m.Variants, []string{"chess960", "standard"}) ||
 					m.Rated || m.IdleTime != time.Minute || m.ChallengeTimeout != 20*time.Second || !slices.Equal(m.BlockList, []string{"somebot"}) ||
-					m.MinRating != 1000 || m.MaxRating != 2000 {
+					m.MinRating != 1000 || m.MaxRating != 2000 || m.MaxRatingDiff != 300 {
 					t.Errorf("%+v", m)
 				}
 			},

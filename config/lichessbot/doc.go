@@ -5,10 +5,13 @@
 // wrong type is reported with its line, and walks it key by key: every key
 // is either translated, reported as a setting with no equivalent (with
 // why), reported as not yet supported, or reported as unknown. Nothing is
-// dropped silently. Keys left out of the file take lichess-bot's defaults
-// (as its lib/config.py sets them at version 2026.8.2.1), so that the
-// ponderosa configuration behaves as the lichess-bot one did, even where
-// ponderosa's own defaults differ.
+// dropped silently. The file is read as lichess-bot's PyYAML reads it:
+// YAML 1.1 booleans (yes, no, on, off) and merge keys ("<<: *anchor").
+// Keys left out of the file take lichess-bot's defaults (as its
+// lib/config.py sets them at version 2026.8.2.1), so that the ponderosa
+// configuration behaves as the lichess-bot one did, even where ponderosa's
+// own defaults differ; values lichess-bot runs with but ponderosa's
+// validation refuses become what lichess-bot does with them, with a note.
 //
 // The Lichess token is never written into the result: the report says how
 // to hand it over (config.TokenEnv, lichess.token_file or the systemd

@@ -3,7 +3,6 @@ package lichessbot
 import (
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,11 @@ func (t *translator) matchmaking(m *section) {
 	enabled := m.boolean("allow_matchmaking", false)
 	if enabled && t.noGames {
 		enabled = false // noted with challenge.concurrency
+	}
+	if enabled && t.noBotGames {
+		t.r.note(KindChanged, m.keyLine("allow_matchmaking"), "matchmaking.allow_matchmaking",
+			"challenge.games_reserved_for_humans reserves every slot for humans, so lichess-bot never challenges a bot: written as matchmaking.enabled: false")
+		enabled = false
 	}
 	t.b.set(p("matchmaking.enabled"), enabled, from(m, "allow_matchmaking"))
 
@@ -99,11 +103,58 @@ func (t *translator) matchmaking(m *section) {
 	}
 
 	minR, maxR := m.integer("opponent_min_rating", 600), m.integer("opponent_max_rating", 4000)
-	t.b.set(p("matchmaking.opponent_rating.min"), min(max(minR, 0), 4000), "")
-	t.b.set(p("matchmaking.opponent_rating.max"), min(max(maxR, 0), 4000), "")
+	minR, maxR = min(max(minR, 0), 4000), min(max(maxR, 0), 4000)
+	// lichess-bot's opponent_rating_difference, when set, takes the place
+	// of the rating bounds (for a bot with a rating in the speed, which
+	// Lichess gives every account); ponderosa applies both, so the bounds
+	// are written open.
+	diffFrom := from(m, "opponent_rating_difference")
+	if m.has("opponent_rating_difference") {
+		diff := m.integer("opponent_rating_difference", 0)
+		switch {
+		case diff < 0:
+			if enabled {
+				t.r.note(KindChanged, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+					"%d: no bot is rated that close to the bot, so lichess-bot challenges none: written as matchmaking.enabled: false", diff)
+				t.b.set(p("matchmaking.enabled"), false, "")
+				enabled = false
+			}
+			diff = 0
+		case diff == 0:
+			// lichess-bot: only bots rated exactly as ours; ponderosa's 0 is no limit.
+			t.r.note(KindChanged, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+				"0: lichess-bot challenges only bots rated exactly as the bot; ponderosa takes 1 as the smallest difference: written as 1")
+			diff = 1
+		case diff > 4000:
+			diff = 4000
+		}
+		t.b.set(p("matchmaking.rating_difference"), diff, diffFrom)
+		if diff > 0 && (m.has("opponent_min_rating") || m.has("opponent_max_rating")) {
+			t.r.note(KindChanged, m.keyLine("opponent_min_rating"), "matchmaking.opponent_min_rating",
+				"lichess-bot does not look at opponent_min_rating and opponent_max_rating when opponent_rating_difference is set; "+
+					"ponderosa applies both: written as opponent_rating 0 to 4000")
+		}
+		if diff > 0 {
+			minR, maxR = 0, 4000
+		}
+	}
+	if minR > maxR {
+		if enabled {
+			t.r.note(KindChanged, m.keyLine("opponent_min_rating"), "matchmaking.opponent_min_rating",
+				"opponent_min_rating (%d) is above opponent_max_rating (%d), so lichess-bot finds no bot to challenge: written as matchmaking.enabled: false", minR, maxR)
+			t.b.set(p("matchmaking.enabled"), false, "")
+			enabled = false
+		}
+		minR = maxR
+	}
+	t.b.set(p("matchmaking.opponent_rating.min"), minR, "")
+	t.b.set(p("matchmaking.opponent_rating.max"), maxR, "")
 	t.b.flow(p("matchmaking.opponent_rating"), from(m, "opponent_min_rating", "opponent_max_rating"))
-	m.dropUnless("opponent_rating_difference", "", "empty: nothing to carry over",
-		"ponderosa picks opponents by the bounds of matchmaking.opponent_rating only, not by a difference from the bot's own rating")
+	if m.written("opponent_rating_difference") && !m.has("opponent_rating_difference") {
+		m.take("opponent_rating_difference")
+		t.r.note(KindSame, m.keyLine("opponent_rating_difference"), "matchmaking.opponent_rating_difference",
+			"empty: no limit, as matchmaking.rating_difference's default")
+	}
 
 	// The false friend: lichess-bot's challenge_timeout is the idle time
 	// before challenging, in minutes; ponderosa's challenge_timeout is the
@@ -123,6 +174,7 @@ func (t *translator) matchmaking(m *section) {
 	}
 
 	block, _ := m.strList("block_list")
+	block = t.usernames(m, "block_list", block)
 	t.b.set(p("matchmaking.block_list"), nonNil(block), from(m, "block_list"))
 	if m.has("include_challenge_block_list") && !m.boolean("include_challenge_block_list", false) && len(t.challengeBlock) > 0 {
 		t.r.note(KindChanged, m.keyLine("include_challenge_block_list"), "matchmaking.include_challenge_block_list",
@@ -207,8 +259,66 @@ func (t *translator) correspondence(c *section) {
 	c.rest()
 }
 
-// placeholderRE finds {name} in a chat message.
-var placeholderRE = regexp.MustCompile(`\{[^{}]*\}`)
+// maxChatLen is the longest chat line Lichess takes (and check-config
+// allows).
+const maxChatLen = 140
+
+// translateGreeting reads msg as lichess-bot does (Python's str.format_map
+// with a dictionary that gives "" for a word it does not know): "{{" and
+// "}}" are a literal brace, {me} and {opponent} are replaced, and another
+// {word} becomes nothing. ponderosa's messages have no literal braces
+// (check-config reads any {word} as a placeholder), so they are left out.
+// The result is cut to maxChatLen characters, never inside a placeholder.
+// note reports each change.
+func translateGreeting(msg string, note func(format string, args ...any)) string {
+	var out strings.Builder
+	braces, changed := false, false
+	for i := 0; i < len(msg); i++ {
+		c := msg[i]
+		switch {
+		case (c == '{' || c == '}') && i+1 < len(msg) && msg[i+1] == c:
+			braces = true
+			i++
+		case c == '{':
+			end := strings.IndexAny(msg[i+1:], "{}")
+			if end < 0 || msg[i+1+end] != '}' {
+				out.WriteByte(c) // Python refuses an unmatched brace; kept as written
+				continue
+			}
+			ph := msg[i : i+end+2]
+			i += end + 1
+			if ph == "{me}" || ph == "{opponent}" {
+				out.WriteString(ph)
+				continue
+			}
+			changed = true
+			note("%s: ponderosa knows only {me} and {opponent}; lichess-bot leaves other words in braces out, and so does the import", ph)
+		default:
+			out.WriteByte(c)
+		}
+	}
+	if braces {
+		changed = true
+		note("\"{{\" and \"}}\" are a literal brace in lichess-bot; ponderosa's chat messages have no literal braces (a {word} is a placeholder): left out")
+	}
+	text := out.String()
+	if changed {
+		text = strings.Join(strings.Fields(text), " ")
+	}
+	r := []rune(text)
+	if len(r) <= maxChatLen {
+		return text
+	}
+	cut := string(r[:maxChatLen])
+	// A placeholder cut in two is no placeholder: cut before it.
+	if i := strings.LastIndexByte(cut, '{'); i >= 0 && !strings.Contains(cut[i:], "}") &&
+		(strings.HasPrefix(text[i:], "{me}") || strings.HasPrefix(text[i:], "{opponent}")) {
+		cut = cut[:i]
+	}
+	cut = strings.TrimSpace(cut)
+	note("is %d characters long; Lichess chat takes at most %d: cut to %q", len(r), maxChatLen, cut)
+	return cut
+}
 
 func (t *translator) game(top *section) {
 	overhead := secs(top.number("move_overhead", 1000) / 1000)
@@ -226,18 +336,9 @@ func (t *translator) game(top *section) {
 		{"goodbye", "game.goodbye.player"},
 		{"goodbye_spectators", "game.goodbye.spectator"},
 	} {
-		msg := g.str(m.key, "")
-		kept := placeholderRE.ReplaceAllStringFunc(msg, func(ph string) string {
-			if ph == "{me}" || ph == "{opponent}" {
-				return ph
-			}
-			t.r.note(KindChanged, g.keyLine(m.key), "greeting."+m.key,
-				"%s: ponderosa knows only {me} and {opponent}; lichess-bot leaves other words in braces out, and so does the import", ph)
-			return ""
+		kept := translateGreeting(g.str(m.key, ""), func(format string, args ...any) {
+			t.r.note(KindChanged, g.keyLine(m.key), "greeting."+m.key, format, args...)
 		})
-		if kept != msg {
-			kept = strings.TrimSpace(strings.Join(strings.Fields(kept), " "))
-		}
 		t.b.set(p(m.path), kept, from(g, m.key))
 	}
 	g.rest()

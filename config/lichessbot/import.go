@@ -183,6 +183,7 @@ type translator struct {
 
 	accept         bool     // challenges are accepted
 	noGames        bool     // concurrency 0: lichess-bot plays no game at all
+	noBotGames     bool     // every slot is reserved for humans: lichess-bot plays no bot
 	challengeBlock []string // challenge.block_list
 }
 
@@ -290,7 +291,13 @@ func (t *translator) engine(e *section) {
 			case v == nil:
 				x.args = append(x.args, "--"+k.Value)
 			case v.Kind == yaml.ScalarNode:
-				x.args = append(x.args, "--"+k.Value+"="+v.Value)
+				// lichess-bot writes the value as Python prints it:
+				// a YAML 1.1 boolean is True or False.
+				val := v.Value
+				if b, ok := pyBool(v); ok {
+					val = map[bool]string{true: "True", false: "False"}[b]
+				}
+				x.args = append(x.args, "--"+k.Value+"="+val)
 			default:
 				engineOpts.wrongType(k.Value, v, "a value")
 			}
@@ -349,26 +356,29 @@ func (t *translator) engine(e *section) {
 	e.dropUnless("silence_stderr", "false", "false: ponderosa too shows an engine's stderr lines (logged at warning level)",
 		"ponderosa always logs an engine's stderr lines, at warning level")
 	for _, k := range []struct{ key, what string }{
-		{"polyglot", "opening books"},
 		{"online_moves", "online opening books and tablebases"},
 		{"lichess_bot_tbs", "endgame tablebases read by the bot"},
-		{"draw_or_resign", "draw and resign rules by score and tablebase; until then ponderosa's own game.draw and game.resign decide, " +
-			"with their defaults (resign_enabled, resign_score, resign_moves are close to game.resign's enabled, below_cp, for_moves)"},
 	} {
 		e.drop(KindLater, k.key, "not yet supported (issue 12 will add them): "+k.what)
 	}
+	t.polyglot(e)
+	t.drawOrResign(e)
 	engineOpts.rest()
 	uciOpts.rest()
 	e.rest()
 }
 
-// managedOptions are UCI options the bot sets itself, which
-// engine.external.options may not hold (lichess-bot, through python-chess,
-// leaves them out too).
+// managedOptions are the UCI options python-chess manages itself, which
+// lichess-bot therefore never sends to the engine from uci_options (it
+// removes them); the import leaves them out too. ponderosa sets Ponder,
+// UCI_Chess960 and UCI_Variant itself (engine.external.options may not
+// hold them); MultiPV it neither sets nor forbids, but lichess-bot's
+// engine never got it, so the engine keeps its own default.
 var managedOptions = map[string]string{
-	"ponder":       "set by ponderosa from engine.ponder",
-	"uci_chess960": "set by ponderosa for each game",
-	"uci_variant":  "set by ponderosa for each game",
+	"ponder":       "lichess-bot never sent it, and ponderosa sets it itself from engine.ponder: left out",
+	"uci_chess960": "lichess-bot never sent it, and ponderosa sets it itself for each game: left out",
+	"uci_variant":  "lichess-bot never sent it, and ponderosa sets it itself for each game: left out",
+	"multipv":      "lichess-bot never sent it: left out",
 }
 
 func (t *translator) uciOptions(s *section, into map[string]string) {
@@ -379,7 +389,7 @@ func (t *translator) uciOptions(s *section, into map[string]string) {
 			continue
 		}
 		if why, ok := managedOptions[strings.ToLower(name)]; ok {
-			s.drop(KindChanged, name, why+": left out")
+			s.drop(KindChanged, name, why)
 			continue
 		}
 		v := s.take(name)
@@ -387,7 +397,12 @@ func (t *translator) uciOptions(s *section, into map[string]string) {
 		case v == nil:
 			into[name] = ""
 		case v.Kind == yaml.ScalarNode:
+			// python-chess sends a boolean (YAML 1.1: yes, on, True...)
+			// as true or false.
 			into[name] = v.Value
+			if b, ok := pyBool(v); ok {
+				into[name] = strconv.FormatBool(b)
+			}
 		default:
 			s.wrongType(name, v, "a value")
 		}
@@ -402,6 +417,10 @@ var (
 	realTimeSpeeds   = []string{"bullet", "blitz", "rapid", "classical"}
 )
 
+// maxConcurrency is the most games ponderosa's challenge.concurrency and
+// max_simultaneous_games_per_user take.
+const maxConcurrency = 64
+
 func (t *translator) challenge(c *section) {
 	concurrency := c.integer("concurrency", 1)
 	reserved := c.integer("games_reserved_for_humans", 0)
@@ -413,26 +432,54 @@ func (t *translator) challenge(c *section) {
 		concurrency, accept = 1, false
 		t.noGames = true
 	}
+	if concurrency > maxConcurrency {
+		t.r.note(KindChanged, c.keyLine("concurrency"), "challenge.concurrency",
+			"%d: ponderosa plays at most %d real-time games at once: written as %d", concurrency, maxConcurrency, maxConcurrency)
+		// Keep lichess-bot's number of bot slots where it fits.
+		bots := concurrency - min(max(reserved, 0), concurrency)
+		concurrency, reserved = maxConcurrency, max(maxConcurrency-bots, 0)
+	}
 	t.b.set(p("challenge.accept"), accept, "")
-	t.b.set(p("challenge.concurrency"), concurrency, from(c, "concurrency"))
+	concurrencyFrom := from(c, "concurrency")
+	t.b.set(p("challenge.concurrency"), concurrency, concurrencyFrom)
 
 	acceptBots := c.boolean("accept_bot", false)
 	onlyBots := c.boolean("only_bot", false)
 	acceptHumans := !onlyBots
 	reserved = min(max(reserved, 0), concurrency)
-	if reserved == concurrency && reserved > 0 && acceptBots {
-		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
-			"reserves every slot for humans, so lichess-bot plays no bot: written as accept_bots: false and no reserved slots")
-		acceptBots, reserved = false, 0
-	}
-	if !acceptHumans && reserved > 0 {
-		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
-			"only_bot is true, so slots reserved for humans would stay empty: written as 0")
+	// lichess-bot plays at most concurrency - games_reserved_for_humans
+	// bots at once, challengers and its own matchmaking challenges alike.
+	botSlots := concurrency - reserved
+	switch {
+	case botSlots == 0 && !t.noGames:
+		t.noBotGames = true // matchmaking off, noted there
+		if acceptBots {
+			t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
+				"reserves every slot for humans, so lichess-bot plays no bot: written as accept_bots: false and no reserved slots")
+			acceptBots = false
+		}
 		reserved = 0
+	case !acceptHumans && reserved > 0:
+		t.r.note(KindChanged, c.keyLine("games_reserved_for_humans"), "challenge.games_reserved_for_humans",
+			"only_bot is true, so lichess-bot plays bots only, at most concurrency - games_reserved_for_humans = %d at once: "+
+				"written as concurrency: %d and no reserved slots", botSlots, botSlots)
+		concurrency, reserved = botSlots, 0
+		t.b.set(p("challenge.concurrency"), concurrency, concurrencyFrom+" - challenge.games_reserved_for_humans")
 	}
 	t.b.set(p("challenge.games_reserved_for_humans"), reserved, from(c, "games_reserved_for_humans"))
-	t.b.set(p("challenge.max_simultaneous_games_per_user"), c.integer("max_simultaneous_games_per_user", 5),
-		from(c, "max_simultaneous_games_per_user"))
+	perUser := c.integer("max_simultaneous_games_per_user", 5)
+	switch {
+	case perUser < 1:
+		t.r.note(KindChanged, c.keyLine("max_simultaneous_games_per_user"), "challenge.max_simultaneous_games_per_user",
+			"%d: lichess-bot then declines every challenge (\"later\"): written as challenge.accept: false", perUser)
+		perUser, accept = 1, false
+		t.b.set(p("challenge.accept"), false, "")
+	case perUser > maxConcurrency:
+		t.r.note(KindChanged, c.keyLine("max_simultaneous_games_per_user"), "challenge.max_simultaneous_games_per_user",
+			"%d: ponderosa takes at most %d: written as %d (no more games than that are played at once anyway)", perUser, maxConcurrency, maxConcurrency)
+		perUser = maxConcurrency
+	}
+	t.b.set(p("challenge.max_simultaneous_games_per_user"), perUser, from(c, "max_simultaneous_games_per_user"))
 	t.b.set(p("challenge.sort_by"), c.str("sort_by", "best"), from(c, "sort_by"))
 
 	// Variants.
@@ -484,6 +531,70 @@ func (t *translator) challenge(c *section) {
 		}
 	}
 
+	// Time bounds: lichess-bot's apply to every real-time speed.
+	minBase, maxBase := c.number("min_base", 0), c.number("max_base", math.Inf(1))
+	minInc, maxInc := c.number("min_increment", 0), c.number("max_increment", 180)
+	clamp := func(key string, f, hi float64) time.Duration {
+		if f > hi {
+			if !math.IsInf(f, 1) {
+				t.r.note(KindChanged, c.keyLine(key), "challenge."+key, "%v seconds is more than Lichess allows: written as %v", f, secs(hi))
+			}
+			f = hi
+		}
+		return secs(f)
+	}
+	bmin, bmax := clamp("min_base", minBase, 10800), clamp("max_base", maxBase, 10800)
+	imin, imax := clamp("min_increment", minInc, 180), clamp("max_increment", maxInc, 180)
+	// A lower bound above the upper one lets no real-time clock through.
+	var emptyRange []string
+	if bmin > bmax {
+		emptyRange = append(emptyRange, fmt.Sprintf("min_base (%v) is above max_base (%v)", bmin, bmax))
+		bmin = bmax
+	}
+	if imin > imax {
+		emptyRange = append(emptyRange, fmt.Sprintf("min_increment (%v) is above max_increment (%v)", imin, imax))
+		imin = imax
+	}
+	if len(emptyRange) > 0 {
+		var dropped []string
+		ours = slices.DeleteFunc(ours, func(s string) bool {
+			if slices.Contains(realTimeSpeeds, s) {
+				dropped = append(dropped, s)
+				return true
+			}
+			return false
+		})
+		msg := strings.Join(emptyRange, "; ") + ", so lichess-bot accepts no real-time challenge"
+		if len(dropped) > 0 {
+			msg += ": " + strings.Join(dropped, ", ") + " left out of challenge.speeds"
+		}
+		t.r.note(KindChanged, c.keyLine("min_base"), "challenge.min_base", "%s", msg)
+	}
+
+	// Days per move: lichess-bot accepts min_days <= days <= max_days;
+	// Lichess offers 1 to 14.
+	minDays, maxDays := c.number("min_days", 1), c.number("max_days", math.Inf(1))
+	dmin := int(math.Ceil(math.Min(math.Max(minDays, 1), 15)))
+	dmax := 14
+	if maxDays < 14 {
+		dmax = int(math.Floor(math.Max(maxDays, 0)))
+	}
+	if slices.Contains(ours, "correspondence") && maxDays > 14 {
+		t.r.note(KindChanged, c.keyLine("max_days"), "challenge.max_days",
+			"Lichess' longest correspondence is 14 days per move, and ponderosa declines games with no clock at all "+
+				"(which lichess-bot accepts when max_days is unlimited): written as days_max: 14")
+	}
+	if dmin > dmax {
+		if i := slices.Index(ours, "correspondence"); i >= 0 {
+			ours = slices.Delete(ours, i, i+1)
+			t.r.note(KindChanged, c.keyLine("min_days"), "challenge.min_days",
+				"min_days (%g) and max_days (%g) leave no days per move from 1 to 14, so lichess-bot accepts no correspondence challenge: "+
+					"correspondence left out of challenge.speeds", minDays, maxDays)
+		}
+		dmin, dmax = min(max(dmax, 1), 14), min(max(dmax, 1), 14)
+	}
+	dmin, dmax = min(max(dmin, 1), 14), min(max(dmax, 1), 14)
+
 	modes, _ := c.strList("modes")
 	for _, m := range modes {
 		if m != "rated" && m != "casual" {
@@ -515,20 +626,6 @@ func (t *translator) challenge(c *section) {
 	t.b.set(p("challenge.variants"), nonNil(t.variants), from(c, "variants"))
 	t.b.set(p("challenge.speeds"), append([]string{}, ours...), from(c, "time_controls"))
 
-	// Time bounds: lichess-bot's apply to every real-time speed.
-	minBase, maxBase := c.number("min_base", 0), c.number("max_base", math.Inf(1))
-	minInc, maxInc := c.number("min_increment", 0), c.number("max_increment", 180)
-	clamp := func(key string, f, hi float64) time.Duration {
-		if f > hi {
-			if !math.IsInf(f, 1) {
-				t.r.note(KindChanged, c.keyLine(key), "challenge."+key, "%v seconds is more than Lichess allows: written as %v", f, secs(hi))
-			}
-			f = hi
-		}
-		return secs(f)
-	}
-	bmin, bmax := clamp("min_base", minBase, 10800), clamp("max_base", maxBase, 10800)
-	imin, imax := clamp("min_increment", minInc, 180), clamp("max_increment", maxInc, 180)
 	comment := from(c, "min_base", "max_base", "min_increment", "max_increment")
 	for _, s := range realTimeSpeeds {
 		base := "challenge.time_controls." + s
@@ -542,19 +639,8 @@ func (t *translator) challenge(c *section) {
 		"ponderosa's time bounds apply to bots and humans alike: to require an increment in bullet from everyone, "+
 			"set challenge.time_controls.bullet.increment_min: 1s")
 
-	minDays, maxDays := c.number("min_days", 1), c.number("max_days", math.Inf(1))
-	dmin := int(math.Ceil(math.Max(minDays, 1)))
-	dmax := 14
-	if maxDays < 14 {
-		dmax = int(math.Floor(maxDays))
-	}
-	if slices.Contains(ours, "correspondence") && maxDays > 14 {
-		t.r.note(KindChanged, c.keyLine("max_days"), "challenge.max_days",
-			"Lichess' longest correspondence is 14 days per move, and ponderosa declines games with no clock at all "+
-				"(which lichess-bot accepts when max_days is unlimited): written as days_max: 14")
-	}
-	t.b.set(p("challenge.time_controls.correspondence.days_min"), min(dmin, 14), "")
-	t.b.set(p("challenge.time_controls.correspondence.days_max"), max(dmax, 1), "")
+	t.b.set(p("challenge.time_controls.correspondence.days_min"), dmin, "")
+	t.b.set(p("challenge.time_controls.correspondence.days_max"), dmax, "")
 	t.b.flow(p("challenge.time_controls.correspondence"), from(c, "min_days", "max_days"))
 
 	t.b.set(p("challenge.accept_rated"), rated, from(c, "modes"))
@@ -562,15 +648,42 @@ func (t *translator) challenge(c *section) {
 	t.b.set(p("challenge.accept_bots"), acceptBots, from(c, "accept_bot"))
 	t.b.set(p("challenge.accept_humans"), acceptHumans, from(c, "only_bot"))
 
+	declineAll := func(key, format string, args ...any) {
+		if accept {
+			t.r.note(KindChanged, c.keyLine(key), "challenge."+key, format+": written as challenge.accept: false", args...)
+			t.b.set(p("challenge.accept"), false, "")
+			accept = false
+		}
+	}
+
 	minR, maxR := c.integer("min_rating", 0), c.integer("max_rating", 4000)
-	t.b.set(p("challenge.opponent_rating.min"), min(max(minR, 0), 4000), "")
-	t.b.set(p("challenge.opponent_rating.max"), min(max(maxR, 0), 4000), "")
+	minR, maxR = min(max(minR, 0), 4000), min(max(maxR, 0), 4000)
+	if minR > maxR {
+		declineAll("min_rating", "min_rating (%d) is above max_rating (%d), so lichess-bot accepts no rated challenger", minR, maxR)
+		minR = maxR
+	}
+	t.b.set(p("challenge.opponent_rating.min"), minR, "")
+	t.b.set(p("challenge.opponent_rating.max"), maxR, "")
 	t.b.flow(p("challenge.opponent_rating"), from(c, "min_rating", "max_rating"))
 	c.dropUnless("rating_difference", "", "empty: nothing to carry over",
 		"ponderosa bounds the challenger's rating by challenge.opponent_rating only, not by a difference from the bot's own rating")
 
 	allow, _ := c.strList("allow_list")
 	block, _ := c.strList("block_list")
+	block = t.usernames(c, "block_list", block)
+	hadAllow := slices.ContainsFunc(allow, func(n string) bool { return n != "" })
+	allow = t.usernames(c, "allow_list", allow)
+	allow = slices.DeleteFunc(allow, func(n string) bool {
+		if slices.ContainsFunc(block, func(b string) bool { return strings.EqualFold(b, n) }) {
+			t.r.note(KindChanged, c.keyLine("allow_list"), "challenge.allow_list",
+				"%q is in block_list too, which lichess-bot looks at first: left out of allow_list", n)
+			return true
+		}
+		return false
+	})
+	if hadAllow && len(allow) == 0 {
+		declineAll("allow_list", "no name of allow_list is left, and lichess-bot accepts no one outside it")
+	}
 	t.b.set(p("challenge.allow_list"), nonNil(allow), from(c, "allow_list"))
 	t.b.set(p("challenge.block_list"), nonNil(block), from(c, "block_list"))
 
@@ -585,6 +698,24 @@ func (t *translator) challenge(c *section) {
 	c.rest()
 	t.challengeBlock = block
 	t.accept = accept
+}
+
+// usernames keeps the names of a block or allow list that can be Lichess
+// usernames (an empty one is no name, as lichess-bot reads it); another
+// matches no player, and ponderosa refuses it.
+func (t *translator) usernames(s *section, key string, names []string) []string {
+	var kept []string
+	for _, n := range names {
+		switch {
+		case n == "":
+		case config.IsUsername(n):
+			kept = append(kept, n)
+		default:
+			t.r.note(KindChanged, s.keyLine(key), join(s.path, key),
+				"%q is not a Lichess username (2 to 30 letters, digits, _ or -), so it matches no player: left out", n)
+		}
+	}
+	return kept
 }
 
 func nonNil(s []string) []string {

@@ -3,6 +3,8 @@ package lichessbot
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -87,6 +89,12 @@ func valueNode(value any) *yaml.Node {
 			s := str(tc.String())
 			s.Style = yaml.DoubleQuotedStyle
 			n.Content = append(n.Content, s)
+		}
+		return n
+	case map[string][]string:
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			n.Content = append(n.Content, str(k), valueNode(v[k]))
 		}
 		return n
 	case map[string]string:

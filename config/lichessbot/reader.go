@@ -51,6 +51,13 @@ func (r *reader) note(kind Kind, line int, key, format string, args ...any) {
 
 // newSection reads a mapping node; n may be nil (absent) or null.
 func (r *reader) newSection(n *yaml.Node, path string, line int) *section {
+	return r.readSection(n, path, line, 0)
+}
+
+// maxMergeDepth bounds merge keys within merged mappings.
+const maxMergeDepth = 16
+
+func (r *reader) readSection(n *yaml.Node, path string, line, depth int) *section {
 	s := &section{r: r, path: path, line: line, vals: map[string]*yaml.Node{}, used: map[string]bool{}, asked: map[string]bool{}}
 	if n == nil || isNull(n) {
 		return s
@@ -59,8 +66,13 @@ func (r *reader) newSection(n *yaml.Node, path string, line int) *section {
 		r.problem(n.Line, path, "expected a section of keys (a mapping), got %s", describe(n, false))
 		return s
 	}
+	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.Value == "<<" && k.Style == 0 {
+			merges = append(merges, v)
+			continue
+		}
 		if k.Kind != yaml.ScalarNode {
 			r.problem(k.Line, path, "a key must be a plain name")
 			continue
@@ -72,7 +84,43 @@ func (r *reader) newSection(n *yaml.Node, path string, line int) *section {
 		s.keys = append(s.keys, k)
 		s.vals[k.Value] = v
 	}
+	// A merge key ("<<: *defaults", or a list of aliases) adds the keys of
+	// the mappings it names that the section does not write itself, the
+	// first mapping of a list first, as PyYAML reads it.
+	for _, m := range merges {
+		r.merge(s, m, depth)
+	}
 	return s
+}
+
+func (r *reader) merge(s *section, m *yaml.Node, depth int) {
+	if depth >= maxMergeDepth {
+		r.problem(m.Line, join(s.path, "<<"), "merge keys nested more than %d deep", maxMergeDepth)
+		return
+	}
+	if m.Kind == yaml.AliasNode && m.Alias != nil {
+		m = m.Alias
+	}
+	switch m.Kind {
+	case yaml.MappingNode:
+		from := r.readSection(m, s.path, s.line, depth+1)
+		for _, k := range from.keys {
+			if _, ok := s.vals[k.Value]; !ok {
+				s.keys = append(s.keys, k)
+				s.vals[k.Value] = from.vals[k.Value]
+			}
+		}
+	case yaml.SequenceNode:
+		for _, item := range m.Content {
+			if item.Kind == yaml.SequenceNode {
+				r.problem(item.Line, join(s.path, "<<"), "a merge key takes a mapping or a list of mappings, got a list in the list")
+				continue
+			}
+			r.merge(s, item, depth+1)
+		}
+	default:
+		r.problem(m.Line, join(s.path, "<<"), "a merge key takes a mapping or a list of mappings, got %s", describe(m, false))
+	}
 }
 
 func isNull(n *yaml.Node) bool {
@@ -169,6 +217,24 @@ func (s *section) str(key, def string) string {
 var yaml11Bools = map[string]bool{
 	"true": true, "yes": true, "on": true,
 	"false": false, "no": false, "off": false,
+}
+
+// pyYAMLBools are the plain scalars PyYAML (YAML 1.1) reads as booleans,
+// in the spellings it takes.
+var pyYAMLBools = map[string]bool{
+	"yes": true, "Yes": true, "YES": true, "true": true, "True": true, "TRUE": true, "on": true, "On": true, "ON": true,
+	"no": false, "No": false, "NO": false, "false": false, "False": false, "FALSE": false, "off": false, "Off": false, "OFF": false,
+}
+
+// pyBool reports the boolean lichess-bot reads from n, a scalar; ok is
+// false when PyYAML reads it as something else (a quoted "yes" is text).
+func pyBool(n *yaml.Node) (b, ok bool) {
+	if n.Kind != yaml.ScalarNode || n.Style != 0 { // quoted, or with a tag such as !!str
+
+		return false, false
+	}
+	b, ok = pyYAMLBools[n.Value]
+	return b, ok
 }
 
 func (s *section) boolean(key string, def bool) bool {

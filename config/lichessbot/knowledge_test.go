@@ -1,0 +1,288 @@
+package lichessbot
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// bookDir makes a lichess-bot directory holding engines/book.bin and
+// engines/960.bin, copies of a small Polyglot book.
+func bookDir(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "engine", "book", "testdata", "gnuchess-sample.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "engines"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"book.bin", "960.bin"} {
+		if err := os.WriteFile(filepath.Join(dir, "engines", name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const builtinEngine = "engine:\n  protocol: homemade\n  name: mine\n"
+const plainChallenge = "challenge: {variants: [standard], time_controls: [blitz], modes: [rated]}\n"
+
+func importText(t *testing.T, in string, opts Options) *Result {
+	t.Helper()
+	res, err := Import([]byte(in), "c.yml", opts)
+	if err != nil {
+		t.Fatalf("Import: %v\n%s", err, in)
+	}
+	return res
+}
+
+// TestImportPolyglotBuiltin: with the built-in engine playing, lichess-bot's
+// books become engine.book: paths from lichess-bot's directory, per
+// variant, the selection, min_weight and max_depth in plies.
+func TestImportPolyglotBuiltin(t *testing.T) {
+	dir := bookDir(t)
+	in := builtinEngine + `  polyglot:
+    enabled: true
+    book:
+      standard:
+        - engines/book.bin
+      chess960: engines/960.bin
+      atomic: [engines/atomic.bin]
+    selection: best_move
+    min_weight: 3
+    max_depth: 10
+    normalization: none
+` + plainChallenge
+	res := importText(t, in, Options{Dir: dir})
+	cfg := loadYAML(t, res)
+	b := cfg.Engine.Book
+	if !slices.Equal(b.Files["standard"], []string{filepath.Join(dir, "engines", "book.bin")}) ||
+		!slices.Equal(b.Files["chess960"], []string{filepath.Join(dir, "engines", "960.bin")}) || len(b.Files) != 2 {
+		t.Errorf("book files %v", b.Files)
+	}
+	if b.Selection != "best_move" || b.MinWeight != 3 || b.MaxDepth != 20 {
+		t.Errorf("selection %q min_weight %d max_depth %d, want best_move 3 20", b.Selection, b.MinWeight, b.MaxDepth)
+	}
+	// lichess-bot asks its books while the game has at most max_depth*2-1
+	// plies (engine_wrapper.get_book_move); engine/book asks while
+	// ply+1 <= MaxDepth (book.Choose).
+	for ply := 0; ply < 40; ply++ {
+		if lb, here := ply <= 10*2-1, ply+1 <= b.MaxDepth; lb != here {
+			t.Errorf("ply %d: lichess-bot asks the book %v, ponderosa %v", ply, lb, here)
+		}
+	}
+	if n, ok := findNote(res, "engine.polyglot.book.atomic"); !ok || n.Kind != KindNoEquivalent {
+		t.Errorf("the atomic book: %+v %v", n, ok)
+	}
+	if n, ok := findNote(res, "engine.polyglot"); ok {
+		t.Errorf("engine.polyglot reported: %+v", n)
+	}
+}
+
+func TestImportPolyglotMinWeight(t *testing.T) {
+	dir := bookDir(t)
+	book := func(sel, norm string, weight int) string {
+		return builtinEngine + "  polyglot: {enabled: true, book: {standard: engines/book.bin}, selection: " + sel +
+			", normalization: " + norm + ", min_weight: " + strconv.Itoa(weight) + "}\n" + plainChallenge
+	}
+	for _, tc := range []struct {
+		name, sel, norm string
+		weight, want    int
+		kind            Kind
+		noteKey         string
+	}{
+		{"uniform, none: exact", "uniform_random", "none", 7, 7, -1, ""},
+		{"best, max: a percentage", "best_move", "max", 10, 0, KindChanged, "engine.polyglot.normalization"},
+		{"uniform, sum: a percentage", "uniform_random", "sum", 10, 0, KindChanged, "engine.polyglot.normalization"},
+		{"weighted: not used by lichess-bot", "weighted_random", "none", 50, 0, KindSame, "engine.polyglot.min_weight"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := importText(t, book(tc.sel, tc.norm, tc.weight), Options{Dir: dir})
+			cfg := loadYAML(t, res)
+			if cfg.Engine.Book.MinWeight != tc.want || cfg.Engine.Book.Selection != tc.sel {
+				t.Errorf("min_weight %d selection %q, want %d %q", cfg.Engine.Book.MinWeight, cfg.Engine.Book.Selection, tc.want, tc.sel)
+			}
+			if tc.noteKey == "" {
+				return
+			}
+			if n, ok := findNote(res, tc.noteKey); !ok || n.Kind != tc.kind {
+				t.Errorf("note %s: %+v %v", tc.noteKey, n, ok)
+			}
+		})
+	}
+}
+
+// TestImportPolyglotNotCarried: no book is written when lichess-bot used
+// none (disabled, max_depth 0), and with an external engine the books are
+// reported with where such an engine takes its book.
+func TestImportPolyglotNotCarried(t *testing.T) {
+	dir := bookDir(t)
+	pg := "  polyglot: {enabled: %s, book: {standard: [engines/book.bin]}, max_depth: %s}\n"
+	for _, tc := range []struct {
+		name, engine, enabled, depth string
+		kind                         Kind
+		key, msg                     string
+	}{
+		{"disabled", builtinEngine, "false", "8", KindSame, "engine.polyglot", "enabled is false"},
+		{"max_depth 0", builtinEngine, "true", "0", KindChanged, "engine.polyglot.max_depth", "never asks its books"},
+		{"external engine", "engine:\n  dir: /\n  name: bin/sh\n", "true", "8", KindNoEquivalent, "engine.polyglot", "OwnBook"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.engine + strings.Replace(strings.Replace(pg, "%s", tc.enabled, 1), "%s", tc.depth, 1) + plainChallenge
+			res := importText(t, in, Options{Dir: dir})
+			cfg := loadYAML(t, res)
+			if len(cfg.Engine.Book.Files) != 0 || strings.Contains(string(res.YAML), "book:") {
+				t.Errorf("a book was written:\n%s", res.YAML)
+			}
+			if n, ok := findNote(res, tc.key); !ok || n.Kind != tc.kind || !strings.Contains(n.Msg, tc.msg) {
+				t.Errorf("note %s: %+v %v", tc.key, n, ok)
+			}
+			if slices.Contains(notesOf(res, KindLater), "engine.polyglot") {
+				t.Error("engine.polyglot still reported as not yet supported")
+			}
+		})
+	}
+}
+
+// TestImportDrawOrResign: engine.draw_or_resign becomes game.draw and
+// game.resign, with lichess-bot's defaults when absent (it accepts no draw
+// unless offer_draw_enabled, where ponderosa's default accepts).
+func TestImportDrawOrResign(t *testing.T) {
+	t.Run("absent", func(t *testing.T) {
+		cfg := loadYAML(t, importText(t, builtinEngine+plainChallenge, Options{}))
+		g := cfg.Game
+		if g.Draw.Accept || g.Resign.Enabled || g.Resign.BelowCP != 1000 || g.Resign.ForMoves != 3 {
+			t.Errorf("draw %+v resign %+v, want accept false, resign off at 1000 cp for 3 moves", g.Draw, g.Resign)
+		}
+		if !config.Default().Game.Draw.Accept {
+			t.Log("ponderosa's default accepts no draw either now: this case proves less")
+		}
+	})
+	t.Run("set", func(t *testing.T) {
+		in := builtinEngine + `  draw_or_resign:
+    resign_enabled: true
+    resign_score: -450
+    resign_moves: 4
+    resign_for_egtb_minus_two: false
+    offer_draw_enabled: true
+    offer_draw_score: 20
+    offer_draw_moves: 8
+    offer_draw_pieces: 12
+` + plainChallenge
+		res := importText(t, in, Options{})
+		g := loadYAML(t, res).Game
+		if !g.Draw.Accept || g.Draw.WithinCP != 20 || g.Draw.AfterMove != 8 {
+			t.Errorf("draw %+v, want accept within 20 cp from move 8", g.Draw)
+		}
+		if !g.Resign.Enabled || g.Resign.BelowCP != 450 || g.Resign.ForMoves != 4 {
+			t.Errorf("resign %+v, want at -450 cp for 4 moves", g.Resign)
+		}
+		for key, kind := range map[string]Kind{
+			"engine.draw_or_resign.offer_draw_pieces":         KindLater,
+			"engine.draw_or_resign.offer_draw_enabled":        KindChanged, // ponderosa accepts, but offers no draw yet
+			"engine.draw_or_resign.offer_draw_moves":          KindChanged,
+			"engine.draw_or_resign.resign_for_egtb_minus_two": KindSame,
+		} {
+			if n, ok := findNote(res, key); !ok || n.Kind != kind {
+				t.Errorf("%s: %+v %v, want kind %d", key, n, ok, kind)
+			}
+		}
+		if slices.Contains(notesOf(res, KindLater), "engine.draw_or_resign") {
+			t.Error("draw_or_resign still reported whole as not yet supported")
+		}
+	})
+	t.Run("out of range", func(t *testing.T) {
+		in := builtinEngine + "  draw_or_resign: {resign_enabled: true, resign_score: 50, resign_moves: 0, offer_draw_enabled: true, offer_draw_score: -5}\n" + plainChallenge
+		res := importText(t, in, Options{})
+		g := loadYAML(t, res).Game
+		// A positive resign_score resigns at a score of +50 or less in
+		// lichess-bot: the nearest here is the smallest margin.
+		if g.Resign.BelowCP != 100 || g.Resign.ForMoves != 1 {
+			t.Errorf("resign %+v, want below_cp 100 for 1 move", g.Resign)
+		}
+		if g.Draw.Accept {
+			t.Error("a negative offer_draw_score never accepts in lichess-bot, but accept is true")
+		}
+		for _, k := range []string{"resign_score", "resign_moves", "offer_draw_score"} {
+			if n, ok := findNote(res, "engine.draw_or_resign."+k); !ok || n.Kind != KindChanged {
+				t.Errorf("%s: %+v %v", k, n, ok)
+			}
+		}
+	})
+}
+
+// TestImportManagedUCIOptions: lichess-bot (python-chess) never sends
+// MultiPV, Ponder, UCI_Chess960 or UCI_Variant from uci_options: none is
+// carried over, each reported.
+func TestImportManagedUCIOptions(t *testing.T) {
+	in := "engine:\n  dir: /\n  name: bin/sh\n  uci_options:\n    MultiPV: 3\n    UCI_Variant: atomic\n    Threads: 2\n" + plainChallenge
+	res := importText(t, in, Options{})
+	cfg := loadYAML(t, res)
+	if o := cfg.Engine.External.Options; len(o) != 1 || o["Threads"] != "2" {
+		t.Errorf("options %v, want only Threads", o)
+	}
+	if n, ok := findNote(res, "engine.uci_options.MultiPV"); !ok || n.Msg != "lichess-bot never sent it: left out" {
+		t.Errorf("MultiPV: %+v %v", n, ok)
+	}
+	if n, ok := findNote(res, "engine.uci_options.UCI_Variant"); !ok || !strings.Contains(n.Msg, "lichess-bot never sent it") {
+		t.Errorf("UCI_Variant: %+v %v", n, ok)
+	}
+}
+
+// TestImportYAML11Booleans: lichess-bot's PyYAML reads yes/no/on/off (and
+// True/False) as booleans; python-chess sends them to the engine as true
+// and false, and an engine_options value is written as Python prints it.
+func TestImportYAML11Booleans(t *testing.T) {
+	in := `engine:
+  dir: /
+  name: bin/sh
+  engine_options:
+    flag: yes
+    other: False
+    text: "no"
+  uci_options:
+    UCI_ShowWDL: yes
+    OwnBook: Off
+    Big: True
+    Quoted: "on"
+    Name: yess
+` + plainChallenge
+	res := importText(t, in, Options{})
+	x := loadYAML(t, res).Engine.External
+	want := map[string]string{"UCI_ShowWDL": "true", "OwnBook": "false", "Big": "true", "Quoted": "on", "Name": "yess"}
+	for k, v := range want {
+		if x.Options[k] != v {
+			t.Errorf("option %s = %q, want %q", k, x.Options[k], v)
+		}
+	}
+	if !slices.Equal(x.Args, []string{"--flag=True", "--other=False", "--text=no"}) {
+		t.Errorf("args %q", x.Args)
+	}
+}
+
+// TestImportAccountsForEveryKeyBuiltin: the file of every lichess-bot key
+// with an XBoard engine, so that the built-in engine plays and the books
+// and draw rules are translated: every key is still accounted for.
+func TestImportAccountsForEveryKeyBuiltin(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "every-key.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.Replace(string(data), `protocol: "uci"`, `protocol: "xboard"`, 1))
+	dir := bookDir(t)
+	if err := os.Rename(filepath.Join(dir, "engines", "book.bin"), filepath.Join(dir, "engines", "book1.bin")); err != nil {
+		t.Fatal(err)
+	}
+	res := importText(t, string(data), Options{Dir: dir})
+	checkAccounted(t, data, res)
+	if b := loadYAML(t, res).Engine.Book; len(b.Files["standard"]) != 1 || b.MaxDepth != 20 || b.Selection != "uniform_random" {
+		t.Errorf("book %+v", b)
+	}
+}
