@@ -27,17 +27,17 @@ func importLichessBotCmd(e env, args []string) int {
 	)
 	dir := fs.String("dir", "", "the directory lichess-bot ran in, which its relative engine paths start from (default: the config file's directory)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return exitUsage
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return 2
+		return exitUsage
 	}
 	path := fs.Arg(0)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "import-lichess-bot: %v\n", err)
-		return 1
+		return exitConfig
 	}
 	base := *dir
 	if base == "" {
@@ -45,7 +45,7 @@ func importLichessBotCmd(e env, args []string) int {
 	}
 	if base, err = filepath.Abs(base); err != nil {
 		fmt.Fprintf(e.stderr, "import-lichess-bot: resolve -dir: %v\n", err)
-		return 1
+		return exitUsage
 	}
 	res, err := lichessbot.Import(data, path, lichessbot.Options{Dir: base})
 	if err != nil {
@@ -54,17 +54,17 @@ func importLichessBotCmd(e env, args []string) int {
 		if errors.As(err, &probs) {
 			fmt.Fprintf(e.stderr, "import-lichess-bot: %s cannot be imported: %d problem(s); nothing written\n", path, len(probs))
 		}
-		return 1
+		return exitConfig
 	}
 	if _, err := e.stdout.Write(res.YAML); err != nil {
 		fmt.Fprintf(e.stderr, "import-lichess-bot: write the configuration: %v\n", err)
-		return 1
+		return exitFailure
 	}
 	if err := res.WriteReport(e.stderr, path); err != nil {
-		return 1
+		return exitFailure
 	}
 	if len(res.Problems) > 0 {
-		return 1
+		return exitConfig // written, but check-config would refuse it
 	}
-	return 0
+	return exitOK
 }

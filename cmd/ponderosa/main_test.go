@@ -231,8 +231,8 @@ func TestImportLichessBot(t *testing.T) {
 	}
 	// -dir: relative engine paths start from the given directory.
 	code, stdout, _ = runWith(t, nil, "import-lichess-bot", "-dir", "/srv/lb", lbConfig)
-	if code != 1 || !strings.Contains(stdout, "path: /srv/lb/engines/stockfish-17") {
-		t.Errorf("-dir: code %d (want 1: no engine there)\n%s", code, stdout)
+	if code != exitConfig || !strings.Contains(stdout, "path: /srv/lb/engines/stockfish-17") {
+		t.Errorf("-dir: code %d (want %d: no engine there)\n%s", code, exitConfig, stdout)
 	}
 
 	// Bad input: an error with its line, nothing on stdout.
@@ -241,10 +241,10 @@ func TestImportLichessBot(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, stdout, stderr = runWith(t, nil, "import-lichess-bot", bad)
-	if code != 1 || stdout != "" || !strings.Contains(stderr, "line 4: challenge.concurrency: expected a whole number") {
+	if code != exitConfig || stdout != "" || !strings.Contains(stderr, "line 4: challenge.concurrency: expected a whole number") {
 		t.Errorf("bad input: code %d stdout %q stderr %q", code, stdout, stderr)
 	}
-	if code, _, _ := runWith(t, nil, "import-lichess-bot"); code != 2 {
-		t.Errorf("no file: code %d, want 2", code)
+	if code, _, _ := runWith(t, nil, "import-lichess-bot"); code != exitUsage {
+		t.Errorf("no file: code %d, want %d", code, exitUsage)
 	}
 }
