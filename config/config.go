@@ -101,7 +101,8 @@ type Book struct {
 	// weighted_random (by the book's weights, the default), uniform_random
 	// or best_move.
 	Selection string `yaml:"selection"`
-	// MinWeight leaves out book moves of a lower weight. Default 0.
+	// MinWeight leaves out book moves of a lower weight. Default 0. A move
+	// of weight 0 (Polyglot: known, not to be played) is never played.
 	MinWeight int `yaml:"min_weight"`
 	// MaxDepth is the last ply of the game (counted from its start
 	// position) played from the books; 0 (the default) means no limit.

@@ -29,9 +29,12 @@
 // damaged entry). Choose asks the books in order and takes the first that
 // has a move left after Options.MinWeight, unless the game is past
 // Options.MaxDepth plies; Options.Method is weighted_random (probability
-// weight/total, weight 0 never), uniform_random or best_move (the highest
-// weight, the first in the file among equals). The caller passes a seeded
-// *rand.Rand: the package keeps no state of its own.
+// weight/total), uniform_random or best_move (the highest weight, the first
+// in the file among equals). A move of weight 0 is never chosen, by any
+// method: Polyglot stores weight 0 for a move that is known but not to be
+// played. Has tells whether Choose would find a move, without drawing one.
+// The caller passes a seeded *rand.Rand: the package keeps no state of its
+// own.
 //
 // # Making
 //
