@@ -50,6 +50,8 @@ func bookMakeCmd(e env, args []string) int {
 		"played in fewer than -min-games games, when its score (wins + draws/2) / games is",
 		"below -min-score, or when it never scored. Games without a result (*), with an",
 		"illegal move, or of another variant than standard chess or Chess960 are skipped.",
+		"A { comment or ( variation left open ends at the next tag line that starts a line",
+		"after a blank line, or at the end of the file: its game is reported and skipped.",
 		"")
 	out := fs.String("o", "", "the book file to write (required)")
 	maxPly := fs.Int("max-ply", 30, "count the first N plies of each game (0: all)")
@@ -77,7 +79,7 @@ func bookMakeCmd(e env, args []string) int {
 		}
 	}
 	entries := mk.Entries()
-	fmt.Fprintf(e.stdout, "%d games read, %d counted, %d without a result or of another variant, %d with a bad move\n",
+	fmt.Fprintf(e.stdout, "%d games read, %d counted, %d without a result or of another variant, %d bad (an illegal move, or a comment or variation left open)\n",
 		read, mk.Games(), skipped, bad)
 	if len(entries) == 0 {
 		fmt.Fprintln(e.stderr, "ponderosa book make: no move passed the filters: no book written")
@@ -96,8 +98,9 @@ func bookMakeCmd(e env, args []string) int {
 	return 0
 }
 
-// addPGNFile counts the games of one PGN file; a game with a bad move is
-// reported on stderr and skipped.
+// addPGNFile counts the games of one PGN file; a game with a bad move, or
+// whose comment or variation is left open (book.Game.Broken), is reported on
+// stderr and skipped.
 func addPGNFile(e env, mk *book.Maker, path string) (read, skipped, bad int, err error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -39,7 +39,11 @@
 // # Making
 //
 // Maker counts PGN games (read with PGNReader: tags and the main line's SAN,
-// comments, variations and NAGs skipped) into a book. For every position up
+// comments, variations and NAGs skipped) into a book. A comment or variation
+// left open ends at the next game's tag section (a tag line at the first
+// column after a blank line) or at the end of the file, and its game is
+// refused as broken, so one bad game never swallows the games after it.
+// For every position up
 // to MakeOptions.MaxPly it counts each move's results for the side that
 // played it, once per game. The weight of a move is
 //

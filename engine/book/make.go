@@ -58,9 +58,13 @@ func (mk *Maker) Positions() int { return len(mk.stats) }
 
 // AddGame counts the moves of g. A game without a decisive or drawn result
 // ("*") or of a variant other than standard chess or Chess960 is not
-// counted (counted is false, err nil). A move that cannot be read or is
-// illegal gives an error, and then none of the game's moves are counted.
+// counted (counted is false, err nil). A broken game (Game.Broken), or a
+// move that cannot be read or is illegal, gives an error, and then none of
+// the game's moves are counted.
 func (mk *Maker) AddGame(g *Game) (counted bool, err error) {
+	if g.Broken != "" {
+		return false, fmt.Errorf("game at line %d: %s", g.Line, g.Broken)
+	}
 	var white float64 // White's score
 	switch g.Result {
 	case "1-0":
