@@ -49,9 +49,13 @@
 //
 //	weight = 2*wins + draws
 //
-// (its score in half points). When the largest weight of the book exceeds
-// 65535 all weights are scaled by 65535/largest and rounded, with 1 as the
-// least, so the proportions within a position stay. A move is left out when
+// (its score in half points). Weights are 16 bits, so they are scaled per
+// position: in a position whose largest weight exceeds 65535, all its
+// weights are scaled by 65535/largest and rounded, with 1 as the least (the
+// proportions within the position stay, but for rounding); every other
+// position keeps its raw weights. A min_weight at choosing time is thus a
+// count of half points in most positions, and relative to 65535 for the
+// best move in the scaled ones. A move is left out when
 // it was played in fewer than MinGames games, when its score
 // (wins + draws/2) / games is below MinScore, or when its weight is 0. Games
 // without a result ("*") or of another variant than standard chess or

@@ -198,16 +198,24 @@ func TestMakeBadMove(t *testing.T) {
 	}
 }
 
-// Weights above 65535 are scaled down together, keeping their proportions.
+// Weights above 65535 are scaled down per position, keeping the proportions
+// within it: a position whose largest weight fits keeps its raw weights (it
+// is not flattened by the book's most played position), and each position
+// over the limit is scaled by its own largest weight.
 func TestMakeScalesWeights(t *testing.T) {
 	mk := NewMaker(MakeOptions{})
 	mk.stats[1] = map[uint16]*counts{10: {wins: 100000}, 11: {draws: 100000}, 12: {draws: 1}}
-	mk.stats[2] = map[uint16]*counts{10: {wins: 3, draws: 1}}
+	mk.stats[2] = map[uint16]*counts{10: {wins: 3, draws: 1}, 11: {wins: 1}}
+	mk.stats[3] = map[uint16]*counts{10: {wins: 40000}, 11: {wins: 20000}}
 	got := map[[2]uint64]uint16{}
 	for _, e := range mk.Entries() {
 		got[[2]uint64{e.Key, uint64(e.Move)}] = e.Weight
 	}
-	want := map[[2]uint64]uint16{{1, 10}: 65535, {1, 11}: 32768, {1, 12}: 1, {2, 10}: 2} // 7 * 65535 / 200000 = 2.29
+	want := map[[2]uint64]uint16{
+		{1, 10}: 65535, {1, 11}: 32768, {1, 12}: 1, // largest 200000: 100000 * 65535 / 200000 = 32767.5
+		{2, 10}: 7, {2, 11}: 2, // raw: a global scale would make them 2 and 1
+		{3, 10}: 65535, {3, 11}: 32768, // its own largest, 80000 (a global scale: 26214 and 13107)
+	}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%v: weight %d, want %d (all: %v)", k, got[k], w, got)
