@@ -1,10 +1,13 @@
 package uci
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/book"
@@ -94,5 +97,50 @@ func TestEngineBadBookFile(t *testing.T) {
 	lines = c.untilPrefix("bestmove")
 	if best, _ := bestmove(t, lastLine(lines)); searched(lines) || !bookMoves(t)[best] {
 		t.Errorf("good book after a bad one:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Each game made anew (here by setting Move Overhead) takes a fresh seed,
+// so it does not replay the book line of the game it replaces; a fixed
+// seed source replays it, move for move.
+func TestEngineBookSeedPerReset(t *testing.T) {
+	b := NewEngineBackend()
+	t.Cleanup(b.Close)
+	next := int64(0)
+	b.seedSource = func() int64 { next++; return next }
+	for _, o := range [][2]string{{OptBookFile, sampleBookPath}, {OptOwnBook, "true"}} {
+		if err := b.SetOption(o[0], o[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lim := GoParams{GoLimits: GoLimits{WTime: time.Minute, BTime: time.Minute}}
+	firstMoves := func(n int) map[string]int {
+		t.Helper()
+		seen := map[string]int{}
+		for i := range n {
+			if err := b.SetOption(OptMoveOverhead, strconv.Itoa(50+i)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.SetPosition(board.StartFEN, nil); err != nil {
+				t.Fatal(err)
+			}
+			best, _ := b.Go(context.Background(), lim, nil)
+			if !bookMoves(t)[best] {
+				t.Fatalf("%s is not a book move", best)
+			}
+			seen[best]++
+		}
+		return seen
+	}
+	before := next
+	if seen := firstMoves(12); len(seen) < 2 {
+		t.Errorf("12 games made anew all opened with the same book move: %v", seen)
+	}
+	if next-before != 12 {
+		t.Errorf("%d seeds taken for 12 games made anew", next-before)
+	}
+	b.seedSource = func() int64 { return 7 }
+	if seen := firstMoves(6); len(seen) != 1 {
+		t.Errorf("a fixed seed gave different first moves: %v", seen)
 	}
 }
