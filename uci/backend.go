@@ -42,8 +42,9 @@ const (
 	// OptOwnBook (off by default) plays the moves of the Polyglot book
 	// OptBookFile at once, without a search, while the position is in it
 	// (weighted by the book's weights; not for "go ponder", "go infinite",
-	// MultiPV or search moves). A book file that cannot be read is an
-	// error, and the engine plays without a book.
+	// MultiPV or search moves), with no ponder move in "bestmove". A book
+	// file that cannot be read is an error, and the engine plays without a
+	// book.
 	OptOwnBook   = "OwnBook"
 	OptBookFile  = "BookFile"
 	optEmptyPath = "<empty>" // how GUIs send an empty string option

@@ -144,3 +144,26 @@ func TestEngineBookSeedPerReset(t *testing.T) {
 		t.Errorf("a fixed seed gave different first moves: %v", seen)
 	}
 }
+
+// A book move's bestmove has no ponder move, even when the tree knows a
+// reply to it (here from a search through each book move).
+func TestEngineBookMoveNoPonder(t *testing.T) {
+	c, _ := startEngine(t)
+	c.send("setoption name BookFile value "+sampleBookPath, "setoption name OwnBook value true")
+	for m := range bookMoves(t) {
+		c.send("position startpos", "go depth 3 searchmoves "+m)
+		lines := c.untilPrefix("bestmove")
+		if best, ponder := bestmove(t, lastLine(lines)); !searched(lines) || best != m || ponder == "" {
+			t.Fatalf("search through %s:\n%s", m, strings.Join(lines, "\n"))
+		}
+	}
+	c.send("position startpos", "go wtime 60000 btime 60000")
+	lines := c.untilPrefix("bestmove")
+	best, ponder := bestmove(t, lastLine(lines))
+	if searched(lines) || !bookMoves(t)[best] {
+		t.Fatalf("not a book move:\n%s", strings.Join(lines, "\n"))
+	}
+	if ponder != "" {
+		t.Errorf("book move %s with ponder move %s", best, ponder)
+	}
+}
