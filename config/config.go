@@ -101,7 +101,11 @@ type Book struct {
 	// weighted_random (by the book's weights, the default), uniform_random
 	// or best_move.
 	Selection string `yaml:"selection"`
-	// MinWeight leaves out book moves of a lower weight. Default 0.
+	// MinWeight leaves out book moves of a lower weight. Default 0. A move
+	// of weight 0 (Polyglot: known, not to be played) is never played. In
+	// a book made by `ponderosa book make`, a weight is 2*wins + draws,
+	// except in a position whose largest weight exceeded 65535: there the
+	// weights were scaled so that the largest is 65535.
 	MinWeight int `yaml:"min_weight"`
 	// MaxDepth is the last ply of the game (counted from its start
 	// position) played from the books; 0 (the default) means no limit.

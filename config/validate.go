@@ -208,8 +208,6 @@ func (v *validator) engine() {
 	}
 }
 
-// externalOptions checks the UCI options of an external engine at key:
-// those the bot sets itself may not appear.
 // book checks engine.book: the variants, the selection, the numbers, and
 // that every book file can be read (so that a bad book is found at start,
 // never in a game).
@@ -238,6 +236,8 @@ func (v *validator) book() {
 	}
 }
 
+// externalOptions checks the UCI options of an external engine at key:
+// those the bot sets itself may not appear.
 func (v *validator) externalOptions(key string, opts map[string]string) {
 	for name := range opts {
 		switch strings.ToLower(strings.TrimSpace(name)) {

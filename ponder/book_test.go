@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,5 +172,86 @@ func TestBookMoveStopsPondering(t *testing.T) {
 	}
 	if g.Pondering() {
 		t.Error("still pondering after the book move")
+	}
+}
+
+// The book move is chosen after the ponder search has stopped: stopping it
+// lets go of the Game's lock, and a position set meanwhile is the one the
+// book move is for (before, a move chosen for the old position was played
+// in the new one).
+func TestBookMoveChosenAfterPonderStops(t *testing.T) {
+	b := sampleBook(t)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var enterOnce, releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	g := newTestGame(t, Options{Ponder: true, Strategy: PonderOpponent, PonderDepth: 30,
+		Books: []*book.Book{b}, BookOptions: book.Options{Method: book.BestMove},
+		afterIteration: func(it iteration) {
+			if it.pondering {
+				enterOnce.Do(func() { close(entered) })
+				<-release
+			}
+		}})
+	g.StartPonder(context.Background())
+	<-entered // the ponder search is held in its first iteration
+	type result struct {
+		d   Decision
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := g.Think(context.Background(), ThinkLimits{WTime: time.Minute, BTime: time.Minute}, nil)
+		done <- result{d, err}
+	}()
+	// Think asks the held ponder search to stop and waits for it without
+	// the lock: then the position changes.
+	for changed := false; !changed; {
+		g.mu.Lock()
+		if g.run != nil && g.run.stopAsked {
+			if err := g.setPosition(board.StartFEN, false, []string{"e2e4"}); err != nil {
+				t.Error(err)
+			}
+			changed = true
+		}
+		g.mu.Unlock()
+		if !changed {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	releaseOnce.Do(func() { close(release) })
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.d.Source != FromBook || !inBook(t, b, []string{"e2e4"}, r.d.UCI) {
+		t.Errorf("after e2e4 was set during the stop: %+v, want a book move for Black", r.d)
+	}
+}
+
+// A book move comes with no ponder move, even when the tree knows a reply
+// to it (a GUI pondering on that reply would get a searched move on
+// ponderhit, in a position the book may know).
+func TestBookMoveHasNoPonderMove(t *testing.T) {
+	b := sampleBook(t)
+	g := newTestGame(t, Options{Books: []*book.Book{b}, BookOptions: book.Options{Method: book.BestMove}})
+	// A search through e2e4 (search moves: the books are not asked) leaves
+	// its reply in the tree.
+	if d := think(t, g, ThinkLimits{Depth: 4, SearchMoves: []string{"e2e4"}}); d.Source != FromSearch || d.UCI != "e2e4" || d.Ponder == board.NoMove {
+		t.Fatalf("search through e2e4: %+v", d)
+	}
+	g.mu.Lock()
+	e4, _ := g.pos.ParseUCIMove("e2e4")
+	c := g.tree.findChild(g.cur, e4)
+	known := c != nilNode && g.tree.pool[c].best != board.NoMove
+	g.mu.Unlock()
+	if !known {
+		t.Fatal("the tree holds no reply to e2e4")
+	}
+	d := think(t, g, ThinkLimits{WTime: time.Minute, BTime: time.Minute})
+	if d.Source != FromBook || d.UCI != "e2e4" {
+		t.Fatalf("book move: %+v", d)
+	}
+	if d.Ponder != board.NoMove || d.PonderUCI != "" {
+		t.Errorf("book move with ponder move %v %q", d.Ponder, d.PonderUCI)
 	}
 }

@@ -36,8 +36,11 @@
 // Opening books: with Options.Books (engine/book Polyglot books, asked in
 // order; Options.BookOptions chooses the move), Think first asks the books
 // and plays a book move at once, without a search (Source FromBook, logged
-// as source=book): a running ponder search is stopped and the tree is
-// re-rooted as for any move, so it goes on following the game. Not for "go
+// as source=book): a running ponder search is stopped first, then the move
+// is chosen, and the tree is re-rooted as for any move, so it goes on
+// following the game. A book move comes with no ponder move (a GUI would
+// otherwise ponder on a reply from the tree and, on ponderhit, play a
+// searched move in a position the book may know). Not for "go
 // ponder" nor an analysis (MultiPV, search moves, mate), and not past
 // BookOptions.MaxDepth plies from the game's start position. SetBooks
 // changes the books between moves.

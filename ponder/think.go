@@ -17,8 +17,12 @@ import (
 // in the tree and TT); a timed game with a single legal move, or a tree
 // node already deeper than the budget reaches, answers without searching;
 // otherwise a new search runs. Before all that, a move of the opening books
-// (Options.Books) is played at once (see bookMove). With lim.Ponder it is
-// UCI "go ponder", which never plays from the books.
+// (Options.Books) is played at once (see bookMove): any ponder search is
+// stopped first, then the move is chosen, and it comes with no ponder move
+// (Decision.Ponder is NoMove), so that a GUI does not ponder on a reply
+// from the tree and then, on ponderhit, play a searched move in a position
+// that the book knows. With lim.Ponder it is UCI "go ponder", which never
+// plays from the books.
 func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
 	g.mu.Lock()
@@ -28,6 +32,20 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	}
 	if g.run != nil && !g.run.background {
 		return Decision{}, ErrBusy
+	}
+	// A book move is chosen with no search running: a ponder search is
+	// stopped first (what it learnt stays in the tree and TT). Its wait
+	// lets go of g.mu, and the game may change meanwhile (a new position,
+	// other books), so everything below looks at the game afresh, and the
+	// books are asked again.
+	for !lim.Ponder && g.run != nil && g.bookApplies(lim) {
+		if !g.run.background {
+			return Decision{}, ErrBusy
+		}
+		g.stopAndWait(g.run)
+		if g.closed {
+			return Decision{}, ErrClosed
+		}
 	}
 	white := g.pos.SideToMove() == board.White
 	slim, err := g.searchLimits(lim, g.pos)
@@ -47,18 +65,14 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 
 	g.pending.Ply = len(g.moves)
 	if m, ok := g.bookMove(lim); ok {
-		// A book move: no search. A ponder search stops (what it learnt
-		// stays in the tree and TT) and the tree is re-rooted as for any
-		// move, so it follows the game.
-		if r := g.run; r != nil {
-			g.stopAndWait(r)
-		}
+		// A book move: no search (no search runs: see the loop above). The
+		// tree is re-rooted as for any move, so it follows the game. No
+		// ponder move: the reply would come from the tree, and a GUI that
+		// pondered on it would get a searched move on ponderhit, in a
+		// position that may well be in the book.
 		g.commit()
 		g.ageTT(len(g.moves), false)
 		d := Decision{Move: m, Source: FromBook, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0)}
-		if c := g.tree.findChild(g.cur, m); c != nilNode {
-			d.Ponder = g.tree.pool[c].best
-		}
 		return g.finish(d, start, nil), nil
 	}
 	var carried *Budget // budget left by a converted ponder search that stopped at its cap
@@ -132,12 +146,25 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	return g.finish(d, start, &r.res), nil
 }
 
+// booksAsked reports whether the opening books are asked under lim: not
+// without books, nor for an analysis ("go infinite", search moves, mate
+// search, MultiPV above 1).
+func (g *Game) booksAsked(lim ThinkLimits) bool {
+	return len(g.opts.Books) > 0 && !lim.Infinite && len(lim.SearchMoves) == 0 && lim.Mate == 0 && lim.MultiPV <= 1
+}
+
+// bookApplies reports whether bookMove would find a move, without drawing
+// one (the Game's RNG is not used).
+func (g *Game) bookApplies(lim ThinkLimits) bool {
+	return g.booksAsked(lim) && book.Has(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions)
+}
+
 // bookMove chooses a move of the opening books for the current position,
-// with the Game's RNG. The books are not asked for an analysis ("go
-// infinite", search moves, mate search, MultiPV above 1) nor when the game
-// is past BookOptions.MaxDepth plies since its start position.
+// with the Game's RNG. The books are not asked for an analysis (see
+// booksAsked) nor when the game is past BookOptions.MaxDepth plies since
+// its start position.
 func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
-	if len(g.opts.Books) == 0 || lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
+	if !g.booksAsked(lim) {
 		return board.NoMove, false
 	}
 	m, _, ok := book.Choose(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions, g.rng)

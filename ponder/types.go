@@ -132,7 +132,7 @@ func (s Source) String() string {
 type Decision struct {
 	Move      board.Move
 	UCI       string
-	Ponder    board.Move // expected reply (NoMove if unknown)
+	Ponder    board.Move // expected reply (NoMove if unknown, and always with a book move)
 	PonderUCI string
 	Score     int // centipawns from the side to move's view (or mate score)
 	Mate      int

@@ -42,8 +42,9 @@ const (
 	// OptOwnBook (off by default) plays the moves of the Polyglot book
 	// OptBookFile at once, without a search, while the position is in it
 	// (weighted by the book's weights; not for "go ponder", "go infinite",
-	// MultiPV or search moves). A book file that cannot be read is an
-	// error, and the engine plays without a book.
+	// MultiPV or search moves), with no ponder move in "bestmove". A book
+	// file that cannot be read is an error, and the engine plays without a
+	// book.
 	OptOwnBook   = "OwnBook"
 	OptBookFile  = "BookFile"
 	optEmptyPath = "<empty>" // how GUIs send an empty string option
@@ -118,6 +119,10 @@ type EngineBackend struct {
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
+	// seedSource gives the seed of each game made anew (its RNG picks the
+	// book moves); nil takes one from the clock each time. Tests set a
+	// fixed or counting source.
+	seedSource func() int64
 }
 
 // NewEngineBackend returns a backend with the default options (Hash 64 MB,
@@ -197,13 +202,28 @@ func closeGame(g *ponder.Game) {
 }
 
 // resetGame replaces the game by a new one with b.gopts, at the current
-// position. Called with b.mu held.
+// position. With books, the new game gets a fresh seed (see newSeed), so it
+// does not replay the book line of the one it replaces. Called with b.mu
+// held.
 func (b *EngineBackend) resetGame() {
 	closeGame(b.game)
+	if len(b.gopts.Books) > 0 {
+		b.gopts.Seed = b.newSeed()
+	}
 	b.game = ponder.NewGame(b.gopts)
 	// The position was accepted before, so it is accepted again.
 	_ = b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	b.advanced = false
+}
+
+// newSeed returns the seed of a game made anew: from b.seedSource when set
+// (deterministic), else from the clock, so that book moves differ from one
+// game and one session to the next. Called with b.mu held.
+func (b *EngineBackend) newSeed() int64 {
+	if b.seedSource != nil {
+		return b.seedSource()
+	}
+	return time.Now().UnixNano()
 }
 
 // SetOption implements Backend.
@@ -288,10 +308,7 @@ func (b *EngineBackend) chooseBook() error {
 		return err // nothing changes
 	}
 	b.gopts.Books, b.gopts.BookOptions = books, book.Options{Method: book.WeightedRandom}
-	if b.gopts.Seed == 0 {
-		b.gopts.Seed = time.Now().UnixNano() // book moves differ from one session to the next
-	}
-	b.resetGame()
+	b.resetGame() // with a fresh seed
 	if err != nil {
 		return fmt.Errorf("%w; playing without a book", err)
 	}

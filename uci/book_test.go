@@ -1,10 +1,13 @@
 package uci
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/book"
@@ -42,7 +45,10 @@ func searched(lines []string) bool {
 // once, without a search (the stats line says source=book); out of the
 // book, and with OwnBook off, it searches.
 func TestEngineOwnBook(t *testing.T) {
-	c, _ := startEngine(t)
+	c, b := startEngine(t)
+	// A fixed seed: the sample holds the book's main lines only, and some
+	// random lines leave it within 4 plies (then the engine searches).
+	b.seedSource = func() int64 { return 1 }
 	c.send("setoption name BookFile value "+sampleBookPath, "setoption name OwnBook value true", "isready")
 	if lines := c.untilLine("readyok"); len(lines) != 1 {
 		t.Fatalf("setoption: %q", lines)
@@ -94,5 +100,73 @@ func TestEngineBadBookFile(t *testing.T) {
 	lines = c.untilPrefix("bestmove")
 	if best, _ := bestmove(t, lastLine(lines)); searched(lines) || !bookMoves(t)[best] {
 		t.Errorf("good book after a bad one:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Each game made anew (here by setting Move Overhead) takes a fresh seed,
+// so it does not replay the book line of the game it replaces; a fixed
+// seed source replays it, move for move.
+func TestEngineBookSeedPerReset(t *testing.T) {
+	b := NewEngineBackend()
+	t.Cleanup(b.Close)
+	next := int64(0)
+	b.seedSource = func() int64 { next++; return next }
+	for _, o := range [][2]string{{OptBookFile, sampleBookPath}, {OptOwnBook, "true"}} {
+		if err := b.SetOption(o[0], o[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lim := GoParams{GoLimits: GoLimits{WTime: time.Minute, BTime: time.Minute}}
+	firstMoves := func(n int) map[string]int {
+		t.Helper()
+		seen := map[string]int{}
+		for i := range n {
+			if err := b.SetOption(OptMoveOverhead, strconv.Itoa(50+i)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.SetPosition(board.StartFEN, nil); err != nil {
+				t.Fatal(err)
+			}
+			best, _ := b.Go(context.Background(), lim, nil)
+			if !bookMoves(t)[best] {
+				t.Fatalf("%s is not a book move", best)
+			}
+			seen[best]++
+		}
+		return seen
+	}
+	before := next
+	if seen := firstMoves(12); len(seen) < 2 {
+		t.Errorf("12 games made anew all opened with the same book move: %v", seen)
+	}
+	if next-before != 12 {
+		t.Errorf("%d seeds taken for 12 games made anew", next-before)
+	}
+	b.seedSource = func() int64 { return 7 }
+	if seen := firstMoves(6); len(seen) != 1 {
+		t.Errorf("a fixed seed gave different first moves: %v", seen)
+	}
+}
+
+// A book move's bestmove has no ponder move, even when the tree knows a
+// reply to it (here from a search through each book move).
+func TestEngineBookMoveNoPonder(t *testing.T) {
+	c, _ := startEngine(t)
+	c.send("setoption name BookFile value "+sampleBookPath, "setoption name OwnBook value true")
+	for m := range bookMoves(t) {
+		c.send("position startpos", "go depth 3 searchmoves "+m)
+		lines := c.untilPrefix("bestmove")
+		if best, ponder := bestmove(t, lastLine(lines)); !searched(lines) || best != m || ponder == "" {
+			t.Fatalf("search through %s:\n%s", m, strings.Join(lines, "\n"))
+		}
+	}
+	c.send("position startpos", "go wtime 60000 btime 60000")
+	lines := c.untilPrefix("bestmove")
+	best, ponder := bestmove(t, lastLine(lines))
+	if searched(lines) || !bookMoves(t)[best] {
+		t.Fatalf("not a book move:\n%s", strings.Join(lines, "\n"))
+	}
+	if ponder != "" {
+		t.Errorf("book move %s with ponder move %s", best, ponder)
 	}
 }

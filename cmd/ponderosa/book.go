@@ -45,11 +45,16 @@ func bookMakeCmd(e env, args []string) int {
 		"",
 		"Builds a Polyglot book from the games of the PGN files. For every position up to",
 		"-max-ply, each move's results are counted for the side that played it (once per",
-		"game); its weight is 2*wins + draws (its score in half points), all weights scaled",
-		"down together when the largest is above 65535. A move is left out when it was",
-		"played in fewer than -min-games games, when its score (wins + draws/2) / games is",
-		"below -min-score, or when it never scored. Games without a result (*), with an",
-		"illegal move, or of another variant than standard chess or Chess960 are skipped.",
+		"game); its weight is 2*wins + draws (its score in half points). Weights are scaled",
+		"per position: only a position whose largest weight is above 65535 has its weights",
+		"scaled so that the largest is 65535, keeping their proportions (engine.book's",
+		"min_weight is then relative there); other positions keep their raw weights. A move",
+		"is left out when it was played in fewer than -min-games games, when its score",
+		"(wins + draws/2) / games is below -min-score, or when it never scored. Games",
+		"without a result (*), with an illegal move, or of another variant than standard",
+		"chess or Chess960 are skipped. A { comment or ( variation left open ends at the",
+		"next tag line that starts a line after a blank line, or at the end of the file:",
+		"its game is reported and skipped.",
 		"")
 	out := fs.String("o", "", "the book file to write (required)")
 	maxPly := fs.Int("max-ply", 30, "count the first N plies of each game (0: all)")
@@ -77,7 +82,7 @@ func bookMakeCmd(e env, args []string) int {
 		}
 	}
 	entries := mk.Entries()
-	fmt.Fprintf(e.stdout, "%d games read, %d counted, %d without a result or of another variant, %d with a bad move\n",
+	fmt.Fprintf(e.stdout, "%d games read, %d counted, %d without a result or of another variant, %d bad (an illegal move, or a comment or variation left open)\n",
 		read, mk.Games(), skipped, bad)
 	if len(entries) == 0 {
 		fmt.Fprintln(e.stderr, "ponderosa book make: no move passed the filters: no book written")
@@ -96,8 +101,9 @@ func bookMakeCmd(e env, args []string) int {
 	return 0
 }
 
-// addPGNFile counts the games of one PGN file; a game with a bad move is
-// reported on stderr and skipped.
+// addPGNFile counts the games of one PGN file; a game with a bad move, or
+// whose comment or variation is left open (book.Game.Broken), is reported on
+// stderr and skipped.
 func addPGNFile(e env, mk *book.Maker, path string) (read, skipped, bad int, err error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -114,6 +114,41 @@ func TestBookMake(t *testing.T) {
 	}
 }
 
+// A game whose comment is never closed is reported as bad and skipped, and
+// the games after it are counted.
+func TestBookMakeUnclosedComment(t *testing.T) {
+	dir := t.TempDir()
+	pgn := filepath.Join(dir, "games.pgn")
+	games := `[Result "1-0"]
+
+1. e4 {never closed e5 1-0
+
+[Result "0-1"]
+
+1. d4 d5 0-1
+
+[Result "0-1"]
+
+1. d4 Nf6 0-1
+`
+	if err := os.WriteFile(pgn, []byte(games), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bin")
+	code, stdout, stderr := runWith(t, nil, "book", "make", "-o", out, pgn)
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "3 games read, 2 counted, 0 without a result or of another variant, 1 bad") ||
+		!strings.Contains(stderr, "game at line 1: a { comment opened at line 3 is cut off by the tag section at line 5") {
+		t.Errorf("summary:\n%s\n%s", stdout, stderr)
+	}
+	code, stdout, _ = runWith(t, nil, "book", "show", "-book", out, "d4")
+	if code != 0 || !strings.Contains(stdout, "Nf6      g8f6         2") || !strings.Contains(stdout, "d5       d7d5         2") {
+		t.Errorf("the games after the broken one:\n%s", stdout)
+	}
+}
+
 // engine.book reaches the built-in player: a standard game plays the
 // book's move at once, without a search or a score; a Chess960 game, for
 // which no book is given, searches.

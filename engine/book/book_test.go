@@ -264,8 +264,8 @@ func TestChooseOptions(t *testing.T) {
 	if _, _, ok := Choose(nil, p, 0, Options{}, rng); ok {
 		t.Error("no books gave a move")
 	}
-	// uniform_random reaches every move, weight 0 included; weighted_random
-	// never picks weight 0; min_weight 15 leaves d2d4 and c2c4.
+	// uniform_random reaches every move of positive weight; weighted_random
+	// never picks weight 0 either; min_weight 15 leaves d2d4 and c2c4.
 	seen := map[Method]map[string]int{}
 	for _, opt := range []Options{{Method: UniformRandom}, {Method: WeightedRandom}, {Method: UniformRandom, MinWeight: 15}} {
 		got := map[string]int{}
@@ -283,14 +283,56 @@ func TestChooseOptions(t *testing.T) {
 				t.Errorf("uniform with min_weight 15: %v", got)
 			}
 		case opt.Method == UniformRandom:
-			if len(got) != 4 {
-				t.Errorf("uniform: %v, want all 4 moves", got)
+			if len(got) != 3 || got["b1c3"] != 0 {
+				t.Errorf("uniform: %v, want the 3 moves of positive weight", got)
 			}
 		default:
 			if len(got) != 3 || got["b1c3"] != 0 {
 				t.Errorf("weighted: %v, want the 3 moves of positive weight", got)
 			}
 		}
+	}
+}
+
+// A move of weight 0 (Polyglot: known, not to be played) is never chosen,
+// by any method and whatever min_weight; a position whose moves all weigh 0
+// has no book move, and Has agrees with Choose.
+func TestChooseSkipsWeightZero(t *testing.T) {
+	p := board.NewPosition()
+	k := Key(p)
+	enc := func(s string) uint16 { return EncodeMove(uciMove(t, p, s)) }
+	zeros := bookOf(t,
+		Entry{Key: k, Move: enc("a2a3"), Weight: 0},
+		Entry{Key: k, Move: enc("h2h3"), Weight: 0},
+	)
+	mixed := bookOf(t,
+		Entry{Key: k, Move: enc("a2a3"), Weight: 0},
+		Entry{Key: k, Move: enc("e2e4"), Weight: 1},
+		Entry{Key: k, Move: enc("h2h3"), Weight: 0},
+	)
+	rng := rand.New(rand.NewSource(3))
+	for _, m := range []Method{WeightedRandom, UniformRandom, BestMove} {
+		for _, minW := range []int{0, -1} {
+			opt := Options{Method: m, MinWeight: minW}
+			if mv, _, ok := Choose([]*Book{zeros}, p, 0, opt, rng); ok {
+				t.Errorf("%v, min_weight %d: weight-0 book gave %s", m, minW, p.MoveToUCI(mv.Move))
+			}
+			if Has([]*Book{zeros}, p, 0, opt) {
+				t.Errorf("%v, min_weight %d: Has says a weight-0 book has a move", m, minW)
+			}
+			if !Has([]*Book{zeros, mixed}, p, 0, opt) {
+				t.Errorf("%v, min_weight %d: Has misses the second book's move", m, minW)
+			}
+			for range 200 {
+				mv, from, ok := Choose([]*Book{zeros, mixed}, p, 0, opt, rng)
+				if !ok || from != mixed || p.MoveToUCI(mv.Move) != "e2e4" {
+					t.Fatalf("%v, min_weight %d: got %v from %v, want e2e4 from the second book", m, minW, mv.Move, from)
+				}
+			}
+		}
+	}
+	if Has([]*Book{mixed}, p, 1, Options{MaxDepth: 1}) {
+		t.Error("Has ignores max_depth")
 	}
 }
 

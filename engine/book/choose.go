@@ -47,8 +47,9 @@ func ParseMethod(s string) (Method, error) {
 // Options say how to choose a book move.
 type Options struct {
 	Method Method
-	// MinWeight drops moves whose weight is below it (0 keeps all, but
-	// WeightedRandom never picks a move of weight 0).
+	// MinWeight drops moves whose weight is below it. A move of weight 0
+	// is never chosen, whatever MinWeight and Method: Polyglot books store
+	// weight 0 for a move that is known but not to be played.
 	MinWeight int
 	// MaxDepth is the last ply (counted from the start of the game, the
 	// first move being ply 1) at which the book is asked; 0 means no limit.
@@ -56,8 +57,8 @@ type Options struct {
 }
 
 // Choose returns a book move for p from the first of books that has one
-// left after the MinWeight filter, chosen by opt.Method with rng (which must
-// not be nil for the random methods). ply is the number of plies already
+// left after the MinWeight filter (weight 0 is never played), chosen by
+// opt.Method with rng (which must not be nil for the random methods). ply is the number of plies already
 // played in the game (0 before White's first move); when ply+1 > MaxDepth,
 // no book is asked. ok is false when no book has a move.
 func Choose(books []*Book, p *board.Position, ply int, opt Options, rng *rand.Rand) (m Move, from *Book, ok bool) {
@@ -75,16 +76,41 @@ func Choose(books []*Book, p *board.Position, ply int, opt Options, rng *rand.Ra
 	return Move{}, nil, false
 }
 
+// Has reports whether Choose would find a move for p at ply, without
+// drawing one (rng is not used): a caller can get ready for a book move, and
+// then choose it.
+func Has(books []*Book, p *board.Position, ply int, opt Options) bool {
+	if opt.MaxDepth > 0 && ply+1 > opt.MaxDepth {
+		return false
+	}
+	for _, b := range books {
+		if b == nil {
+			continue
+		}
+		for _, m := range b.Moves(p) {
+			if playable(m, opt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// playable reports whether Pick may choose m: a positive weight of at
+// least opt.MinWeight.
+func playable(m Move, opt Options) bool {
+	return m.Weight > 0 && m.Weight >= opt.MinWeight
+}
+
 // Pick chooses one of moves (those of one position) by opt.Method after the
-// MinWeight filter; MaxDepth is not looked at. ok is false when none is left.
+// MinWeight filter; moves of weight 0 (known, not to be played) are never
+// chosen, by any method. MaxDepth is not looked at. ok is false when no move
+// is left.
 func Pick(moves []Move, opt Options, rng *rand.Rand) (Move, bool) {
 	var kept []Move
 	total := 0
 	for _, m := range moves {
-		if m.Weight < opt.MinWeight {
-			continue
-		}
-		if opt.Method == WeightedRandom && m.Weight <= 0 {
+		if !playable(m, opt) {
 			continue
 		}
 		kept = append(kept, m)

@@ -29,22 +29,33 @@
 // damaged entry). Choose asks the books in order and takes the first that
 // has a move left after Options.MinWeight, unless the game is past
 // Options.MaxDepth plies; Options.Method is weighted_random (probability
-// weight/total, weight 0 never), uniform_random or best_move (the highest
-// weight, the first in the file among equals). The caller passes a seeded
-// *rand.Rand: the package keeps no state of its own.
+// weight/total), uniform_random or best_move (the highest weight, the first
+// in the file among equals). A move of weight 0 is never chosen, by any
+// method: Polyglot stores weight 0 for a move that is known but not to be
+// played. Has tells whether Choose would find a move, without drawing one.
+// The caller passes a seeded *rand.Rand: the package keeps no state of its
+// own.
 //
 // # Making
 //
 // Maker counts PGN games (read with PGNReader: tags and the main line's SAN,
-// comments, variations and NAGs skipped) into a book. For every position up
+// comments, variations and NAGs skipped) into a book. A comment or variation
+// left open ends at the next game's tag section (a tag line at the first
+// column after a blank line) or at the end of the file, and its game is
+// refused as broken, so one bad game never swallows the games after it.
+// For every position up
 // to MakeOptions.MaxPly it counts each move's results for the side that
 // played it, once per game. The weight of a move is
 //
 //	weight = 2*wins + draws
 //
-// (its score in half points). When the largest weight of the book exceeds
-// 65535 all weights are scaled by 65535/largest and rounded, with 1 as the
-// least, so the proportions within a position stay. A move is left out when
+// (its score in half points). Weights are 16 bits, so they are scaled per
+// position: in a position whose largest weight exceeds 65535, all its
+// weights are scaled by 65535/largest and rounded, with 1 as the least (the
+// proportions within the position stay, but for rounding); every other
+// position keeps its raw weights. A min_weight at choosing time is thus a
+// count of half points in most positions, and relative to 65535 for the
+// best move in the scaled ones. A move is left out when
 // it was played in fewer than MinGames games, when its score
 // (wins + draws/2) / games is below MinScore, or when its weight is 0. Games
 // without a result ("*") or of another variant than standard chess or

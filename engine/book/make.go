@@ -34,10 +34,16 @@ func (c counts) games() int { return c.wins + c.draws + c.losses }
 // counts once per position and move, even if the position repeats).
 //
 // Weight formula: a kept move's weight is 2*wins + draws (its score in half
-// points). When the largest weight of the book exceeds 65535, every weight is
-// scaled by 65535/largest and rounded, with 1 as the least, so that the
-// proportions within each position stay as counted. Moves whose weight is 0
-// (lost in every game) are left out, as are moves below MinGames or MinScore.
+// points). Weights are stored in 16 bits, so they are scaled per position:
+// in a position whose largest weight exceeds 65535, every weight is
+// multiplied by 65535/largest and rounded, with 1 as the least; the
+// proportions within that position stay as counted (but for rounding and a
+// rare move lifted to 1). Every other position keeps its raw weights, so a
+// rarely reached position is not flattened by the book's most played one.
+// Weights are therefore comparable within a position, not across positions
+// that were scaled (a min_weight at choosing time is, in those, relative to
+// 65535 for the position's best move). Moves whose weight is 0 (lost in
+// every game) are left out, as are moves below MinGames or MinScore.
 type Maker struct {
 	opt   MakeOptions
 	stats map[uint64]map[uint16]*counts
@@ -58,9 +64,13 @@ func (mk *Maker) Positions() int { return len(mk.stats) }
 
 // AddGame counts the moves of g. A game without a decisive or drawn result
 // ("*") or of a variant other than standard chess or Chess960 is not
-// counted (counted is false, err nil). A move that cannot be read or is
-// illegal gives an error, and then none of the game's moves are counted.
+// counted (counted is false, err nil). A broken game (Game.Broken), or a
+// move that cannot be read or is illegal, gives an error, and then none of
+// the game's moves are counted.
 func (mk *Maker) AddGame(g *Game) (counted bool, err error) {
+	if g.Broken != "" {
+		return false, fmt.Errorf("game at line %d: %s", g.Line, g.Broken)
+	}
 	var white float64 // White's score
 	switch g.Result {
 	case "1-0":
@@ -145,7 +155,7 @@ func (mk *Maker) Entries() []Entry {
 		weight int // 2*wins + draws, before scaling
 	}
 	var ks []kept
-	largest := 0
+	largest := map[uint64]int{} // per position
 	for key, byMove := range mk.stats {
 		for move, c := range byMove {
 			g := c.games()
@@ -154,14 +164,14 @@ func (mk *Maker) Entries() []Entry {
 				continue
 			}
 			ks = append(ks, kept{key, move, w})
-			largest = max(largest, w)
+			largest[key] = max(largest[key], w)
 		}
 	}
 	out := make([]Entry, len(ks))
 	for i, k := range ks {
 		w := k.weight
-		if largest > 65535 {
-			w = max(1, int((int64(w)*65535+int64(largest)/2)/int64(largest)))
+		if l := int64(largest[k.key]); l > 65535 {
+			w = max(1, int((int64(w)*65535+l/2)/l))
 		}
 		out[i] = Entry{Key: k.key, Move: k.move, Weight: uint16(w)}
 	}

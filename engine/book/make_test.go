@@ -198,19 +198,110 @@ func TestMakeBadMove(t *testing.T) {
 	}
 }
 
-// Weights above 65535 are scaled down together, keeping their proportions.
+// Weights above 65535 are scaled down per position, keeping the proportions
+// within it: a position whose largest weight fits keeps its raw weights (it
+// is not flattened by the book's most played position), and each position
+// over the limit is scaled by its own largest weight.
 func TestMakeScalesWeights(t *testing.T) {
 	mk := NewMaker(MakeOptions{})
 	mk.stats[1] = map[uint16]*counts{10: {wins: 100000}, 11: {draws: 100000}, 12: {draws: 1}}
-	mk.stats[2] = map[uint16]*counts{10: {wins: 3, draws: 1}}
+	mk.stats[2] = map[uint16]*counts{10: {wins: 3, draws: 1}, 11: {wins: 1}}
+	mk.stats[3] = map[uint16]*counts{10: {wins: 40000}, 11: {wins: 20000}}
 	got := map[[2]uint64]uint16{}
 	for _, e := range mk.Entries() {
 		got[[2]uint64{e.Key, uint64(e.Move)}] = e.Weight
 	}
-	want := map[[2]uint64]uint16{{1, 10}: 65535, {1, 11}: 32768, {1, 12}: 1, {2, 10}: 2} // 7 * 65535 / 200000 = 2.29
+	want := map[[2]uint64]uint16{
+		{1, 10}: 65535, {1, 11}: 32768, {1, 12}: 1, // largest 200000: 100000 * 65535 / 200000 = 32767.5
+		{2, 10}: 7, {2, 11}: 2, // raw: a global scale would make them 2 and 1
+		{3, 10}: 65535, {3, 11}: 32768, // its own largest, 80000 (a global scale: 26214 and 13107)
+	}
 	for k, w := range want {
 		if got[k] != w {
 			t.Errorf("%v: weight %d, want %d (all: %v)", k, got[k], w, got)
 		}
+	}
+}
+
+// A brace comment or a variation left open ends at the next game's tag
+// section (a tag line at the first column after a blank line): the cut-off
+// game is broken and refused by AddGame, and the games after it are read.
+// A file that ends inside a comment or a variation gives a broken last game.
+func TestPGNUnclosedCommentOrVariation(t *testing.T) {
+	const text = `[Event "one, comment left open"]
+[Result "1-0"]
+
+1. e4 {a comment never closed e5 2. Nf3 1-0
+
+[Event "two"]
+[Result "0-1"]
+
+1. d4 d5 0-1
+
+[Event "three, variation left open"]
+[Result "1/2-1/2"]
+
+1. c4 (1. Nf3 d5 1/2-1/2
+[Event "not a game: no blank line before it"]
+
+[Event "four"]
+[Result "1-0"]
+
+1. e4 e5 1-0
+
+[Event "five, comment open at the end"]
+[Result "1-0"]
+
+1. g3 { the file ends here
+ [Event "not a game: not at the first column"]
+`
+	games := readGames(t, text)
+	want := []struct {
+		event, moves, broken string
+		line                 int
+	}{
+		{"one, comment left open", "e4", "a { comment opened at line 4 is cut off by the tag section at line 6", 1},
+		{"two", "d4 d5", "", 6},
+		{"three, variation left open", "c4", "a ( variation opened at line 14 is cut off by the tag section at line 17", 11},
+		{"four", "e4 e5", "", 17},
+		{"five, comment open at the end", "g3", "the file ends inside a { comment opened at line 25", 22},
+	}
+	if len(games) != len(want) {
+		for _, g := range games {
+			t.Logf("%+v", g)
+		}
+		t.Fatalf("%d games, want %d", len(games), len(want))
+	}
+	mk := NewMaker(MakeOptions{})
+	for i, w := range want {
+		g := games[i]
+		if g.Tags["Event"] != w.event || strings.Join(g.Moves, " ") != w.moves || g.Broken != w.broken || g.Line != w.line {
+			t.Errorf("game %d: event %q moves %q broken %q line %d, want %q %q %q %d",
+				i+1, g.Tags["Event"], strings.Join(g.Moves, " "), g.Broken, g.Line, w.event, w.moves, w.broken, w.line)
+		}
+		ok, err := mk.AddGame(g)
+		if w.broken != "" && (ok || err == nil || !strings.Contains(err.Error(), w.broken)) {
+			t.Errorf("game %d: broken game added: %v, %v", i+1, ok, err)
+		}
+		if w.broken == "" && (!ok || err != nil) {
+			t.Errorf("game %d: %v, %v", i+1, ok, err)
+		}
+	}
+	if mk.Games() != 2 {
+		t.Errorf("%d games counted, want 2", mk.Games())
+	}
+
+	// A comment opened after a game's result and never closed: a broken
+	// game with no moves, where the comment began.
+	games = readGames(t, "[Result \"1-0\"]\n\n1. e4 1-0\n\n{ trailing\n")
+	if len(games) != 2 || games[1].Broken != "the file ends inside a { comment opened at line 5" || games[1].Line != 5 ||
+		len(games[1].Moves) != 0 {
+		t.Errorf("trailing open comment: %+v", games)
+	}
+	// A variation with a comment inside, both open: the variation is named.
+	games = readGames(t, "[Result \"1-0\"]\n\n1. e4 (1. d4 {x\n\n[Result \"0-1\"]\n\n1. d4 0-1\n")
+	if len(games) != 2 || games[0].Broken != "a ( variation opened at line 3 is cut off by the tag section at line 5" ||
+		games[1].Broken != "" || strings.Join(games[1].Moves, " ") != "d4" {
+		t.Errorf("open variation with an open comment: %+v", games)
 	}
 }
