@@ -728,6 +728,12 @@ func TestSummaryAndString(t *testing.T) {
 			t.Errorf("Summary lacks %q:\n%s", want, s)
 		}
 	}
+	// A continuation line has no label of its own (no stray ":").
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), ":") {
+			t.Errorf("Summary line with an empty label: %q", l)
+		}
+	}
 	if got := c.String(); got != "config bot.yaml: https://lichess.org, builtin engine, up to 2 games, matchmaking on" {
 		t.Errorf("String() = %q", got)
 	}

@@ -67,7 +67,10 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 func (c *Config) Summary() string {
 	var b strings.Builder
 	line := func(name, format string, args ...any) {
-		fmt.Fprintf(&b, "  %-12s %s\n", name+":", fmt.Sprintf(format, args...))
+		if name != "" {
+			name += ":"
+		} // else a continuation of the line above
+		fmt.Fprintf(&b, "  %-12s %s\n", name, fmt.Sprintf(format, args...))
 	}
 	onOff := func(x bool) string {
 		if x {
