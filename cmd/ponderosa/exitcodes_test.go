@@ -29,7 +29,7 @@ func TestExitCodeValues(t *testing.T) {
 
 // exitCode maps each kind of error, however wrapped, to its code.
 func TestExitCodeOfErrors(t *testing.T) {
-	refused := &lichess.APIError{Op: "get account", StatusCode: http.StatusUnauthorized}
+	refused := &lichess.APIError{Op: "get account", StatusCode: http.StatusUnauthorized, LichessToken: true, Refused: true}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -49,6 +49,8 @@ func TestExitCodeOfErrors(t *testing.T) {
 		{"no answer classified", classifyLichess(fmt.Errorf("get account: %w", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})), exitUnavailable},
 		{"429 classified", classifyLichess(&lichess.APIError{StatusCode: 429}), exitTempFail},
 		{"401 classified stays refused", classifyLichess(refused), exitNoPerm},
+		{"401 from another server", fmt.Errorf("opening explorer: %w", &lichess.APIError{StatusCode: http.StatusUnauthorized}), exitFailure},
+		{"401 the account did not confirm", &lichess.APIError{StatusCode: http.StatusUnauthorized, LichessToken: true}, exitFailure},
 		{"404 classified is no trouble", classifyLichess(&lichess.APIError{StatusCode: 404}), exitFailure},
 	} {
 		if got := exitCode(tc.err); got != tc.code {
