@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,6 +97,32 @@ func TestRunExitCodes(t *testing.T) {
 		if err := daemon(r, token, 0); exitCode(err) != 77 {
 			t.Errorf("no bot:play: exit code %d for %v", exitCode(err), err)
 		}
+		// The account's answer without X-OAuth-Scopes, and the token test
+		// not knowing the token: refused at once, not retried as if
+		// Lichess were unreachable until the start window ends.
+		r.srv.SetScopes(runBot, "bot:play")
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.URL.Path == "/api/token/test" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"` + runBotToken + `":null}`))
+				return
+			}
+			rec := httptest.NewRecorder()
+			r.srv.Handler().ServeHTTP(rec, req)
+			for k, v := range rec.Header() {
+				if k != "X-Oauth-Scopes" {
+					w.Header()[k] = v
+				}
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		}))
+		defer proxy.Close()
+		p := newRunEnv(t, true)
+		p.cfgPath = writeConfig(t, runConfig(t, proxy.URL, ""))
+		if err := daemon(p, token, time.Minute); exitCode(err) != 77 || !strings.Contains(err.Error(), "does not know it") {
+			t.Errorf("token unknown to the token test: exit code %d for %v", exitCode(err), err)
+		}
 		h := newRunEnv(t, false)
 		h.srv.SetScopes(runBot, "bot:play")
 		if err := daemon(h, token, 0); exitCode(err) != 77 || !strings.Contains(err.Error(), "not a Bot account") {
@@ -111,6 +138,26 @@ func TestRunExitCodes(t *testing.T) {
 		}
 		if !strings.Contains(r.logs.String(), "cannot connect to Lichess: giving up") {
 			t.Errorf("logs:\n%s", r.logs)
+		}
+	})
+	t.Run("69 Lichess hung at start-up", func(t *testing.T) {
+		// Lichess accepts the connection and never answers. The start
+		// window is one deadline from the daemon's start: the token check
+		// counts against it, so the daemon gives up at the window, not
+		// after the token check's request time-out (30 s here) plus the
+		// window, which under systemd would outlast TimeoutStartSec.
+		hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+		defer hung.Close()
+		r := newRunEnv(t, true)
+		r.cfgPath = writeConfig(t, strings.Replace(runConfig(t, hung.URL, ""), "base_url: "+hung.URL+"\n", "base_url: "+hung.URL+"\n  request_timeout: 30s\n", 1))
+		start := time.Now()
+		err := daemon(r, token, 300*time.Millisecond)
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("gave up after %v, want about the 300ms window", took)
+		}
+		// The time-out of the token check is recorded as what failed.
+		if exitCode(err) != 69 || !strings.Contains(err.Error(), "not connected within 300ms (last: GET /api/account: ") {
+			t.Errorf("exit code %d for %v", exitCode(err), err)
 		}
 	})
 	t.Run("69 Lichess failing (5xx) at start-up", func(t *testing.T) {
