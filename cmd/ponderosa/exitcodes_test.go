@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,7 +22,7 @@ import (
 func TestExitCodeValues(t *testing.T) {
 	for name, c := range map[string][2]int{
 		"ok": {exitOK, 0}, "failure": {exitFailure, 1}, "EX_USAGE": {exitUsage, 64}, "EX_UNAVAILABLE": {exitUnavailable, 69},
-		"EX_TEMPFAIL": {exitTempFail, 75}, "EX_NOPERM": {exitNoPerm, 77}, "EX_CONFIG": {exitConfig, 78},
+		"EX_TEMPFAIL": {exitTempFail, 75}, "EX_CANTCREAT": {exitCantCreat, 73}, "EX_NOPERM": {exitNoPerm, 77}, "EX_CONFIG": {exitConfig, 78},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("%s is %d, want %d", name, c[0], c[1])
@@ -45,6 +47,7 @@ func TestExitCodeOfErrors(t *testing.T) {
 		{"missing scope", fmt.Errorf("check token: the token %w", lichess.ErrMissingScope), exitNoPerm},
 		{"not a bot", fmt.Errorf("account x %w", lichess.ErrNotBot), exitNoPerm},
 		{"unreachable", fmt.Errorf("%w: not connected", errUnavailable), exitUnavailable},
+		{"state directory", kindError{err: errors.New("state directory /x: cannot write in it"), kind: errCantCreate}, exitCantCreat},
 		{"temporary", fmt.Errorf("%w: rate limited", errTempFail), exitTempFail},
 		{"5xx classified", classifyLichess(&lichess.APIError{StatusCode: 502}), exitUnavailable},
 		{"no answer classified", classifyLichess(fmt.Errorf("get account: %w", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})), exitUnavailable},
@@ -127,6 +130,20 @@ func TestRunExitCodes(t *testing.T) {
 		h.srv.SetScopes(runBot, "bot:play")
 		if err := daemon(h, token, 0); exitCode(err) != 77 || !strings.Contains(err.Error(), "not a Bot account") {
 			t.Errorf("not a bot: exit code %d for %v", exitCode(err), err)
+		}
+	})
+	t.Run("73 state directory cannot be made", func(t *testing.T) {
+		// A full disk or a read-only file system may mend: 73, which the
+		// units restart, not 78. Here a file stands where the directory
+		// should be.
+		r := newRunEnv(t, true)
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.cfgPath = writeConfig(t, strings.Replace(runConfig(t, r.srv.URL(), ""), "state_dir: state\n", "state_dir: "+filepath.Join(file, "state")+"\n", 1))
+		if err := daemon(r, token, 0); exitCode(err) != 73 || !strings.Contains(err.Error(), "cannot create it") {
+			t.Errorf("exit code %d for %v", exitCode(err), err)
 		}
 	})
 	t.Run("69 Lichess unreachable at start-up", func(t *testing.T) {
@@ -282,5 +299,26 @@ func TestCheckConfigOnline(t *testing.T) {
 	}
 	if n := len(r.srv.RequestsMatching("GET /api/account")); n != before {
 		t.Errorf("offline check asked Lichess %d times", n-before)
+	}
+}
+
+// The units do not restart on the codes a restart cannot mend (64, 77, 78),
+// and do restart on the transient ones (69, 73, 75, 1).
+func TestUnitsRestartPrevent(t *testing.T) {
+	for _, unit := range []string{"ponderosa.service", "ponderosa@.service"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", unit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "RestartPreventExitStatus="); ok {
+				got = append(got, v)
+			}
+		}
+		want := fmt.Sprintf("%d %d %d", exitUsage, exitNoPerm, exitConfig)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: RestartPreventExitStatus=%q, want %q (not %d, %d, %d)", unit, got, want, exitUnavailable, exitCantCreat, exitTempFail)
+		}
 	}
 }

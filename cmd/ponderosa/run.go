@@ -159,7 +159,7 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		return configError{err}
 	}
 	if err := makeStateDir(stateDir); err != nil {
-		return configError{err}
+		return kindError{err: err, kind: errCantCreate} // may mend: systemd restarts on 73
 	}
 	log.Info().Str("version", appVersion()).Str("config", o.configPath).Str("token_from", source).
 		Str("state_dir", stateDir).Str("state_dir_from", stateFrom).Str("pgn_dir", cfg.ResolvePGNDir(stateDir)).
