@@ -107,8 +107,9 @@ func (b *Bot) notifyLocked() {
 // the account is a Bot account, then streams events, reconnecting with
 // backoff. It returns after all game workers have stopped.
 //
-// Once Lichess refuses the token (401 to any request, or 401/403 to the
-// event stream: it was revoked), nothing more can be done with it: Run
+// Once Lichess refuses the token (lichess.Client.TokenRefused: a 401 that
+// GET /api/account confirms, or a 403 to the event stream: it was
+// revoked), nothing more can be done with it: Run
 // stops everything at once, games in progress included (they cannot be
 // played without the token), and returns an error matching
 // lichess.ErrTokenRefused.
@@ -161,7 +162,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		if code := lichess.StatusCode(err); code == http.StatusUnauthorized || code == http.StatusForbidden {
+		if code := lichess.StatusCode(err); errors.Is(err, lichess.ErrTokenRefused) || code == http.StatusForbidden {
 			cancel(lichess.ErrTokenRefused)
 			b.logRefused()
 			return fmt.Errorf("event stream: %w now (HTTP %d; revoked?): %w", lichess.ErrTokenRefused, code, err)
@@ -194,8 +195,9 @@ func (b *Bot) logRefused() {
 }
 
 // checkToken checks the token at start-up, retrying with backoff while
-// Lichess cannot be reached (network trouble, 5xx, 429); a refused token or
-// a missing scope is an error at once.
+// Lichess cannot be reached (network trouble, 5xx, 429); a refused token
+// (whatever told: the account's 401 or 403, or the token test's not
+// knowing it), a missing scope or another 4xx is an error at once.
 func (b *Bot) checkToken(ctx context.Context) (lichess.Account, error) {
 	var bo backoff
 	for {
@@ -206,7 +208,7 @@ func (b *Bot) checkToken(ctx context.Context) (lichess.Account, error) {
 			return acct, nil
 		case ctx.Err() != nil:
 			return acct, err
-		case errors.Is(err, lichess.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden,
+		case errors.Is(err, lichess.ErrMissingScope), errors.Is(err, lichess.ErrTokenRefused),
 			code >= 400 && code < 500 && code != http.StatusTooManyRequests:
 			return acct, err
 		}

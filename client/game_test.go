@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
@@ -621,15 +624,82 @@ func TestUpdateSettingsKeepsRunningGames(t *testing.T) {
 }
 
 // A token revoked while the bot runs ends Run with an error instead of
-// reconnecting forever.
+// reconnecting forever: the event stream drops, and the requests of the
+// reconnection get 401, which GET /api/account confirms.
 func TestRunEndsWhenTokenRevoked(t *testing.T) {
 	h := newHarness(t)
-	h.srv.InjectError("GET /api/stream/event", 1000, http.StatusUnauthorized)
 	b := NewBot(h.client(), (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond}, testsupport.Logger(t))
-	err := b.Run(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- b.Run(context.Background()) }()
+	h.waitFor("the event stream", func() bool { return h.srv.EventStreamOpen(botName) })
+	h.srv.RevokeToken(botToken)
+	h.srv.DropEventStream(botName)
+	var err error
+	select {
+	case err = <-done:
+	case <-h.ctx.Done():
+		t.Fatal("Run goes on with a revoked token")
+	}
 	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), botToken) || !errors.Is(err, lichess.ErrTokenRefused) {
 		t.Fatalf("Run with a revoked token: %v", err)
 	}
+}
+
+// A 401 to the event stream while GET /api/account still accepts the token
+// does not end Run: the bot reconnects, as after any dropped stream.
+func TestRunGoesOnAfterOdd401(t *testing.T) {
+	h := newHarness(t)
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	h.srv.InjectError("GET /api/stream/event", 2, http.StatusUnauthorized)
+	h.srv.DropEventStream(botName)
+	// Opened, twice refused, opened again.
+	h.waitFor("the event stream again", func() bool {
+		return h.requests("GET /api/stream/event") >= 4 && h.srv.EventStreamOpen(botName)
+	})
+	stop() // fails the test if Run ended with an error
+}
+
+// At start-up, a token that Lichess's token test does not know (the
+// account's answer had no X-OAuth-Scopes header) is refused at once, not
+// retried as if Lichess were unreachable.
+func TestRunTokenUnknownToTokenTest(t *testing.T) {
+	h := newHarness(t)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/token/test" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"` + botToken + `":null}`))
+			return
+		}
+		h.srv.Handler().ServeHTTP(noScopesHeader{w}, r)
+	}))
+	defer proxy.Close()
+	c, err := lichess.New(proxy.URL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: botToken}), lichess.WithLogger(testsupport.Logger(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBot(c, (&playerPool{}).factory, Settings{ReconnectMin: time.Millisecond, ReconnectMax: time.Millisecond}, testsupport.Logger(t))
+	ctx, cancel := context.WithTimeout(h.ctx, testsupport.WaitLimit)
+	defer cancel()
+	err = b.Run(ctx)
+	if !errors.Is(err, lichess.ErrTokenRefused) || ctx.Err() != nil || strings.Contains(err.Error(), botToken) {
+		t.Fatalf("Run with a token the token test does not know: %v", err)
+	}
+	if n := h.requests("GET /api/account"); n != 1 {
+		t.Errorf("account asked %d times, want once (no retry)", n)
+	}
+}
+
+// noScopesHeader drops the X-OAuth-Scopes header of the answers it writes.
+type noScopesHeader struct{ http.ResponseWriter }
+
+func (w noScopesHeader) WriteHeader(code int) {
+	w.Header().Del("X-OAuth-Scopes")
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w noScopesHeader) Write(b []byte) (int, error) {
+	w.Header().Del("X-OAuth-Scopes")
+	return w.ResponseWriter.Write(b)
 }
 
 // A token revoked during a game: the streams already open go on, the bot's

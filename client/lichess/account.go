@@ -41,20 +41,21 @@ var ErrNotBot = errors.New("is not a Bot account")
 
 // Account returns the profile of the logged-in user (GET /api/account).
 func (c *Client) Account(ctx context.Context) (Account, error) {
-	a, _, err := c.account(ctx)
+	a, _, err := c.account(ctx, "get account")
 	return a, err
 }
 
-func (c *Client) account(ctx context.Context) (Account, *http.Response, error) {
+// account asks GET /api/account, op saying why (for errors and logs).
+func (c *Client) account(ctx context.Context, op string) (Account, *http.Response, error) {
 	var a Account
-	resp, cancel, err := c.do(ctx, request{op: "get account", method: http.MethodGet, path: "/api/account", limitKey: "account"})
+	resp, cancel, err := c.do(ctx, request{op: op, method: http.MethodGet, path: accountPath, limitKey: "account"})
 	if err != nil {
 		return a, nil, err
 	}
 	defer cancel()
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(&a); err != nil {
-		return a, nil, fmt.Errorf("get account: decode answer: %w", err)
+		return a, nil, fmt.Errorf("%s: decode answer: %w", op, err)
 	}
 	return a, resp, nil
 }
@@ -64,7 +65,7 @@ func (c *Client) account(ctx context.Context) (Account, *http.Response, error) {
 // token in the X-OAuth-Scopes header of authenticated answers; if that
 // header is missing, POST /api/token/test is asked instead.
 func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
-	a, resp, err := c.account(ctx)
+	a, resp, err := c.account(ctx, "get account")
 	if err != nil {
 		switch StatusCode(err) {
 		case http.StatusUnauthorized: // err matches ErrTokenRefused

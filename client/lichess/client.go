@@ -57,10 +57,14 @@ type Client struct {
 	// for one request at a time, and these can wait. Moves, claims, answers
 	// and streams never queue behind them, so the games' clocks do not pay.
 	background chan struct{}
-	// refused is closed when Lichess first answers 401 to an authenticated
-	// request: the token was revoked (or never valid).
+	// refused is closed when Lichess refuses the token: GET /api/account
+	// answered 401 to it, by itself or asked to confirm a 401 of another
+	// request with the token to the base URL. The token was revoked (or
+	// never valid).
 	refused     chan struct{}
 	refusedOnce sync.Once
+	// confirming serializes the GET /api/account that confirms a 401.
+	confirming sync.Mutex
 }
 
 // Option changes a Client made by New.
@@ -136,14 +140,19 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 // BaseURL is the address of the Lichess server the client talks to.
 func (c *Client) BaseURL() string { return c.base.Redacted() }
 
-// TokenRefused is closed when Lichess first answers 401 Unauthorized to a
-// request made with the token, whatever the request: the token was revoked
-// or is not valid, and no later request will do better.
+// TokenRefused is closed when Lichess refuses the token: the token was
+// revoked or is not valid, and no later request will do better. Only
+// Lichess at the base URL can refuse it, and only through GET /api/account:
+// a 401 to another request with the token to the base URL closes it once
+// GET /api/account, asked at once, answers 401 too (one odd 401 does not
+// end the bot). A 401 from another server (the opening explorer, the
+// tablebase) or to a request sent without the token never closes it.
 func (c *Client) TokenRefused() <-chan struct{} { return c.refused }
 
-// ErrTokenRefused is matched by the error of a request that Lichess answered
-// with 401 Unauthorized (an *APIError), and by the errors that report a
-// refused token: the token was revoked, has expired or never existed.
+// ErrTokenRefused is matched by the error of a request whose 401
+// Unauthorized answer shows that Lichess refuses the token (an *APIError:
+// see APIError.Is), and by the errors that report a refused token: the
+// token was revoked, has expired or never existed.
 var ErrTokenRefused = errors.New("Lichess refuses the token")
 
 // ErrCoolingDown is matched by errors of non-essential requests refused
@@ -156,6 +165,16 @@ type APIError struct {
 	StatusCode int
 	Message    string        // the "error" field of the answer, if any
 	RetryAfter time.Duration // for 429: how long the cool-down lasts
+	// LichessToken reports whether the request carried our token to the
+	// client's base URL (Lichess): only then can its 401 say that Lichess
+	// refuses the token. A request to another server (another base) or
+	// sent without the token never does.
+	LichessToken bool
+	// Refused is set on a 401 with LichessToken when Lichess refuses the
+	// token: the request was GET /api/account, or GET /api/account asked
+	// right after answered 401 too. Clear, the 401 was about that request
+	// alone (or could not be confirmed yet).
+	Refused bool
 }
 
 func (e *APIError) Error() string {
@@ -166,9 +185,10 @@ func (e *APIError) Error() string {
 	return fmt.Sprintf("%s: HTTP %d: %s", e.Op, e.StatusCode, msg)
 }
 
-// Is makes a 401 answer match ErrTokenRefused.
+// Is makes a 401 answer that shows Lichess refusing our token (LichessToken
+// and Refused set) match ErrTokenRefused.
 func (e *APIError) Is(target error) bool {
-	return target == ErrTokenRefused && e.StatusCode == http.StatusUnauthorized
+	return target == ErrTokenRefused && e.StatusCode == http.StatusUnauthorized && e.LichessToken && e.Refused
 }
 
 // IsRateLimited reports whether err is a 429 answer or a refusal inside a
@@ -202,6 +222,16 @@ type request struct {
 	essential bool   // wait out a cool-down instead of failing
 	stream    bool   // no overall timeout; caller reads the body
 	noAuth    bool   // send without the OAuth token
+	base      string // another server than the client's (the tablebase, the explorer); "" for the client's
+}
+
+// accountPath is GET /api/account, which tells whether Lichess accepts the
+// token.
+const accountPath = "/api/account"
+
+// toLichess reports whether r goes to the client's base URL.
+func (c *Client) toLichess(r request) bool {
+	return r.base == "" || strings.TrimRight(r.base, "/") == c.base.String()
 }
 
 // do sends r and returns the response for a 2xx status; any other status
@@ -210,6 +240,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 	if err := c.cooldowns.wait(ctx, r.limitKey, r.essential); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
 	}
+	parent := ctx // for the confirmation of a 401
 	var cancel context.CancelFunc
 	if r.stream {
 		ctx, cancel = context.WithCancel(ctx)
@@ -222,7 +253,11 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 		body = strings.NewReader(r.form.Encode())
 		ctype = "application/x-www-form-urlencoded"
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base.String()+r.path, body)
+	base := c.base.String()
+	if r.base != "" {
+		base = strings.TrimRight(r.base, "/")
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, base+r.path, body)
 	if err != nil {
 		cancel()
 		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
@@ -250,7 +285,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 	}
 	defer cancel()
 	defer resp.Body.Close()
-	ae := &APIError{Op: r.op, StatusCode: resp.StatusCode}
+	ae := &APIError{Op: r.op, StatusCode: resp.StatusCode, LichessToken: !r.noAuth && c.toLichess(r)}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	var e struct {
 		Error string `json:"error"`
@@ -263,17 +298,47 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 			ae.Message = ae.Message[:200]
 		}
 	}
-	if resp.StatusCode == http.StatusUnauthorized && !r.noAuth {
-		c.refusedOnce.Do(func() {
-			c.log.Error().Str("op", r.op).Msg("Lichess refuses the token (HTTP 401): it was revoked or is not valid")
-			close(c.refused)
-		})
+	if resp.StatusCode == http.StatusUnauthorized && ae.LichessToken {
+		if r.method == http.MethodGet && r.path == accountPath {
+			ae.Refused = true
+			c.refusedOnce.Do(func() {
+				c.log.Error().Str("op", r.op).Msg("Lichess refuses the token (HTTP 401): it was revoked or is not valid")
+				close(c.refused)
+			})
+		} else {
+			ae.Refused = c.confirmRefused(parent, r.op)
+		}
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
 		ae.RetryAfter = c.cooldowns.start(r.limitKey, resp.Header.Get("Retry-After"), time.Now())
 		c.log.Warn().Str("endpoint", r.limitKey).Dur("cooldown", ae.RetryAfter).Msg("rate limited by Lichess")
 	}
 	return nil, nil, ae
+}
+
+// confirmRefused asks GET /api/account, after a 401 to op, whether Lichess
+// refuses the token (its 401 closes TokenRefused) or the 401 was about op
+// alone. An account that cannot be asked now (no answer, a cool-down)
+// confirms nothing: a later 401 asks again. One confirmation runs at a time;
+// those that waited for it need none once the token is refused.
+func (c *Client) confirmRefused(ctx context.Context, op string) bool {
+	c.confirming.Lock()
+	defer c.confirming.Unlock()
+	select {
+	case <-c.refused:
+		return true
+	default:
+	}
+	_, _, err := c.account(ctx, "get account (after HTTP 401 to "+op+")")
+	switch {
+	case errors.Is(err, ErrTokenRefused):
+		return true
+	case err == nil:
+		c.log.Warn().Str("op", op).Msg("HTTP 401 from Lichess although it still accepts the token: not taken as a revoked token")
+	default:
+		c.log.Warn().Err(err).Str("op", op).Msg("HTTP 401 from Lichess; cannot ask whether it still accepts the token")
+	}
+	return false
 }
 
 // doJSON sends r and decodes the JSON answer into out (if non-nil).

@@ -75,8 +75,8 @@ func TestCheckToken(t *testing.T) {
 	})
 }
 
-// Any request answered 401 closes TokenRefused; other errors (a 403) do
-// not.
+// Any request to Lichess answered 401 because the token was revoked closes
+// TokenRefused (GET /api/account confirms it); other errors (a 403) do not.
 func TestTokenRefusedOnAnyCall(t *testing.T) {
 	s := newServer(t)
 	c := newTestClient(t, s.URL())
@@ -102,6 +102,87 @@ func TestTokenRefusedOnAnyCall(t *testing.T) {
 	}
 	if !refused() {
 		t.Fatal("a 401 did not close TokenRefused")
+	}
+}
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// A 401 to one endpoint while GET /api/account still accepts the token is
+// about that endpoint alone: it neither matches ErrTokenRefused nor closes
+// TokenRefused, so one odd 401 cannot end the bot. The account is asked
+// once per such 401.
+func TestOdd401DoesNotRefuseToken(t *testing.T) {
+	s := newServer(t)
+	c := newTestClient(t, s.URL())
+	s.InjectError("GET /api/account/playing", 1, http.StatusUnauthorized)
+	_, err := c.Playing(context.Background(), 0)
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized || !ae.LichessToken || ae.Refused || errors.Is(err, ErrTokenRefused) {
+		t.Fatalf("Playing with an injected 401: %v (%+v)", err, ae)
+	}
+	if isClosed(c.TokenRefused()) {
+		t.Fatal("a 401 with the account still fine closed TokenRefused")
+	}
+	if n := requestCount(s, "GET /api/account"); n != 1 {
+		t.Errorf("GET /api/account asked %d times, want once to confirm the 401", n)
+	}
+	if _, err := c.Playing(context.Background(), 0); err != nil {
+		t.Fatalf("Playing after the odd 401: %v", err)
+	}
+	// A 401 to the account itself is the token refused, without asking
+	// again.
+	s.InjectError("GET /api/account", 1, http.StatusUnauthorized)
+	if _, err := c.Account(context.Background()); !errors.Is(err, ErrTokenRefused) || !isClosed(c.TokenRefused()) {
+		t.Fatalf("Account answered 401: %v, refused %v", err, isClosed(c.TokenRefused()))
+	}
+	if n := requestCount(s, "GET /api/account"); n != 2 {
+		t.Errorf("GET /api/account asked %d times, want 2", n)
+	}
+}
+
+// Only Lichess at the base URL can refuse the token: a 401 from another
+// server, even with our token sent (the opening explorer), or to a request
+// sent without the token, neither matches ErrTokenRefused nor closes
+// TokenRefused, nor asks the account.
+func TestTokenRefusedOnlyByLichess(t *testing.T) {
+	s := newServer(t)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":"No such token"}`))
+	}))
+	defer other.Close()
+	c := newTestClient(t, s.URL())
+	ctx := context.Background()
+	for _, r := range []request{
+		{op: "other server with the token", method: http.MethodGet, base: other.URL, path: "/masters", limitKey: "x", essential: true},
+		{op: "other server without the token", method: http.MethodGet, base: other.URL + "/", path: "/standard", limitKey: "y", essential: true, noAuth: true},
+		{op: "Lichess without the token", method: http.MethodGet, path: "/api/account", limitKey: "z", essential: true, noAuth: true},
+	} {
+		err := c.doJSON(ctx, r, nil)
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusUnauthorized || ae.LichessToken || errors.Is(err, ErrTokenRefused) {
+			t.Errorf("%s: %v (%+v)", r.op, err, ae)
+		}
+	}
+	if isClosed(c.TokenRefused()) {
+		t.Fatal("a 401 not from Lichess with our token closed TokenRefused")
+	}
+	if n := requestCount(s, "GET /api/account"); n != 1 {
+		t.Errorf("GET /api/account asked %d times, want once (the request without the token)", n)
+	}
+	// The base URL given per request is Lichess's own: its 401 counts.
+	s.RevokeToken(testToken)
+	err := c.doJSON(ctx, request{op: "Lichess as a per-request base", method: http.MethodGet, base: s.URL() + "/", path: "/api/account/playing", limitKey: "w", essential: true}, nil)
+	if !errors.Is(err, ErrTokenRefused) || !isClosed(c.TokenRefused()) {
+		t.Fatalf("revoked token, Lichess's base given per request: %v", err)
 	}
 }
 

@@ -8,15 +8,16 @@ import (
 
 // Exit codes, in the sysexits(3) convention that service managers know
 // (README "Exit codes"; the systemd units do not restart on 64, 77 and 78,
-// which a restart cannot mend).
+// which a restart cannot mend; they do restart on 73, which may mend).
 const (
 	exitOK          = 0  // success, or a clean stop
 	exitFailure     = 1  // any other failure
 	exitUsage       = 64 // EX_USAGE: bad command line
 	exitUnavailable = 69 // EX_UNAVAILABLE: Lichess could not be reached at start-up
+	exitCantCreat   = 73 // EX_CANTCREAT: the state directory cannot be made or written (a full disk, a read-only file system)
 	exitTempFail    = 75 // EX_TEMPFAIL: another transient failure (Lichess rate limits or errors at start-up)
 	exitNoPerm      = 77 // EX_NOPERM: token refused (revoked, also while running), no bot:play scope, or not a Bot account
-	exitConfig      = 78 // EX_CONFIG: configuration error (the file, the token's file or variable, the state directory, an engine)
+	exitConfig      = 78 // EX_CONFIG: configuration error (the file, the token's file or variable, where the state directory is, an engine)
 )
 
 // Kinds of errors that map to an exit code; lichess.ErrTokenRefused,
@@ -28,6 +29,10 @@ var (
 	errUnavailable = errors.New("Lichess unreachable")
 	// errTempFail marks other transient failures.
 	errTempFail = errors.New("temporary failure")
+	// errCantCreate marks a state directory that cannot be made or
+	// written: often transient (a full disk, a file system mounted
+	// read-only for a while), so not a configuration error.
+	errCantCreate = errors.New("cannot create")
 )
 
 // exitCode is the exit code for err (nil: exitOK).
@@ -39,6 +44,8 @@ func exitCode(err error) int {
 		return exitNoPerm
 	case errors.Is(err, errConfig):
 		return exitConfig
+	case errors.Is(err, errCantCreate):
+		return exitCantCreat
 	case errors.Is(err, errUnavailable):
 		return exitUnavailable
 	case errors.Is(err, errTempFail):

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,7 +22,7 @@ import (
 func TestExitCodeValues(t *testing.T) {
 	for name, c := range map[string][2]int{
 		"ok": {exitOK, 0}, "failure": {exitFailure, 1}, "EX_USAGE": {exitUsage, 64}, "EX_UNAVAILABLE": {exitUnavailable, 69},
-		"EX_TEMPFAIL": {exitTempFail, 75}, "EX_NOPERM": {exitNoPerm, 77}, "EX_CONFIG": {exitConfig, 78},
+		"EX_TEMPFAIL": {exitTempFail, 75}, "EX_CANTCREAT": {exitCantCreat, 73}, "EX_NOPERM": {exitNoPerm, 77}, "EX_CONFIG": {exitConfig, 78},
 	} {
 		if c[0] != c[1] {
 			t.Errorf("%s is %d, want %d", name, c[0], c[1])
@@ -29,7 +32,7 @@ func TestExitCodeValues(t *testing.T) {
 
 // exitCode maps each kind of error, however wrapped, to its code.
 func TestExitCodeOfErrors(t *testing.T) {
-	refused := &lichess.APIError{Op: "get account", StatusCode: http.StatusUnauthorized}
+	refused := &lichess.APIError{Op: "get account", StatusCode: http.StatusUnauthorized, LichessToken: true, Refused: true}
 	for _, tc := range []struct {
 		name string
 		err  error
@@ -44,11 +47,14 @@ func TestExitCodeOfErrors(t *testing.T) {
 		{"missing scope", fmt.Errorf("check token: the token %w", lichess.ErrMissingScope), exitNoPerm},
 		{"not a bot", fmt.Errorf("account x %w", lichess.ErrNotBot), exitNoPerm},
 		{"unreachable", fmt.Errorf("%w: not connected", errUnavailable), exitUnavailable},
+		{"state directory", kindError{err: errors.New("state directory /x: cannot write in it"), kind: errCantCreate}, exitCantCreat},
 		{"temporary", fmt.Errorf("%w: rate limited", errTempFail), exitTempFail},
 		{"5xx classified", classifyLichess(&lichess.APIError{StatusCode: 502}), exitUnavailable},
 		{"no answer classified", classifyLichess(fmt.Errorf("get account: %w", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED})), exitUnavailable},
 		{"429 classified", classifyLichess(&lichess.APIError{StatusCode: 429}), exitTempFail},
 		{"401 classified stays refused", classifyLichess(refused), exitNoPerm},
+		{"401 from another server", fmt.Errorf("opening explorer: %w", &lichess.APIError{StatusCode: http.StatusUnauthorized}), exitFailure},
+		{"401 the account did not confirm", &lichess.APIError{StatusCode: http.StatusUnauthorized, LichessToken: true}, exitFailure},
 		{"404 classified is no trouble", classifyLichess(&lichess.APIError{StatusCode: 404}), exitFailure},
 	} {
 		if got := exitCode(tc.err); got != tc.code {
@@ -94,10 +100,50 @@ func TestRunExitCodes(t *testing.T) {
 		if err := daemon(r, token, 0); exitCode(err) != 77 {
 			t.Errorf("no bot:play: exit code %d for %v", exitCode(err), err)
 		}
+		// The account's answer without X-OAuth-Scopes, and the token test
+		// not knowing the token: refused at once, not retried as if
+		// Lichess were unreachable until the start window ends.
+		r.srv.SetScopes(runBot, "bot:play")
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.URL.Path == "/api/token/test" {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(`{"` + runBotToken + `":null}`))
+				return
+			}
+			rec := httptest.NewRecorder()
+			r.srv.Handler().ServeHTTP(rec, req)
+			for k, v := range rec.Header() {
+				if k != "X-Oauth-Scopes" {
+					w.Header()[k] = v
+				}
+			}
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes())
+		}))
+		defer proxy.Close()
+		p := newRunEnv(t, true)
+		p.cfgPath = writeConfig(t, runConfig(t, proxy.URL, ""))
+		if err := daemon(p, token, time.Minute); exitCode(err) != 77 || !strings.Contains(err.Error(), "does not know it") {
+			t.Errorf("token unknown to the token test: exit code %d for %v", exitCode(err), err)
+		}
 		h := newRunEnv(t, false)
 		h.srv.SetScopes(runBot, "bot:play")
 		if err := daemon(h, token, 0); exitCode(err) != 77 || !strings.Contains(err.Error(), "not a Bot account") {
 			t.Errorf("not a bot: exit code %d for %v", exitCode(err), err)
+		}
+	})
+	t.Run("73 state directory cannot be made", func(t *testing.T) {
+		// A full disk or a read-only file system may mend: 73, which the
+		// units restart, not 78. Here a file stands where the directory
+		// should be.
+		r := newRunEnv(t, true)
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r.cfgPath = writeConfig(t, strings.Replace(runConfig(t, r.srv.URL(), ""), "state_dir: state\n", "state_dir: "+filepath.Join(file, "state")+"\n", 1))
+		if err := daemon(r, token, 0); exitCode(err) != 73 || !strings.Contains(err.Error(), "cannot create it") {
+			t.Errorf("exit code %d for %v", exitCode(err), err)
 		}
 	})
 	t.Run("69 Lichess unreachable at start-up", func(t *testing.T) {
@@ -109,6 +155,26 @@ func TestRunExitCodes(t *testing.T) {
 		}
 		if !strings.Contains(r.logs.String(), "cannot connect to Lichess: giving up") {
 			t.Errorf("logs:\n%s", r.logs)
+		}
+	})
+	t.Run("69 Lichess hung at start-up", func(t *testing.T) {
+		// Lichess accepts the connection and never answers. The start
+		// window is one deadline from the daemon's start: the token check
+		// counts against it, so the daemon gives up at the window, not
+		// after the token check's request time-out (30 s here) plus the
+		// window, which under systemd would outlast TimeoutStartSec.
+		hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+		defer hung.Close()
+		r := newRunEnv(t, true)
+		r.cfgPath = writeConfig(t, strings.Replace(runConfig(t, hung.URL, ""), "base_url: "+hung.URL+"\n", "base_url: "+hung.URL+"\n  request_timeout: 30s\n", 1))
+		start := time.Now()
+		err := daemon(r, token, 300*time.Millisecond)
+		if took := time.Since(start); took > 15*time.Second {
+			t.Errorf("gave up after %v, want about the 300ms window", took)
+		}
+		// The time-out of the token check is recorded as what failed.
+		if exitCode(err) != 69 || !strings.Contains(err.Error(), "not connected within 300ms (last: GET /api/account: ") {
+			t.Errorf("exit code %d for %v", exitCode(err), err)
 		}
 	})
 	t.Run("69 Lichess failing (5xx) at start-up", func(t *testing.T) {
@@ -233,5 +299,26 @@ func TestCheckConfigOnline(t *testing.T) {
 	}
 	if n := len(r.srv.RequestsMatching("GET /api/account")); n != before {
 		t.Errorf("offline check asked Lichess %d times", n-before)
+	}
+}
+
+// The units do not restart on the codes a restart cannot mend (64, 77, 78),
+// and do restart on the transient ones (69, 73, 75, 1).
+func TestUnitsRestartPrevent(t *testing.T) {
+	for _, unit := range []string{"ponderosa.service", "ponderosa@.service"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "deploy", unit))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "RestartPreventExitStatus="); ok {
+				got = append(got, v)
+			}
+		}
+		want := fmt.Sprintf("%d %d %d", exitUsage, exitNoPerm, exitConfig)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%s: RestartPreventExitStatus=%q, want %q (not %d, %d, %d)", unit, got, want, exitUnavailable, exitCantCreat, exitTempFail)
+		}
 	}
 }

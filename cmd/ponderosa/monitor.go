@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -68,13 +70,16 @@ func (m *streamMonitor) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // noteTrouble records a request that got no answer, a server error or a
-// rate limit.
+// rate limit. A request whose time ran out (the client's time limit of a
+// request, or of the start-up) got no answer: Lichess is unreachable. Only
+// a request the client cancelled (the bot stopping, a stream it closed) is
+// no failure of Lichess.
 func (m *streamMonitor) noteTrouble(r *http.Request, resp *http.Response, err error) {
 	var kind error
 	var what string
 	switch {
 	case err != nil:
-		if r.Context().Err() != nil {
+		if errors.Is(r.Context().Err(), context.Canceled) {
 			return // given up by the client, not a failure of Lichess
 		}
 		kind, what = errUnavailable, fmt.Sprintf("%s %s: %v", r.Method, r.URL.Path, err)

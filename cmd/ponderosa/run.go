@@ -83,15 +83,18 @@ type daemonOpts struct {
 	onReady func(*client.Bot)
 	// onReload, if set, is called after each reload attempt with its error.
 	onReload func(error)
-	// startWindow bounds the start-up: not connected to Lichess by then,
-	// the daemon gives up (0: defaultStartWindow).
+	// startWindow bounds the whole start-up, from runDaemon's call to the
+	// event stream open: not connected to Lichess by then, the daemon gives
+	// up (0: defaultStartWindow).
 	startWindow time.Duration
 }
 
-// defaultStartWindow is how long the daemon tries to reach Lichess at
-// start-up before it exits (exitUnavailable or exitTempFail): less than
-// systemd's default TimeoutStartSec (90 s), so that the exit code, not a
-// time-out, tells what went wrong, and Restart=on-failure tries again.
+// defaultStartWindow is how long the start-up may take, from runDaemon's
+// call (reading the configuration, checking the token, starting the
+// engine, opening the event stream) before the daemon exits
+// (exitUnavailable or exitTempFail): one deadline, less than systemd's
+// default TimeoutStartSec (90 s), so that the exit code, not a time-out,
+// tells what went wrong, and Restart=on-failure tries again.
 const defaultStartWindow = 75 * time.Second
 
 // configError marks err as a configuration error (exitConfig) without
@@ -110,6 +113,13 @@ func (e configError) Is(target error) bool { return target == errConfig }
 // Lichess refuses the token while it runs (matching
 // lichess.ErrTokenRefused); exitCode maps it to the exit code.
 func runDaemon(ctx context.Context, o daemonOpts) (err error) {
+	// One deadline for the whole start-up: the token check, the engine and
+	// the event stream all count against it.
+	window := o.startWindow
+	if window <= 0 {
+		window = defaultStartWindow
+	}
+	startDeadline := time.Now().Add(window)
 	cfg, err := config.Load(o.configPath)
 	if err != nil {
 		return fmt.Errorf("%w %s:\n%w", errConfig, o.configPath, err)
@@ -149,7 +159,7 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		return configError{err}
 	}
 	if err := makeStateDir(stateDir); err != nil {
-		return configError{err}
+		return kindError{err: err, kind: errCantCreate} // may mend: systemd restarts on 73
 	}
 	log.Info().Str("version", appVersion()).Str("config", o.configPath).Str("token_from", source).
 		Str("state_dir", stateDir).Str("state_dir_from", stateFrom).Str("pgn_dir", cfg.ResolvePGNDir(stateDir)).
@@ -166,19 +176,28 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	if err != nil {
 		return configError{err}
 	}
-	// A refused token, a missing scope or a non-bot account stop here with
-	// a clear error; when Lichess cannot be reached the bot retries, for
-	// the start window.
-	startCtx, cancelStart := context.WithTimeout(ctx, 2*cfg.Lichess.RequestTimeout)
+	// A refused token (whatever told: a 401 or 403 to the account, or the
+	// token test not knowing it), a missing scope or a non-bot account stop
+	// here with a clear error; when Lichess cannot be reached the bot
+	// retries, until the start deadline.
+	startCtx, cancelStart := context.WithDeadline(ctx, startDeadline)
+	startCtx, cancelCheck := context.WithTimeout(startCtx, 2*cfg.Lichess.RequestTimeout)
 	acct, _, err := c.CheckToken(startCtx)
+	cancelCheck()
 	cancelStart()
-	switch code := lichess.StatusCode(err); {
+	switch {
 	case err == nil:
 		if !acct.IsBot() {
 			return fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm -config %s` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot, o.configPath)
 		}
-	case errors.Is(err, lichess.ErrMissingScope), code == http.StatusUnauthorized, code == http.StatusForbidden:
+	case errors.Is(err, lichess.ErrMissingScope), errors.Is(err, lichess.ErrTokenRefused):
 		return err
+	case ctx.Err() != nil:
+		return nil // stopped before connecting
+	case !time.Now().Before(startDeadline):
+		kind, what := mon.StartTrouble()
+		log.Error().Str("last_error", what).Dur("start_window", window).Msg("cannot connect to Lichess: giving up")
+		return fmt.Errorf("%w: not connected within %v (last: %s)", kind, window, what)
 	default:
 		log.Warn().Err(err).Msg("cannot check the token now; the bot keeps trying")
 	}
@@ -199,12 +218,8 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	go func() { runDone <- bot.Run(runCtx) }()
 
 	// Until the event stream is open there is no game to finish: a stop
-	// ends at once. Not open within the start window, the daemon gives up.
-	window := o.startWindow
-	if window <= 0 {
-		window = defaultStartWindow
-	}
-	startTimer := time.NewTimer(window)
+	// ends at once. Not open by the start deadline, the daemon gives up.
+	startTimer := time.NewTimer(time.Until(startDeadline))
 	defer startTimer.Stop()
 	for connected := false; !connected; {
 		select {

@@ -157,3 +157,48 @@ func TestStreamMonitor(t *testing.T) {
 		t.Error("healthy with an empty window")
 	}
 }
+
+// The monitor's start trouble is the last failure: a request whose time
+// ran out is Lichess unreachable (errUnavailable), even after a rate limit
+// (so a hung Lichess after an old 429 exits 69, not 75); a request the
+// client cancelled is no failure of Lichess and changes nothing.
+func TestStreamMonitorTrouble(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/account/playing" {
+			<-r.Context().Done() // hangs
+			return
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer hs.Close()
+	m := newStreamMonitor(nil)
+	c := &http.Client{Transport: m}
+	get := func(ctx context.Context, path string) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp, err := c.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	if kind, what := m.StartTrouble(); kind != errUnavailable || what != "no answer from Lichess" {
+		t.Errorf("before any request: %v, %q", kind, what)
+	}
+	get(context.Background(), "/api/account")
+	if kind, what := m.StartTrouble(); kind != errTempFail || !strings.Contains(what, "GET /api/account: HTTP 429") {
+		t.Errorf("after a 429: %v, %q", kind, what)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	get(ctx, "/api/account/playing")
+	if kind, _ := m.StartTrouble(); kind != errTempFail {
+		t.Errorf("a request the client cancelled counted: %v", kind)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	get(ctx, "/api/account/playing")
+	if kind, what := m.StartTrouble(); kind != errUnavailable || !strings.Contains(what, "GET /api/account/playing") || !strings.Contains(what, "deadline exceeded") {
+		t.Errorf("after a request timed out: %v, %q", kind, what)
+	}
+}
