@@ -181,6 +181,8 @@ type request struct {
 	essential bool   // wait out a cool-down instead of failing
 	stream    bool   // no overall timeout; caller reads the body
 	noAuth    bool   // send without the OAuth token
+	base      string // another server than the client's (the tablebase, the explorer); "" for the client's
+	direct    bool   // a non-essential request that must not queue behind the others (a move's online source)
 }
 
 // do sends r and returns the response for a 2xx status; any other status
@@ -201,7 +203,11 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 		body = strings.NewReader(r.form.Encode())
 		ctype = "application/x-www-form-urlencoded"
 	}
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base.String()+r.path, body)
+	base := c.base.String()
+	if r.base != "" {
+		base = strings.TrimRight(r.base, "/")
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, base+r.path, body)
 	if err != nil {
 		cancel()
 		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
@@ -251,7 +257,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 
 // doJSON sends r and decodes the JSON answer into out (if non-nil).
 func (c *Client) doJSON(ctx context.Context, r request, out any) error {
-	if !r.essential && !r.stream {
+	if !r.essential && !r.stream && !r.direct {
 		select {
 		case c.background <- struct{}{}:
 			defer func() { <-c.background }()
