@@ -33,7 +33,7 @@ const (
 	// for; left out.
 	KindNoEquivalent
 	// KindLater: a setting ponderosa does not support yet (books,
-	// tablebases, online sources, draw and resign rules: issue 12).
+	// tablebases, draw and resign rules: issue 12).
 	KindLater
 	// KindUnknown: not a key of lichess-bot; left out.
 	KindUnknown
@@ -350,13 +350,13 @@ func (t *translator) engine(e *section) {
 		"ponderosa always logs an engine's stderr lines, at warning level")
 	for _, k := range []struct{ key, what string }{
 		{"polyglot", "opening books"},
-		{"online_moves", "online opening books and tablebases"},
 		{"lichess_bot_tbs", "endgame tablebases read by the bot"},
 		{"draw_or_resign", "draw and resign rules by score and tablebase; until then ponderosa's own game.draw and game.resign decide, " +
 			"with their defaults (resign_enabled, resign_score, resign_moves are close to game.resign's enabled, below_cp, for_moves)"},
 	} {
 		e.drop(KindLater, k.key, "not yet supported (issue 12 will add them): "+k.what)
 	}
+	t.online(e.sub("online_moves"))
 	engineOpts.rest()
 	uciOpts.rest()
 	e.rest()

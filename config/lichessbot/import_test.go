@@ -333,7 +333,7 @@ matchmaking:
 func TestImportLaterSections(t *testing.T) {
 	res, _ := importFixture(t)
 	got := notesOf(res, KindLater)
-	want := []string{"engine.polyglot", "engine.draw_or_resign", "engine.online_moves", "engine.lichess_bot_tbs"}
+	want := []string{"engine.polyglot", "engine.draw_or_resign", "engine.lichess_bot_tbs"}
 	if !slices.Equal(got, want) {
 		t.Errorf("not-yet-supported notes %v, want %v", got, want)
 	}
