@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -266,5 +267,131 @@ func TestOnlineTokenOnlyToLichess(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "online source missed") {
 		t.Error("the explorer's miss is not logged")
+	}
+}
+
+// fakeSource answers with move (or err, or a panic) and records the
+// deadline of each question.
+type fakeSource struct {
+	move      string
+	err       error
+	panics    bool
+	deadlines []time.Time
+}
+
+func (f *fakeSource) Name() string                 { return "fake" }
+func (f *fakeSource) Applies(online.Position) bool { return true }
+func (f *fakeSource) Move(ctx context.Context, p online.Position) (online.Move, error) {
+	d, _ := ctx.Deadline()
+	f.deadlines = append(f.deadlines, d)
+	if f.panics {
+		panic("fake source")
+	}
+	return online.Move{UCI: f.move}, f.err
+}
+
+// onlinePlayerFor returns an online player with source in front of a test
+// player, in a new game of info.
+func onlinePlayerFor(t *testing.T, info GameInfo, src OnlineSource) (Player, *testPlayer) {
+	t.Helper()
+	inner := &testPlayer{}
+	f := NewOnlinePlayer(func(context.Context) (Player, error) { return inner, nil }, OnlineOptions{Sources: []OnlineSource{src}, Logger: testsupport.Logger(t)})
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.NewGame(context.Background(), info); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return p, inner
+}
+
+// A source's timeout is cut to half the time left until the deadline, so
+// that our engine keeps the other half.
+func TestOnlinePlayerTimeoutHalfTheTimeLeft(t *testing.T) {
+	src := &fakeSource{move: "g1f3"}
+	p, _ := onlinePlayerFor(t, GameInfo{Variant: "standard"}, OnlineSource{Source: src, Timeout: time.Hour, MinTime: time.Second})
+	start := time.Now()
+	c := MoveClock{Deadline: start.Add(10 * time.Minute)}
+	d, err := p.Think(context.Background(), c)
+	if err != nil || d.Move != "g1f3" || d.Source != "fake" {
+		t.Fatalf("Think: %+v %v, want the source's g1f3", d, err)
+	}
+	if len(src.deadlines) != 1 || src.deadlines[0].After(start.Add(5*time.Minute+time.Second)) || src.deadlines[0].Before(start.Add(4*time.Minute)) {
+		t.Errorf("the source's deadline is %v after the start, want about half the 10m left", src.deadlines[0].Sub(start))
+	}
+}
+
+// A source that panics is a miss: our engine moves.
+func TestOnlinePlayerSourcePanics(t *testing.T) {
+	src := &fakeSource{panics: true}
+	p, inner := onlinePlayerFor(t, GameInfo{Variant: "standard"}, OnlineSource{Source: src, Timeout: time.Second})
+	d, err := p.Think(context.Background(), MoveClock{})
+	if err != nil || d.Source != "" || d.Move == "" {
+		t.Fatalf("Think: %+v %v, want our engine's move", d, err)
+	}
+	inner.get(func(tp *testPlayer) {
+		if tp.thinks != 1 {
+			t.Errorf("our engine thought %d times, want 1", tp.thinks)
+		}
+	})
+}
+
+// Games the sources do not know (Chess960, other variants) never reach
+// them.
+func TestOnlinePlayerStandardOnly(t *testing.T) {
+	for _, info := range []GameInfo{{Variant: "chess960", Chess960: true}, {Variant: "atomic"}} {
+		src := &fakeSource{move: "g1f3"}
+		p, _ := onlinePlayerFor(t, info, OnlineSource{Source: src, Timeout: time.Second})
+		if info.Variant == "atomic" {
+			// no rules here: the test player answers by script
+			p.(*onlinePlayer).inner.(*testPlayer).script = func([]string) string { return "e2e4" }
+		}
+		if _, err := p.Think(context.Background(), MoveClock{}); err != nil {
+			t.Errorf("%s: %v", info.Variant, err)
+		}
+		if len(src.deadlines) != 0 {
+			t.Errorf("%s: the source was asked", info.Variant)
+		}
+	}
+}
+
+// When an online move is played, the built-in engine's ponder search (on
+// the position before) is stopped: it would otherwise run on, useless.
+func TestOnlinePlayerStopsBuiltinPonder(t *testing.T) {
+	src := &fakeSource{move: "g1f3"}
+	inner := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, Ponder: true, Logger: testsupport.Logger(t)})
+	f := NewOnlinePlayer(inner, OnlineOptions{Sources: []OnlineSource{{Source: src, Timeout: time.Second}}, Logger: testsupport.Logger(t)})
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx := context.Background()
+	if err := p.NewGame(ctx, GameInfo{Variant: "standard", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, []string{"e2e4"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Ponder(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g := p.(*onlinePlayer).inner.(*builtinPlayer).g
+	if !g.Pondering() {
+		t.Fatal("not pondering after Ponder")
+	}
+	if err := p.Position(ctx, []string{"e2e4", "e7e5"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, MoveClock{})
+	if err != nil || d.Move != "g1f3" || d.Source != "fake" {
+		t.Fatalf("Think: %+v %v, want the source's g1f3", d, err)
+	}
+	if g.Pondering() {
+		t.Error("the built-in engine still ponders after the online move")
 	}
 }
