@@ -80,5 +80,13 @@
 // opponent plays the expected move, and restarted when it dies; with
 // UCIOptions.Variant it is a per-variant engine, set to that UCI_Variant
 // for each game. NewVariantPlayer hands each game to the factory of its
-// variant.
+// variant. NewOnlinePlayer (player_online.go) puts online knowledge
+// sources (package online: the Lichess tablebase, cloud evaluation and
+// opening explorer, chessdb) in front of another player, in standard chess
+// and games from a position: they are asked in order, each within its
+// timeout, only with at least its minimum time left and until it has missed
+// its cap of times in a row; the first legal move one gives is played
+// (logged with source=tablebase, cloud, explorer or chessdb), and on any
+// failure the player behind it moves. That player is still told every
+// position, so its tree follows the moves it did not choose.
 package client

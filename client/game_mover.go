@@ -301,8 +301,15 @@ func (g *gameWorker) shouldResign(d Choice) bool {
 // logChoice adds what the player said of its move to a log event: the
 // score from our side (cp, or mate in moves), the depth, the principal
 // variation, the nodes and the time used. A move without a score (the only
-// legal move, a fallback) gets none of them.
+// legal move, a fallback) gets none of them. A move no search chose says
+// where it came from (source: book, tablebase, cloud, explorer, chessdb).
 func logChoice(ev *zerolog.Event, d Choice) *zerolog.Event {
+	if d.Source != "" {
+		ev = ev.Str("source", d.Source)
+		if d.Note != "" {
+			ev = ev.Str("note", d.Note)
+		}
+	}
 	if !d.HasScore {
 		return ev
 	}

@@ -37,6 +37,9 @@ type harness struct {
 	hooks *testHooks      // set on the bots runBot makes, before Run
 	// acceptRetry, when set, replaces acceptRetryDelay on those bots.
 	acceptRetry time.Duration
+	// wrap, when set, wraps the player factory of the bots runBot makes
+	// (the online player).
+	wrap func(PlayerFactory) PlayerFactory
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -87,7 +90,11 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	if h.log != nil {
 		log = *h.log
 	}
-	b := NewBot(h.client(opts...), pool.factory, s, log)
+	f := PlayerFactory(pool.factory)
+	if h.wrap != nil {
+		f = h.wrap(f)
+	}
+	b := NewBot(h.client(opts...), f, s, log)
 	b.hooks = h.hooks
 	if h.acceptRetry > 0 {
 		b.acceptRetry = h.acceptRetry

@@ -149,6 +149,14 @@ func (v *variantPlayer) Ponder(ctx context.Context) error {
 	return p.Ponder(ctx)
 }
 
+func (v *variantPlayer) stopPonder() {
+	if p, err := v.cur(); err == nil {
+		if ps, ok := p.(ponderStopper); ok {
+			ps.stopPonder()
+		}
+	}
+}
+
 func (v *variantPlayer) EndGame(ctx context.Context) error {
 	p, err := v.cur()
 	if err != nil {
@@ -195,4 +203,10 @@ type Choice struct {
 	Duration  time.Duration // thinking time
 	OfferDraw bool          // offer (or accept) a draw with the move
 	Resign    bool          // resign instead of moving
+	// Source says where a move that no search of ours chose came from:
+	// book (the built-in engine's opening book), or the online source
+	// (tablebase, cloud, explorer, chessdb); "" for a search. Note says
+	// why the source chose it.
+	Source string
+	Note   string
 }

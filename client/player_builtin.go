@@ -197,6 +197,9 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
+	if d.Source == ponder.FromBook {
+		out.Source = "book"
+	}
 	if d.Source != ponder.FromForced && d.Source != ponder.FromBook { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate
@@ -220,6 +223,13 @@ func (p *builtinPlayer) Ponder(ctx context.Context) error {
 	}
 	g.StartPonder(ctx)
 	return nil
+}
+
+// stopPonder stops a ponder search (a move was chosen without Think).
+func (p *builtinPlayer) stopPonder() {
+	if g, err := p.game(); err == nil {
+		_ = g.StopPonder()
+	}
 }
 
 func (p *builtinPlayer) EndGame(ctx context.Context) error {

@@ -21,9 +21,12 @@ type Config struct {
 	// $XDG_STATE_HOME/ponderosa, else ~/.local/state/ponderosa: see
 	// ResolveStateDir. `ponderosa run` creates it (mode 0750); a change
 	// takes effect at the next start, not on reload.
-	StateDir    string      `yaml:"state_dir"`
-	Lichess     Lichess     `yaml:"lichess"`
-	Engine      Engine      `yaml:"engine"`
+	StateDir string  `yaml:"state_dir"`
+	Lichess  Lichess `yaml:"lichess"`
+	Engine   Engine  `yaml:"engine"`
+	// Online holds the online knowledge sources asked for a move before
+	// the engine.
+	Online      Online      `yaml:"online"`
 	Challenge   Challenge   `yaml:"challenge"`
 	Matchmaking Matchmaking `yaml:"matchmaking"`
 	// Correspondence says how correspondence games are played.
@@ -567,6 +570,7 @@ func Default() *Config {
 			},
 			Book: Book{Selection: "weighted_random"},
 		},
+		Online: defaultOnline(),
 		Challenge: Challenge{
 			Accept:                      true,
 			Concurrency:                 1,

@@ -26,10 +26,17 @@ var lichessBotHints = map[string]string{
 	"engine.xboard_options":      "XBoard engines are not supported",
 	"engine.polyglot": "here engine.book (files per variant, selection, min_weight, and max_depth in plies: twice lichess-bot's moves), " +
 		"for the built-in engine; an external engine takes its book through its own UCI options in engine.external.options",
-	"engine.online_moves":    "online move sources are not supported yet",
 	"engine.lichess_bot_tbs": "tablebases read by the bot are not supported yet",
 	"engine.draw_or_resign": "here game.draw (accept, within_cp, after_move: accepting draw offers; ponderosa offers none yet) " +
 		"and game.resign (enabled, below_cp: a positive margin, for_moves)",
+	"engine.online_moves":                      "here the top-level online section: online.tablebase, online.explorer, online.cloud_eval and online.chessdb, each with enabled, timeout, min_time and max_misses, asked in online.order; `ponderosa import-lichess-bot` translates it",
+	"online.max_out_of_book_moves":             "here max_misses of each source, such as online.explorer.max_misses",
+	"online.max_retries":                       "ponderosa asks each source once per move, within its timeout, such as online.explorer.timeout",
+	"online.max_depth":                         "here online.explorer.max_ply, in plies",
+	"online.online_egtb":                       "here online.tablebase (the Lichess tablebase; chessdb's is not used)",
+	"online.lichess_cloud_analysis":            "here online.cloud_eval",
+	"online.lichess_opening_explorer":          "here online.explorer",
+	"online.chessdb_book":                      "here online.chessdb",
 	"abort_time":                               "here game.abort_after, a duration such as 30s",
 	"move_overhead":                            "here game.move_overhead, a duration such as 2s",
 	"max_takebacks_accepted":                   "here game.accept_takebacks: true or false, with no count",

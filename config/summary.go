@@ -40,7 +40,8 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 		Strs("speeds", c.Challenge.Speeds).
 		Bool("matchmaking", c.Matchmaking.Enabled).
 		Dur("move_overhead", c.Game.MoveOverhead).
-		Dur("grace_period", c.Shutdown.GracePeriod)
+		Dur("grace_period", c.Shutdown.GracePeriod).
+		Strs("online", c.Online.Enabled())
 	if len(c.Engine.Variants) > 0 {
 		e.Strs("variant_engines", slices.Sorted(maps.Keys(c.Engine.Variants)))
 	}
@@ -123,6 +124,7 @@ func (c *Config) Summary() string {
 		line("", "%s: external %s (UCI_Variant %s), %d UCI options",
 			name, strings.Join(append([]string{x.Path}, x.Args...), " "), VariantUCINames[name], len(x.Options))
 	}
+	line("online", "%s", c.onlineSummary())
 	ch := c.Challenge
 	if ch.Accept {
 		var modes, who []string

@@ -87,6 +87,7 @@ func (c *Config) Validate() error {
 	v.notFile("state_dir", c.StateDir)
 	v.lichess()
 	v.engine()
+	v.online()
 	v.challenge()
 	v.matchmaking()
 	v.correspondence()

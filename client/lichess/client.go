@@ -223,6 +223,7 @@ type request struct {
 	stream    bool   // no overall timeout; caller reads the body
 	noAuth    bool   // send without the OAuth token
 	base      string // another server than the client's (the tablebase, the explorer); "" for the client's
+	direct    bool   // a non-essential request that must not queue behind the others (a move's online source)
 }
 
 // accountPath is GET /api/account, which tells whether Lichess accepts the
@@ -343,7 +344,7 @@ func (c *Client) confirmRefused(ctx context.Context, op string) bool {
 
 // doJSON sends r and decodes the JSON answer into out (if non-nil).
 func (c *Client) doJSON(ctx context.Context, r request, out any) error {
-	if !r.essential && !r.stream {
+	if !r.essential && !r.stream && !r.direct {
 		select {
 		case c.background <- struct{}{}:
 			defer func() { <-c.background }()

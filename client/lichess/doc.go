@@ -21,7 +21,13 @@
 //     offers;
 //   - challenges: accept, decline with a reason, cancel, create, the list
 //     of open challenges to us and from us, and the list of online bots to
-//     challenge.
+//     challenge;
+//   - knowledge for choosing a move (online.go): the Lichess tablebase
+//     (without the token), the cloud evaluation and the opening explorer
+//     (with it), the tablebase and the explorer at base URLs of their own.
+//     These requests are not essential (they fail at once in a cool-down)
+//     but do not queue behind the other non-essential ones either: a move
+//     waits for them.
 //
 // # Streams and events
 //

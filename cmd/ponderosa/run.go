@@ -208,6 +208,7 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	if err != nil {
 		return configError{err}
 	}
+	pf = withOnline(cfg, c, log, pf)
 
 	players := newSwappableFactory(pf)
 	bot := client.NewBot(c, players.factory, settings, log)
@@ -268,7 +269,7 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, logFile: logFile, bot: bot, players: players, cpu: cpu, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, logFile: logFile, bot: bot, players: players, lichess: c, cpu: cpu, onReload: o.onReload}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -284,6 +285,8 @@ type botDaemon struct {
 	logFile *logging.File
 	bot     *client.Bot
 	players *swappableFactory
+	// lichess is the API client, which the online sources use too.
+	lichess *lichess.Client
 	// cpu is the built-in engine's thread budget, shared by the games of
 	// every factory; a reload sets its total.
 	cpu      *ponder.CPUShare
@@ -397,6 +400,7 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pf = withOnline(cfg, d.lichess, d.log, pf)
 	// The engines are started again only when what the probe looks at
 	// changed: a reload must not hold up the daemon's loop for nothing.
 	if !reflect.DeepEqual(probedFacts(cfg), probedFacts(d.cfg)) {
@@ -421,8 +425,8 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	d.players.set(pf)
 	cpuShare(cfg, d.cpu)
 	d.bot.UpdateSettings(settings)
-	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown, d.cfg.Correspondence =
-		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown, cfg.Correspondence
+	d.cfg.Challenge, d.cfg.Matchmaking, d.cfg.Game, d.cfg.Engine, d.cfg.Shutdown, d.cfg.Correspondence, d.cfg.Online =
+		cfg.Challenge, cfg.Matchmaking, cfg.Game, cfg.Engine, cfg.Shutdown, cfg.Correspondence, cfg.Online
 	d.log.Info().Strs("games_kept", d.bot.Games()).Msg("configuration reloaded: new settings apply to new games")
 	return nil
 }

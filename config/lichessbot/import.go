@@ -33,7 +33,7 @@ const (
 	// for; left out.
 	KindNoEquivalent
 	// KindLater: a setting ponderosa does not support yet (books,
-	// tablebases, online sources, draw and resign rules: issue 12).
+	// tablebases, draw and resign rules: issue 12).
 	KindLater
 	// KindUnknown: not a key of lichess-bot; left out.
 	KindUnknown
@@ -356,13 +356,13 @@ func (t *translator) engine(e *section) {
 	e.dropUnless("silence_stderr", "false", "false: ponderosa too shows an engine's stderr lines (logged at warning level)",
 		"ponderosa always logs an engine's stderr lines, at warning level")
 	for _, k := range []struct{ key, what string }{
-		{"online_moves", "online opening books and tablebases"},
 		{"lichess_bot_tbs", "endgame tablebases read by the bot"},
 	} {
 		e.drop(KindLater, k.key, "not yet supported (issue 12 will add them): "+k.what)
 	}
 	t.polyglot(e)
 	t.drawOrResign(e)
+	t.online(e.sub("online_moves"))
 	engineOpts.rest()
 	uciOpts.rest()
 	e.rest()

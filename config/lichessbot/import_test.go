@@ -338,7 +338,7 @@ func TestImportLaterSections(t *testing.T) {
 	// game.resign is still to come.
 	want := []string{"engine.draw_or_resign.resign_for_egtb_minus_two",
 		"engine.draw_or_resign.offer_draw_for_egtb_zero", "engine.draw_or_resign.offer_draw_pieces",
-		"engine.online_moves", "engine.lichess_bot_tbs"}
+		"engine.lichess_bot_tbs"}
 	if !slices.Equal(got, want) {
 		t.Errorf("not-yet-supported notes %v, want %v", got, want)
 	}
@@ -347,7 +347,7 @@ func TestImportLaterSections(t *testing.T) {
 			t.Errorf("%s: %q", k, n.Msg)
 		}
 	}
-	for _, k := range []string{"engine.online_moves", "engine.lichess_bot_tbs"} {
+	for _, k := range []string{"engine.lichess_bot_tbs"} {
 		if n, _ := findNote(res, k); !strings.Contains(n.Msg, "not yet supported (issue 12 will add them)") {
 			t.Errorf("%s: %q", k, n.Msg)
 		}

@@ -58,6 +58,15 @@
 // e5", "This game can no longer be aborted", and so on. Clients should
 // branch on the status, not on the text.
 //
+// Fakes of the online knowledge sources (online.go) answer without a token
+// (whether one was sent is recorded, OnlineAnswers); a good answer
+// recommends OnlineMove(fen), a legal move chosen by a fixed rule:
+//
+//	GET  /tablebase/standard?fen=               the Lichess tablebase (TablebasePath)
+//	GET  /api/cloud-eval?fen=&multiPv=          the Lichess cloud evaluation
+//	GET  /explorer/masters|lichess?fen=         the Lichess opening explorer (ExplorerPath)
+//	GET  /chessdb/cdb.php?action=&board=&json=1 chessdb: querybest, queryall (ChessDBPath)
+//
 // Streams are NDJSON (Content-Type application/x-ndjson) with an empty
 // keep-alive line every WithKeepAlive (7 s by default, as Lichess). A new
 // event stream of an account closes its previous one and starts with the
@@ -150,6 +159,8 @@
 //	SetGone(game, user, gone, wait)      opponentGone with a claimWinInSeconds countdown (wait < 0: none)
 //	WithAutoGone(after)                  a player without a game stream for after is gone
 //	Draw / Takeback / Chat               offers, proposals and chat lines from the opponent
+//	SetOnlineFault(service, fault)       a knowledge fake answers slow (SetOnlineSlowness), 429,
+//	                                     500, garbage, an illegal move, or not found
 //
 // # Instrumentation
 //

@@ -54,6 +54,11 @@ func (s *Server) routes() http.Handler {
 		mux.HandleFunc("POST "+p+"{id}/claim-victory", s.gameHandler(bot, s.handleClaimVictory))
 		mux.HandleFunc("POST "+p+"{id}/claim-draw", s.gameHandler(bot, s.handleClaimDraw))
 	}
+	mux.HandleFunc("GET "+TablebasePath+"/standard", s.handleOnline(OnlineTablebase))
+	mux.HandleFunc("GET /api/cloud-eval", s.handleOnline(OnlineCloudEval))
+	mux.HandleFunc("GET "+ExplorerPath+"/masters", s.handleOnline(OnlineExplorer))
+	mux.HandleFunc("GET "+ExplorerPath+"/lichess", s.handleOnline(OnlineExplorer))
+	mux.HandleFunc("GET "+ChessDBPath+"/cdb.php", s.handleOnline(OnlineChessDB))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not found.")
 	})

@@ -30,6 +30,7 @@ type Server struct {
 	live       []*statusRecorder // beside records: the answer of each request until its handler returns
 	recGen     int               // bumped by ResetRecords
 	faults     faults
+	online     onlineState
 	stats      Stats
 	coolDowns  []*coolDown
 	inflight   map[string]int // client key → non-stream requests in progress

@@ -1,0 +1,101 @@
+package lichesstest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Each fake knowledge service answers each fault as documented: a good
+// answer recommends OnlineMove, an illegal one a move that is not legal,
+// not found the service's own way of saying so, and the HTTP faults their
+// status; a slow answer waits past the client's patience.
+func TestOnlineFakes(t *testing.T) {
+	s := newTestServer(t)
+	fen := "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+	best := OnlineMove(fen)
+	legal := onlineLegal(fen)
+	if len(legal) != 20 || best != legal[19] {
+		t.Fatalf("legal moves of the start: %v, best %s", legal, best)
+	}
+	q := url.Values{"fen": {fen}}
+	urls := map[OnlineService]string{
+		OnlineTablebase: s.URL() + TablebasePath + "/standard?" + q.Encode(),
+		OnlineCloudEval: s.URL() + "/api/cloud-eval?" + q.Encode(),
+		OnlineExplorer:  s.URL() + ExplorerPath + "/masters?" + q.Encode(),
+		OnlineChessDB:   s.URL() + ChessDBPath + "/cdb.php?" + url.Values{"board": {fen}, "action": {"querybest"}, "json": {"1"}}.Encode(),
+	}
+	get := func(u string, timeout time.Duration) (int, string, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+	for svc, u := range urls {
+		for _, f := range []OnlineFault{OnlineGood, OnlineIllegal, OnlineNotFound, Online429, Online500, OnlineGarbage, OnlineSlow} {
+			s.SetOnlineFault(svc, f)
+			status, body, err := get(u, 300*time.Millisecond)
+			switch f {
+			case OnlineSlow:
+				if err == nil {
+					t.Errorf("%s %s: answered %d within 300ms", svc, f, status)
+				}
+				continue
+			case Online429, Online500:
+				want := map[OnlineFault]int{Online429: 429, Online500: 500}[f]
+				if status != want {
+					t.Errorf("%s %s: status %d", svc, f, status)
+				}
+				continue
+			case OnlineGarbage:
+				if status != 200 || json.Valid([]byte(body)) {
+					t.Errorf("%s %s: %d %s", svc, f, status, body)
+				}
+				continue
+			}
+			if svc == OnlineCloudEval && f == OnlineNotFound {
+				if status != 404 {
+					t.Errorf("%s %s: status %d, want 404", svc, f, status)
+				}
+				continue
+			}
+			if status != 200 || !json.Valid([]byte(body)) {
+				t.Errorf("%s %s: %d %s", svc, f, status, body)
+				continue
+			}
+			answers := s.OnlineAnswers()
+			a := answers[len(answers)-1]
+			switch f {
+			case OnlineGood:
+				if a.Move != best || !strings.Contains(body, `"`+best) {
+					t.Errorf("%s good: recorded %q, body %s; want %s", svc, a.Move, body, best)
+				}
+			case OnlineIllegal:
+				if a.Move == "" || slices.Contains(legal, a.Move) || !strings.Contains(body, `"`+a.Move) {
+					t.Errorf("%s illegal: recorded %q (legal %v), body %s", svc, a.Move, legal, body)
+				}
+			case OnlineNotFound:
+				// The tablebase lists the moves, all of unknown value.
+				found := strings.Contains(body, `"`+best)
+				if svc == OnlineTablebase {
+					found = strings.Contains(body, `"loss"`) || !strings.Contains(body, `"unknown"`)
+				}
+				if a.Move != "" || found {
+					t.Errorf("%s not found: recorded %q, body %s", svc, a.Move, body)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+// Package online asks knowledge services on the Internet for a move: the
+// Lichess tablebase, cloud evaluation and opening explorer (through the
+// API client of package lichess) and chessdb (www.chessdb.cn, its own
+// small HTTP client here). Each is a Source that answers a Position with a
+// Move it recommends, or ErrNoMove when it knows no move that meets its
+// settings; any other error is a failure of the service (a timeout, a 429,
+// a 500, an answer that cannot be read).
+//
+// A Source only chooses among what its service answers; it does not check
+// that the move is legal (the services are trusted for nothing: the bot's
+// online player, package client, checks each move against the position and
+// falls back to its own engine on any failure). It never sees the bot's
+// token: the Lichess client adds it where Lichess wants it (the explorer,
+// the cloud evaluation), and chessdb gets no token at all.
+package online
+
+import (
+	"context"
+	"errors"
+	"strings"
+)
+
+// ErrNoMove is returned by a Source that knows no move for the position
+// that meets its settings (the position is not in its database, too few
+// games, too shallow an evaluation).
+var ErrNoMove = errors.New("no move")
+
+// Position is the position a Source is asked about.
+type Position struct {
+	FEN string // X-FEN
+	Ply int    // plies played since the game's start position
+}
+
+// Pieces counts the pieces (kings included) of the position.
+func (p Position) Pieces() int {
+	board, _, _ := strings.Cut(p.FEN, " ")
+	n := 0
+	for _, r := range board {
+		if strings.ContainsRune("pnbrqkPNBRQK", r) {
+			n++
+		}
+	}
+	return n
+}
+
+// CanCastle reports whether either side still has a castling right.
+func (p Position) CanCastle() bool {
+	f := strings.Fields(p.FEN)
+	return len(f) > 2 && f[2] != "-"
+}
+
+// WhiteToMove reports whether White is to move.
+func (p Position) WhiteToMove() bool {
+	f := strings.Fields(p.FEN)
+	return len(f) < 2 || f[1] != "b"
+}
+
+// Move is a Source's recommendation.
+type Move struct {
+	UCI string
+	// Score, when HasScore, is the evaluation after the move from the
+	// mover's point of view: centipawns, or Mate (moves; > 0 the mover
+	// mates) when Mate != 0.
+	ScoreCP  int
+	Mate     int
+	HasScore bool
+	Depth    int
+	// Note says in a few words why the move was chosen, for the log
+	// ("win dtz 3", "1234 games 56%").
+	Note string
+}
+
+// Source is one online knowledge service.
+type Source interface {
+	// Name is the source's name in logs: tablebase, cloud, explorer,
+	// chessdb.
+	Name() string
+	// Applies reports whether the source can know the position at all
+	// (the tablebase: few enough pieces and no castling right); a source
+	// that does not apply is not asked, and that is no miss.
+	Applies(p Position) bool
+	// Move asks the service. ctx bounds the request.
+	Move(ctx context.Context, p Position) (Move, error)
+}

@@ -1,0 +1,130 @@
+package online
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+)
+
+// Tablebase asks the Lichess tablebase (standard chess, up to 7 pieces,
+// with DTZ and, up to 6 pieces, DTM) and plays the best move by its result
+// for us, then by distance: a win as fast as the fifty-move rule allows
+// (checkmate, then a zeroing move, then the least DTZ, then the least DTM),
+// a loss as slow as possible, any draw otherwise.
+type Tablebase struct {
+	Client *lichess.Client
+	// BaseURL is the tablebase server ("" for lichess.DefaultTablebaseURL).
+	BaseURL string
+	// MaxPieces is the most pieces (kings included) of a position asked
+	// about, at most 7 (< 3: 7).
+	MaxPieces int
+}
+
+func (t *Tablebase) Name() string { return "tablebase" }
+
+func (t *Tablebase) Applies(p Position) bool {
+	limit := t.MaxPieces
+	if limit < 3 || limit > 7 {
+		limit = 7
+	}
+	return p.Pieces() <= limit && !p.CanCastle()
+}
+
+// outcome ranks the category of the position after our move (the
+// opponent's point of view) for us: higher is better; 0 is unknown.
+func outcome(category string) int {
+	switch category {
+	case "loss":
+		return 9
+	case "syzygy-loss":
+		return 8
+	case "maybe-loss":
+		return 7
+	case "blessed-loss":
+		return 6
+	case "draw":
+		return 5
+	case "cursed-win":
+		return 4
+	case "maybe-win":
+		return 3
+	case "syzygy-win":
+		return 2
+	case "win":
+		return 1
+	}
+	return 0
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// distance is |*d|, or big when unknown.
+func distance(d *int, big int) int {
+	if d == nil {
+		return big
+	}
+	return abs(*d)
+}
+
+// compareTablebase orders moves best first for the mover.
+func compareTablebase(a, b lichess.TablebaseMove) int {
+	oa, ob := outcome(a.Category), outcome(b.Category)
+	if oa != ob {
+		return cmp.Compare(ob, oa)
+	}
+	const unknown = 1 << 20
+	switch {
+	case oa >= 7: // we win: fastest
+		if a.Checkmate != b.Checkmate {
+			if a.Checkmate {
+				return -1
+			}
+			return 1
+		}
+		if a.Zeroing != b.Zeroing {
+			if a.Zeroing {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(distance(a.DTZ, unknown), distance(b.DTZ, unknown)); c != 0 {
+			return c
+		}
+		return cmp.Compare(distance(a.DTM, unknown), distance(b.DTM, unknown))
+	case oa >= 1 && oa <= 3: // we lose: slowest
+		if c := cmp.Compare(distance(b.DTZ, 0), distance(a.DTZ, 0)); c != 0 {
+			return c
+		}
+		return cmp.Compare(distance(b.DTM, 0), distance(a.DTM, 0))
+	}
+	return 0
+}
+
+func (t *Tablebase) Move(ctx context.Context, p Position) (Move, error) {
+	e, err := t.Client.Tablebase(ctx, t.BaseURL, p.FEN)
+	if err != nil {
+		return Move{}, err
+	}
+	moves := slices.Clone(e.Moves)
+	slices.SortStableFunc(moves, compareTablebase)
+	if len(moves) == 0 || outcome(moves[0].Category) == 0 || moves[0].UCI == "" {
+		return Move{}, fmt.Errorf("tablebase: %w (category %q)", ErrNoMove, e.Category)
+	}
+	best := moves[0]
+	note := fmt.Sprintf("%s for the opponent", best.Category)
+	if best.DTZ != nil {
+		note += fmt.Sprintf(", dtz %d", *best.DTZ)
+	}
+	if best.DTM != nil {
+		note += fmt.Sprintf(", dtm %d", *best.DTM)
+	}
+	return Move{UCI: best.UCI, Note: note}, nil
+}

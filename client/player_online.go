@@ -1,0 +1,254 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/client/online"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
+	"github.com/ponderosa-chess/ponderosa/logging"
+)
+
+// OnlineSource is one online knowledge source of the online player, with
+// the rules of when it is asked.
+type OnlineSource struct {
+	Source online.Source
+	// Timeout bounds one question (<= 0: 2 s). It is cut to half of the
+	// time left until the move's deadline, so that our own engine always
+	// has the other half.
+	Timeout time.Duration
+	// MinTime is the least time left until the move's deadline for the
+	// source to be asked: on a shorter clock our own engine moves.
+	MinTime time.Duration
+	// MaxMisses stops asking the source for the rest of the game after
+	// this many misses in a row (no move, a failure, a move that is not
+	// legal); 0: never stop.
+	MaxMisses int
+}
+
+// OnlineOptions configure NewOnlinePlayer.
+type OnlineOptions struct {
+	// Sources are asked in this order, before our own engine; the first
+	// legal move one of them gives is played.
+	Sources []OnlineSource
+	// Logger is the bot's logger; each game logs through a child with the
+	// game's fields.
+	Logger zerolog.Logger
+}
+
+// NewOnlinePlayer returns a factory of players that ask online knowledge
+// sources (the Lichess tablebase, cloud evaluation and opening explorer,
+// chessdb: package online) for each of our moves before the player made by
+// inner, in standard chess and in games from a position. A source is
+// skipped when it does not apply to the position, when less than its
+// MinTime is left until the deadline, or once it has missed MaxMisses
+// times in a row in the game. Its answer is taken only if it is a legal
+// move; anything else (a timeout, an HTTP error, an answer that cannot be
+// read, an illegal move, no move) is a miss, and the next source, and at
+// last the inner player, decides: an online source never costs a move or
+// its time. The inner player is told every position as usual, so its game
+// tree follows the moves it did not choose. With no source, it returns
+// inner itself.
+func NewOnlinePlayer(inner PlayerFactory, opts OnlineOptions) PlayerFactory {
+	if len(opts.Sources) == 0 {
+		return inner
+	}
+	return func(ctx context.Context) (Player, error) {
+		p, err := inner(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &onlinePlayer{inner: p, opts: opts, log: opts.Logger}, nil
+	}
+}
+
+// onlinePlayer asks the online sources, then its inner player. The worker
+// calls it from one goroutine at a time, but a Think it gave up on may
+// still run when the next Position comes: mu guards the fields.
+type onlinePlayer struct {
+	inner Player
+	opts  OnlineOptions
+
+	mu     sync.Mutex
+	info   GameInfo
+	moves  []string
+	misses []int // by source, in a row
+	log    zerolog.Logger
+}
+
+func (p *onlinePlayer) NewGame(ctx context.Context, gi GameInfo) error {
+	p.mu.Lock()
+	p.info, p.moves = gi, nil
+	p.misses = make([]int, len(p.opts.Sources))
+	p.log = logging.ForGame(p.opts.Logger, gi.ID, gi.Opponent)
+	p.mu.Unlock()
+	return p.inner.NewGame(ctx, gi)
+}
+
+func (p *onlinePlayer) Position(ctx context.Context, moves []string) error {
+	p.mu.Lock()
+	p.moves = slices.Clone(moves)
+	p.mu.Unlock()
+	return p.inner.Position(ctx, moves)
+}
+
+// onlineVariant reports whether the online sources know the game's
+// variant: standard chess and games from a position.
+func onlineVariant(gi GameInfo) bool {
+	switch gi.Variant {
+	case "", "standard", "fromPosition":
+		return !gi.Chess960
+	}
+	return false
+}
+
+func (p *onlinePlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
+	if d, ok := p.ask(ctx, c); ok {
+		// Our own engine does not think on this move: stop its pondering
+		// (a ponder search of the position before would run on).
+		if ps, ok := p.inner.(ponderStopper); ok {
+			ps.stopPonder()
+		}
+		return d, nil
+	}
+	if ctx.Err() != nil {
+		return Choice{}, ctx.Err()
+	}
+	return p.inner.Think(ctx, c)
+}
+
+// ask asks the sources in order and returns the first legal move one
+// gives.
+func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
+	p.mu.Lock()
+	info, moves, log := p.info, p.moves, p.log
+	p.mu.Unlock()
+	if !onlineVariant(info) {
+		return Choice{}, false
+	}
+	var b board
+	for i, s := range p.opts.Sources {
+		name := s.Source.Name()
+		p.mu.Lock()
+		misses := 0
+		if i < len(p.misses) {
+			misses = p.misses[i]
+		}
+		p.mu.Unlock()
+		if s.MaxMisses > 0 && misses >= s.MaxMisses {
+			continue
+		}
+		now := time.Now()
+		left := c.Left(now)
+		if !c.Deadline.IsZero() && left < s.MinTime {
+			log.Debug().Str("source", name).Dur("left", left).Dur("min_time", s.MinTime).Msg("online source skipped: too little time left")
+			continue
+		}
+		if b == nil {
+			var err error
+			if b, err = newBoard(info.Variant, info.InitialFEN, moves); err != nil {
+				log.Warn().Err(err).Msg("online sources: cannot replay the game")
+				return Choice{}, false
+			}
+		}
+		pos := online.Position{FEN: b.FEN(), Ply: len(moves)}
+		if !s.Source.Applies(pos) {
+			continue
+		}
+		timeout := s.Timeout
+		if timeout <= 0 {
+			timeout = 2 * time.Second
+		}
+		if !c.Deadline.IsZero() {
+			timeout = min(timeout, left/2)
+		}
+		m, err := askSource(ctx, s.Source, pos, timeout)
+		if err == nil {
+			var canon string
+			if canon, err = b.Legal(m.UCI); err == nil {
+				m.UCI = canon
+			} else {
+				err = fmt.Errorf("%s answered %q, not a legal move: %w", name, m.UCI, err)
+			}
+		}
+		if ctx.Err() != nil {
+			return Choice{}, false
+		}
+		if err != nil {
+			p.mu.Lock()
+			if i < len(p.misses) {
+				p.misses[i]++
+				misses = p.misses[i]
+			}
+			p.mu.Unlock()
+			ev := log.Debug()
+			if !errors.Is(err, online.ErrNoMove) {
+				ev = log.Info()
+			}
+			ev = ev.Err(err).Str("source", name).Int("misses", misses).Dur("used", time.Since(now))
+			if s.MaxMisses > 0 && misses >= s.MaxMisses {
+				ev.Msg("online source missed: not asked again in this game")
+			} else {
+				ev.Msg("online source missed")
+			}
+			continue
+		}
+		p.mu.Lock()
+		if i < len(p.misses) {
+			p.misses[i] = 0
+		}
+		p.mu.Unlock()
+		used := time.Since(now)
+		log.Debug().Str("source", name).Str("move", m.UCI).Str("note", m.Note).Dur("used", used).Msg("online move")
+		return Choice{Move: m.UCI, Source: name, Note: m.Note, ScoreCP: m.ScoreCP, Mate: m.Mate, HasScore: m.HasScore,
+			Depth: m.Depth, PV: []string{m.UCI}, Duration: used}, true
+	}
+	return Choice{}, false
+}
+
+// askSource asks s within timeout, and returns by then even if the source
+// does not.
+func askSource(ctx context.Context, s online.Source, pos online.Position, timeout time.Duration) (online.Move, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type out struct {
+		m   online.Move
+		err error
+	}
+	ch := make(chan out, 1)
+	go func() {
+		defer panics.Recover(func(e *panics.Error) { ch <- out{err: fmt.Errorf("%s: %w", s.Name(), e)} })
+		m, err := s.Move(ctx, pos)
+		ch <- out{m, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.m, o.err
+	case <-ctx.Done():
+		return online.Move{}, fmt.Errorf("%s: no answer within %v: %w", s.Name(), timeout, ctx.Err())
+	}
+}
+
+func (p *onlinePlayer) Ponder(ctx context.Context) error { return p.inner.Ponder(ctx) }
+
+func (p *onlinePlayer) EndGame(ctx context.Context) error { return p.inner.EndGame(ctx) }
+
+func (p *onlinePlayer) Close() error { return p.inner.Close() }
+
+func (p *onlinePlayer) stopPonder() {
+	if ps, ok := p.inner.(ponderStopper); ok {
+		ps.stopPonder()
+	}
+}
+
+// ponderStopper is a player that can stop its pondering without a Think,
+// for a move chosen elsewhere (an online source).
+type ponderStopper interface {
+	stopPonder()
+}
