@@ -37,6 +37,8 @@ type harness struct {
 	hooks *testHooks      // set on the bots runBot makes, before Run
 	// acceptRetry, when set, replaces acceptRetryDelay on those bots.
 	acceptRetry time.Duration
+	// store, when set, is given to those bots (SetStore).
+	store Store
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -89,6 +91,9 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	}
 	b := NewBot(h.client(opts...), pool.factory, s, log)
 	b.hooks = h.hooks
+	if h.store != nil {
+		b.SetStore(h.store)
+	}
 	if h.acceptRetry > 0 {
 		b.acceptRetry = h.acceptRetry
 	}

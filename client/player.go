@@ -195,4 +195,10 @@ type Choice struct {
 	Duration  time.Duration // thinking time
 	OfferDraw bool          // offer (or accept) a draw with the move
 	Resign    bool          // resign instead of moving
+	// Source says where the move came from, for the archive: the built-in
+	// engine's ponder.Source (search, ponder, ponder-at-once, tree,
+	// forced, book), "search" for an external engine, and the game
+	// worker's own: forced (the only legal move), fallback (a legal move
+	// played without the engine), quick (a fresh engine's quick move).
+	Source string
 }
