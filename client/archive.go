@@ -160,7 +160,7 @@ func (g *gameWorker) sans() []string {
 // failure only logged (the store spools what it could not write).
 func (g *gameWorker) archive(ctx context.Context, st lichess.GameState) {
 	s := g.bot.storeOf()
-	if s == nil || g.archived {
+	if s == nil || g.archived || g.full == nil {
 		return
 	}
 	g.archived = true
@@ -246,12 +246,15 @@ func (b *Bot) countBotGameLocked(id string) {
 	b.persist("bot game", func(ctx context.Context, s Store) error { return s.AddBotGame(ctx, id, now) })
 }
 
-// loadState reads the counters of earlier runs from the store: the bot
-// games of the last 24 hours (Lichess counts a sliding day) and the
-// declines still in their cool-down.
+// loadState reads the counters of earlier runs from the store, once per
+// Bot: the bot games of the last 24 hours (Lichess counts a sliding day)
+// and the declines still in their cool-down.
 func (b *Bot) loadState(ctx context.Context) {
-	s := b.storeOf()
-	if s == nil {
+	b.mu.Lock()
+	s, loaded := b.store, b.stateLoaded
+	b.stateLoaded = true
+	b.mu.Unlock()
+	if s == nil || loaded {
 		return
 	}
 	now := time.Now()

@@ -192,6 +192,7 @@ func TestCountersLoadedFromStore(t *testing.T) {
 	b := NewBot(c, (&playerPool{}).factory, Settings{}, testsupport.Logger(t))
 	b.SetStore(mem)
 	b.loadState(context.Background())
+	b.loadState(context.Background()) // a second Run of the same Bot loads nothing more
 	if n := b.botGames.count(now); n != 2 {
 		t.Errorf("%d bot games in the last 24 hours, want 2", n)
 	}

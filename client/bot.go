@@ -48,6 +48,7 @@ type Bot struct {
 	botGames    dailyCounter
 	store       Store        // nil: none (SetStore)
 	storeC      chan storeOp // counter updates for the store writer
+	stateLoaded bool         // loadState ran (a second Run does not count twice)
 	mm          matchState
 	wg          sync.WaitGroup
 	hooks       *testHooks // set by tests before Run; nil otherwise
