@@ -92,7 +92,36 @@ func Open(path string, o Options) (*DB, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if err := d.persistWAL(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return d, nil
+}
+
+// persistWAL keeps the -wal and -shm files when the database closes, so
+// that a reader who may not write the state directory (an admin in the
+// bot's group) can open the database read-only while the bot is stopped
+// too: a WAL reader needs the -shm file, and only a writer can create it.
+func (d *DB) persistWAL(ctx context.Context) error {
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("database %s: %w", d.path, err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		if pw, ok := dc.(interface {
+			FileControlPersistWAL(string, int) (int, error)
+		}); ok {
+			_, err := pw.FileControlPersistWAL("main", 1)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: keep the WAL files: %w", d.path, err)
+	}
+	return nil
 }
 
 // OpenReadOnly opens an existing database for reading (the commands that
@@ -114,6 +143,10 @@ func OpenReadOnly(path string) (*DB, error) {
 	v, err := d.version(context.Background())
 	if err != nil {
 		_ = db.Close()
+		if _, serr := os.Stat(path + "-shm"); errors.Is(serr, os.ErrNotExist) {
+			// A WAL reader needs the -shm file, which only a writer makes.
+			return nil, fmt.Errorf("%w (no %s-shm beside it: start the bot once, or read as a user who may write the directory)", err, path)
+		}
 		return nil, err
 	}
 	if err := d.checkVersion(v); err != nil {

@@ -71,6 +71,12 @@ func TestMigrateFromEmptyAndReopen(t *testing.T) {
 	if err != nil || fi.Mode().Perm()&0o007 != 0 {
 		t.Errorf("database mode %v (%v): others may read it", fi.Mode(), err)
 	}
+	// The WAL files stay, for readers who may not write the directory.
+	for _, f := range []string{path + "-wal", path + "-shm"} {
+		if fi, err := os.Stat(f); err != nil || fi.Mode().Perm()&0o007 != 0 {
+			t.Errorf("%s after closing: %v (%v)", f, fi, err)
+		}
+	}
 	// Reopening migrates nothing and keeps the game.
 	d, err = Open(path, Options{})
 	if err != nil {
