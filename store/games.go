@@ -105,6 +105,20 @@ func (d *DB) RecordGame(ctx context.Context, g Game) error {
 		return fmt.Errorf("record game %s: result %q is not one of win, loss, draw, aborted, unknown", g.ID, g.Result)
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
+		wd, bd := ptrInt(g.WhiteRatingDiff), ptrInt(g.BlackRatingDiff)
+		// A game recorded again keeps the rating changes it had.
+		var ow, ob sql.NullInt64
+		switch err := tx.QueryRowContext(ctx, `SELECT white_rating_diff, black_rating_diff FROM games WHERE id = ?`, g.ID).Scan(&ow, &ob); {
+		case err == nil:
+			if wd == nil && ow.Valid {
+				wd = ow.Int64
+			}
+			if bd == nil && ob.Valid {
+				bd = ob.Int64
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM games WHERE id = ?`, g.ID); err != nil {
 			return err
 		}
@@ -112,7 +126,6 @@ func (d *DB) RecordGame(ctx context.Context, g Game) error {
 		if g.Clock {
 			ci, cinc = g.ClockInitial.Milliseconds(), g.ClockIncrement.Milliseconds()
 		}
-		wd, bd := ptrInt(g.WhiteRatingDiff), ptrInt(g.BlackRatingDiff)
 		var pw, pb sql.NullInt64
 		switch err := tx.QueryRowContext(ctx, `SELECT white_diff, black_diff FROM pending_rating_diffs WHERE game_id = ?`, g.ID).Scan(&pw, &pb); {
 		case err == nil:

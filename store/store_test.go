@@ -229,6 +229,13 @@ func TestRatingDiffsBeforeAndAfter(t *testing.T) {
 	if got["g0000001"] != [2]int{7, -7} || got["g0000002"] != [2]int{-3, 3} {
 		t.Errorf("rating changes %v", got)
 	}
+	// Recording a game again (a spool drained twice) keeps them.
+	if err := d.RecordGame(ctx, testGame(2, now)); err != nil {
+		t.Fatal(err)
+	}
+	if gs, err := d.Games(ctx, Filter{Opponent: "carol"}); err != nil || len(gs) != 1 || gs[0].WhiteRatingDiff == nil || *gs[0].WhiteRatingDiff != -3 {
+		t.Errorf("after recording again: %+v (%v)", gs, err)
+	}
 	var n int
 	d.SQL().QueryRow("SELECT count(*) FROM pending_rating_diffs").Scan(&n)
 	if n != 0 {
