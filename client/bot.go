@@ -46,6 +46,9 @@ type Bot struct {
 	idleFrom    time.Time
 	changed     chan struct{} // closed and replaced when games, slots, the queue, settings or draining change
 	botGames    dailyCounter
+	store       Store        // nil: none (SetStore)
+	storeC      chan storeOp // counter updates for the store writer
+	stateLoaded bool         // loadState ran (a second Run does not count twice)
 	mm          matchState
 	wg          sync.WaitGroup
 	hooks       *testHooks // set by tests before Run; nil otherwise
@@ -66,6 +69,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		changed:     make(chan struct{}),
 		drainC:      make(chan struct{}),
 		mm:          matchState{declined: map[string]time.Time{}},
+		storeC:      make(chan storeOp, 256),
 	}
 }
 
@@ -126,10 +130,15 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.idleFrom = time.Now()
 	b.mu.Unlock()
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
+	b.loadState(ctx)
 
 	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if s := b.storeOf(); s != nil {
+		b.wg.Add(1)
+		go func() { defer b.wg.Done(); b.storeWriter(ctx, s) }()
+	}
 	refused := b.c.TokenRefused()
 	b.wg.Add(1)
 	go func() {
@@ -352,6 +361,14 @@ func (b *Bot) logFinish(gi *lichess.GameEventInfo) {
 		ev = ev.Int("opponent_rating_diff", *d)
 	}
 	ev.Msg("game finished")
+	if gi.RatingDiff != nil || gi.Opponent.RatingDiff != nil {
+		white, black := gi.RatingDiff, gi.Opponent.RatingDiff
+		if gi.Color == "black" {
+			white, black = black, white
+		}
+		id := gi.GameID
+		b.persist("rating changes", func(ctx context.Context, s Store) error { return s.RecordRatingDiffs(ctx, id, white, black) })
+	}
 }
 
 // startGame runs a worker for game id unless one runs already; corr: a
@@ -367,7 +384,9 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	}
 	delete(b.pending, id)
 	b.queue.remove(id)
-	b.mm.onGameStart(id, &b.botGames)
+	if b.mm.onGameStart(id) {
+		b.countBotGameLocked(id)
+	}
 	g := newGameWorker(b, id, b.settings, opponent)
 	g.corr = corr
 	b.unparkLocked(g)

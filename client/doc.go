@@ -57,6 +57,17 @@
 // the chat and answers !help, !eval, !name and !queue there, and saves the PGN of
 // the game with its evaluations.
 //
+// # State store
+//
+// A Bot given a Store (SetStore; cmd/ponderosa gives the SQLite store of
+// package store, which this package does not import) archives every
+// finished game there, each move with the figures of our choice (score,
+// depth, nodes, time, Choice.Source), and keeps its counters in it: the
+// bot games of the last 24 hours for max_bot_games_per_day and the bots
+// that declined our challenges, read back when Run starts. Counter updates
+// go through a goroutine, so that a slow or locked database never holds up
+// the event loop; a game's record is written when the game ends.
+//
 // # Panics
 //
 // A panic in a game ends neither the daemon nor another game. Each of the

@@ -65,6 +65,7 @@ type gameWorker struct {
 	greeted         bool
 	saidGoodbye     bool // finish said goodbye (a rebuilt worker does not again)
 	recordSaved     bool // finish saved the game's record (likewise)
+	archived        bool // finish gave the game to the store (likewise)
 	drawAnswered    int  // ply at which the last draw offer was answered
 	takebackAnswers int  // ply at which the last takeback offer was answered
 	abortTimer      *time.Timer
@@ -442,6 +443,7 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 			g.l().Info().Str("path", path).Msg("game record saved")
 		}
 	}
+	g.archive(ctx, st)
 }
 
 // stopMover cancels a running mover and waits for it.
@@ -452,9 +454,16 @@ func (g *gameWorker) stopMover() {
 	g.moverCancel()
 	r := <-g.moverDone
 	g.moverCancel, g.moverPly = nil, -1
-	if r.err == nil {
+	if r.err == nil || g.playedAt(r.ply, r.choice.Move) {
+		// A move whose post was cut short by the end of the game may have
+		// reached Lichess all the same: the game says so.
 		g.choices[r.ply] = r.choice
 	}
+}
+
+// playedAt says whether move m (UCI) was played at ply.
+func (g *gameWorker) playedAt(ply int, m string) bool {
+	return m != "" && ply >= 0 && ((ply < len(g.moves) && g.moves[ply] == m) || (ply < len(g.canon) && g.canon[ply] == m))
 }
 
 func (g *gameWorker) cleanup() {

@@ -88,10 +88,10 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 			return
 		}
 	case j.fallback:
-		d = Choice{Move: fallbackMove(j.legal, "")}
+		d = Choice{Move: fallbackMove(j.legal, ""), Source: "fallback"}
 		log.Warn().Str("move", d.Move).Msg("playing a fallback move after a panic")
 	case len(j.legal) == 1:
-		d = Choice{Move: j.legal[0]}
+		d = Choice{Move: j.legal[0], Source: "forced"}
 		log.Debug().Str("move", d.Move).Msg("only move")
 	default:
 		if j.failedBefore && j.legal == nil {
@@ -146,7 +146,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 				return
 			}
 			log.Warn().Err(err).Str("move", fb).Msg("playing a fallback move")
-			d = Choice{Move: fb}
+			d = Choice{Move: fb, Source: "fallback"}
 		}
 	}
 	if d.HasScore {
@@ -165,7 +165,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
 		if fb := fallbackMove(j.legal, d.Move); fb != "" {
-			d = Choice{Move: fb}
+			d = Choice{Move: fb, Source: "fallback"}
 		}
 	}
 	res.move, res.choice = d.Move, d
@@ -263,7 +263,7 @@ func (g *gameWorker) quickMove(ctx context.Context, j moveJob, why error, log ze
 		var canon string
 		if canon, err = g.canonicalMove(j, d.Move); err == nil {
 			log.Warn().Str("move", canon).Msg("playing the fresh engine's quick move")
-			return Choice{Move: canon, ScoreCP: d.ScoreCP, Mate: d.Mate, HasScore: d.HasScore, Depth: d.Depth, PV: d.PV}, nil
+			return Choice{Move: canon, ScoreCP: d.ScoreCP, Mate: d.Mate, HasScore: d.HasScore, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Duration, Source: "quick"}, nil
 		}
 	}
 	g.dropPlayer(log) // the next move of this ply starts yet another
@@ -302,7 +302,7 @@ func (g *gameWorker) shouldResign(d Choice) bool {
 // score from our side (cp, or mate in moves), the depth, the principal
 // variation, the nodes and the time used. A move without a score (the only
 // legal move, a fallback) gets none of them. A move no search chose says
-// where it came from (source: book, tablebase, cloud, explorer, chessdb).
+// where it came from (source: search, ponder, tree, book, tablebase, …).
 func logChoice(ev *zerolog.Event, d Choice) *zerolog.Event {
 	if d.Source != "" {
 		ev = ev.Str("source", d.Source)

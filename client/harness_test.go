@@ -40,6 +40,8 @@ type harness struct {
 	// wrap, when set, wraps the player factory of the bots runBot makes
 	// (the online player).
 	wrap func(PlayerFactory) PlayerFactory
+	// store, when set, is given to those bots (SetStore).
+	store Store
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -96,6 +98,9 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	}
 	b := NewBot(h.client(opts...), f, s, log)
 	b.hooks = h.hooks
+	if h.store != nil {
+		b.SetStore(h.store)
+	}
 	if h.acceptRetry > 0 {
 		b.acceptRetry = h.acceptRetry
 	}

@@ -71,12 +71,14 @@ type matchState struct {
 	early    map[string]bool // our challenges closed before CreateChallenge returned
 }
 
-// onGameStart counts a game started from our challenge (b.mu held).
-func (m *matchState) onGameStart(id string, bots *dailyCounter) {
+// onGameStart forgets our challenge when its game starts, and says so:
+// the caller counts the bot game (b.mu held).
+func (m *matchState) onGameStart(id string) bool {
 	if id != "" && id == m.outID {
-		bots.add(time.Now())
 		m.outID, m.outTo = "", ""
+		return true
 	}
+	return false
 }
 
 // onOutgoingClosed notes a decline or cancel of our challenge.
@@ -88,7 +90,11 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 		return // a challenge to us was cancelled
 	}
 	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
-		b.mm.declined[strings.ToLower(ch.DestUser.ID)] = time.Now()
+		now, opp, reason := time.Now(), strings.ToLower(ch.DestUser.ID), ch.DeclineReasonKey
+		b.mm.declined[opp] = now
+		b.persist("decline", func(ctx context.Context, s Store) error {
+			return s.AddDecline(ctx, DeclineRecord{Opponent: opp, Reason: reason, At: now})
+		})
 		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
 	}
 	if ch.ID == b.mm.outID {
@@ -234,7 +240,7 @@ func (b *Bot) challengeSent(id, opp string) {
 	} else if _, started := b.games[id]; !started {
 		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
 	} else {
-		b.botGames.add(time.Now()) // accepted and started before we got here
+		b.countBotGameLocked(id) // accepted and started before we got here
 	}
 }
 

@@ -203,10 +203,13 @@ type Choice struct {
 	Duration  time.Duration // thinking time
 	OfferDraw bool          // offer (or accept) a draw with the move
 	Resign    bool          // resign instead of moving
-	// Source says where a move that no search of ours chose came from:
-	// book (the built-in engine's opening book), or the online source
-	// (tablebase, cloud, explorer, chessdb); "" for a search. Note says
-	// why the source chose it.
+	// Source says where the move came from, for the log and the archive:
+	// the built-in engine's ponder.Source (search, ponder, ponder-at-once,
+	// tree, forced, book), "search" for an external engine, an online
+	// source (tablebase, cloud, explorer, chessdb), and the game worker's
+	// own: forced (the only legal move), fallback (a legal move played
+	// without the engine), quick (a fresh engine's quick move). Note says
+	// why an online source chose it.
 	Source string
 	Note   string
 }

@@ -196,10 +196,7 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 	if d.NoMove || d.UCI == "" {
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
-	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
-	if d.Source == ponder.FromBook {
-		out.Source = "book"
-	}
+	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time, Source: d.Source.String()}
 	if d.Source != ponder.FromForced && d.Source != ponder.FromBook { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate

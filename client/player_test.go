@@ -113,7 +113,7 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 			legal = []string{c}
 		}
 	}
-	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: append(legal[:1:1], pv...)}, nil
+	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: append(legal[:1:1], pv...), Source: "search"}, nil
 }
 
 func (p *testPlayer) Ponder(ctx context.Context) error {

@@ -199,7 +199,7 @@ func (p *uciPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
 		p.expect = append(slices.Clone(p.moves), res.BestMove, res.PonderMove)
 	}
 	p.mu.Unlock()
-	d := Choice{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start)}
+	d := Choice{Move: res.BestMove, Depth: res.Depth, PV: res.PV, Nodes: uint64(max(res.Nodes, 0)), Duration: time.Since(start), Source: "search"}
 	switch res.Score.Kind {
 	case uci.ScoreCP:
 		d.HasScore, d.ScoreCP = true, res.Score.Value

@@ -249,6 +249,14 @@ func (d *dailyCounter) add(t time.Time) {
 	d.times = append(d.times, t)
 }
 
+// load adds the times of earlier runs (from the state store).
+func (d *dailyCounter) load(ts []time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.times = append(d.times, ts...)
+	slices.SortFunc(d.times, time.Time.Compare)
+}
+
 func (d *dailyCounter) count(now time.Time) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()

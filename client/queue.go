@@ -526,7 +526,7 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 			pg.bot = false // counted by botGames from now on
 			b.pending[ch.ID] = pg
 		}
-		b.botGames.add(time.Now())
+		b.countBotGameLocked(ch.ID) // the game has the challenge's id
 		b.mu.Unlock()
 	}
 }

@@ -88,7 +88,7 @@ func (g *gameWorker) rebuilt() *gameWorker {
 	n := newGameWorker(g.bot, g.id, g.s, g.opponent)
 	n.greeted = g.greeted
 	n.drawAnswered, n.takebackAnswers = g.drawAnswered, g.takebackAnswers
-	n.saidGoodbye, n.recordSaved = g.saidGoodbye, g.recordSaved
+	n.saidGoodbye, n.recordSaved, n.archived = g.saidGoodbye, g.recordSaved, g.archived
 	n.choices = g.choices
 	n.corr = g.corr
 	return n

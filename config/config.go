@@ -15,7 +15,8 @@ import (
 // validated. The Lichess token is never part of it: see LoadToken.
 type Config struct {
 	// StateDir is the bot's state directory: every file the bot keeps
-	// between runs (PGNs today) lives under it. A relative path is taken
+	// between runs (the state database ponderosa.db, see package store,
+	// and the PGNs) lives under it. A relative path is taken
 	// from the config file's directory. "" (the default) is
 	// $STATE_DIRECTORY when systemd sets it (StateDirectory=), else
 	// $XDG_STATE_HOME/ponderosa, else ~/.local/state/ponderosa: see

@@ -29,6 +29,7 @@ var commands = []struct{ name, summary string }{
 	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
 	{"bench", "run the engine benchmark: bench [-eval classical|nnue|both] [-evalfile FILE] [depth]"},
 	{"book", "Polyglot opening books: book make (from PGN games), book show (a position's entries)"},
+	{"games", "the game archive: games list (filter by opponent, result, speed, date), games pgn (export)"},
 }
 
 func main() {
@@ -61,6 +62,8 @@ func run(e env, args []string) int {
 		return benchCmd(e, rest)
 	case "book":
 		return bookCmd(e, rest)
+	case "games":
+		return gamesCmd(e, rest)
 	case "help", "-h", "-help", "--help":
 		usage(e.stdout)
 		return exitOK

@@ -21,6 +21,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/ponder"
+	"github.com/ponderosa-chess/ponderosa/store"
 )
 
 // runCmd is `ponderosa run`: the bot daemon.
@@ -212,6 +213,16 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 
 	players := newSwappableFactory(pf)
 	bot := client.NewBot(c, players.factory, settings, log)
+	// The state store: the game archive and the counters. A database that
+	// cannot be used does not stop the bot: what it would have written is
+	// spooled and written when it works again.
+	archive, err := store.OpenArchive(ctx, stateDir, store.Options{})
+	if err != nil {
+		log.Error().Err(err).Str("spool", archive.SpoolPath()).
+			Msg("state store: the database cannot be used now; the bot plays on and spools its records until it can")
+	}
+	defer archive.Close()
+	bot.SetStore(storeAdapter{archive})
 
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()

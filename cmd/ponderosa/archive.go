@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/store"
+)
+
+// storeAdapter is the state store (package store) as the client's Store:
+// the client knows nothing of SQL.
+type storeAdapter struct{ a *store.Archive }
+
+var _ client.Store = storeAdapter{}
+
+// kept maps the store's "spooled" to the client's ErrRecordKept.
+func kept(err error) error {
+	if err != nil && errors.Is(err, store.ErrSpooled) {
+		return fmt.Errorf("%w: %w", client.ErrRecordKept, err)
+	}
+	return err
+}
+
+func (s storeAdapter) RecordGame(ctx context.Context, r client.GameRecord) error {
+	return kept(s.a.RecordGame(ctx, storeGame(r)))
+}
+
+func (s storeAdapter) RecordRatingDiffs(ctx context.Context, id string, white, black *int) error {
+	return kept(s.a.RecordRatingDiffs(ctx, id, white, black))
+}
+
+func (s storeAdapter) AddBotGame(ctx context.Context, id string, t time.Time) error {
+	return kept(s.a.AddBotGame(ctx, id, t))
+}
+
+func (s storeAdapter) BotGamesSince(ctx context.Context, t time.Time) ([]time.Time, error) {
+	return s.a.BotGamesSince(ctx, t)
+}
+
+func (s storeAdapter) AddDecline(ctx context.Context, d client.DeclineRecord) error {
+	return kept(s.a.AddDecline(ctx, store.Decline{Opponent: d.Opponent, Reason: d.Reason, At: d.At}))
+}
+
+func (s storeAdapter) DeclinesSince(ctx context.Context, t time.Time) ([]client.DeclineRecord, error) {
+	ds, err := s.a.DeclinesSince(ctx, t)
+	out := make([]client.DeclineRecord, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, client.DeclineRecord{Opponent: d.Opponent, Reason: d.Reason, At: d.At})
+	}
+	return out, err
+}
+
+// storeGame is the archive's form of a game record.
+func storeGame(r client.GameRecord) store.Game {
+	g := store.Game{
+		ID: r.ID, URL: r.URL, White: r.White, Black: r.Black,
+		WhiteRating: r.WhiteRating, BlackRating: r.BlackRating,
+		OurColor: r.OurColor, Speed: r.Speed, Variant: r.Variant, Rated: r.Rated,
+		Clock: r.Clock, ClockInitial: r.ClockInitial, ClockIncrement: r.ClockIncrement,
+		Result: r.Result, Termination: r.Termination, InitialFEN: r.InitialFEN,
+		Started: r.Started, Ended: r.Ended, PGN: r.PGN,
+		Moves: make([]store.Move, 0, len(r.Moves)),
+	}
+	for _, m := range r.Moves {
+		g.Moves = append(g.Moves, store.Move{
+			Ply: m.Ply, UCI: m.UCI, SAN: m.SAN, Ours: m.Ours, HasScore: m.HasScore,
+			ScoreCP: m.ScoreCP, Mate: m.Mate, Depth: m.Depth, Nodes: m.Nodes, Time: m.Time, Source: m.Source,
+		})
+	}
+	return g
+}

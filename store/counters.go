@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Decline is a bot's answer "no" to our challenge.
+type Decline struct {
+	Opponent string    `json:"opponent"` // lower-case id
+	Reason   string    `json:"reason"`   // Lichess' decline reason key
+	At       time.Time `json:"at"`
+}
+
+// keepCounters is how long counter rows are kept: the daily limit looks
+// back 24 hours, the decline cool-down is at most a few days.
+const keepCounters = 30 * 24 * time.Hour
+
+// AddBotGame counts a game against a bot, started at t, for the daily
+// limit; a game counted again is counted once. Rows older than 30 days are
+// pruned.
+func (d *DB) AddBotGame(ctx context.Context, id string, t time.Time) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO bot_games (game_id, started_at) VALUES (?, ?)`, id, fmtTime(t)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM bot_games WHERE started_at < ?`, fmtTime(t.Add(-keepCounters)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: count bot game %s: %w", d.path, id, err)
+	}
+	return nil
+}
+
+// BotGamesSince returns the start times of the bot games counted at or
+// after t, oldest first.
+func (d *DB) BotGamesSince(ctx context.Context, t time.Time) ([]time.Time, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT started_at FROM bot_games WHERE started_at >= ? ORDER BY started_at`, fmtTime(t))
+	if err != nil {
+		return nil, fmt.Errorf("database %s: read bot games: %w", d.path, err)
+	}
+	defer rows.Close()
+	var out []time.Time
+	for rows.Next() {
+		var s sql.NullString
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("database %s: read bot games: %w", d.path, err)
+		}
+		out = append(out, parseTime(s))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: read bot games: %w", d.path, err)
+	}
+	return out, nil
+}
+
+// AddDecline remembers a decline of our challenge.
+func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO declines (opponent, reason, at) VALUES (?, ?, ?)`,
+			strings.ToLower(dc.Opponent), dc.Reason, fmtTime(dc.At)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM declines WHERE at < ?`, fmtTime(dc.At.Add(-keepCounters)))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: remember decline by %s: %w", d.path, dc.Opponent, err)
+	}
+	return nil
+}
+
+// DeclinesSince returns the declines at or after t, oldest first.
+func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) {
+	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
+	if err != nil {
+		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
+	}
+	defer rows.Close()
+	var out []Decline
+	for rows.Next() {
+		var dc Decline
+		var at sql.NullString
+		if err := rows.Scan(&dc.Opponent, &dc.Reason, &at); err != nil {
+			return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
+		}
+		dc.At = parseTime(at)
+		out = append(out, dc)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
+	}
+	return out, nil
+}

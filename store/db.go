@@ -1,0 +1,296 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+)
+
+// FileName is the database's name in the state directory.
+const FileName = "ponderosa.db"
+
+// Path is the database's path in stateDir.
+func Path(stateDir string) string { return filepath.Join(stateDir, FileName) }
+
+// ErrNewerSchema is returned by Open and OpenReadOnly for a database
+// written by a newer ponderosa (its schema version is beyond migrations).
+var ErrNewerSchema = errors.New("database schema is newer than this ponderosa knows")
+
+// timeFormat is how times are stored: UTC text that sorts as it reads,
+// so that the sqlite3 shell shows them and compares them with dates.
+const timeFormat = "2006-01-02T15:04:05.000Z"
+
+func fmtTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC().Format(timeFormat)
+}
+
+func parseTime(s sql.NullString) time.Time {
+	if !s.Valid {
+		return time.Time{}
+	}
+	t, err := time.Parse(timeFormat, s.String)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Options tune Open; the zero value is the daemon's.
+type Options struct {
+	// BusyTimeout is how long a statement waits for a lock another
+	// process holds before it fails. Default 5 s.
+	BusyTimeout time.Duration
+}
+
+// DB is the state database.
+type DB struct {
+	db   *sql.DB
+	path string
+	ro   bool
+}
+
+// Open opens (creating it, mode 0640, when missing) the database at path
+// for reading and writing, in WAL mode with foreign keys on, and brings
+// its schema up to date.
+func Open(path string, o Options) (*DB, error) {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	// Create the file ourselves so that it (and SQLite's -wal and -shm
+	// files, which take its mode) is readable by the bot's group only.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	_ = f.Close()
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	// FULL: a committed game survives a power cut too, not only a kill.
+	q.Add("_pragma", "synchronous(FULL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	// One connection: the daemon's writes are few, and one connection
+	// never waits on its own locks.
+	db.SetMaxOpenConns(1)
+	d := &DB{db: db, path: path}
+	if err := d.migrate(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if err := d.persistWAL(context.Background()); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// persistWAL keeps the -wal and -shm files when the database closes, so
+// that a reader who may not write the state directory (an admin in the
+// bot's group) can open the database read-only while the bot is stopped
+// too: a WAL reader needs the -shm file, and only a writer can create it.
+func (d *DB) persistWAL(ctx context.Context) error {
+	conn, err := d.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("database %s: %w", d.path, err)
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		if pw, ok := dc.(interface {
+			FileControlPersistWAL(string, int) (int, error)
+		}); ok {
+			_, err := pw.FileControlPersistWAL("main", 1)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: keep the WAL files: %w", d.path, err)
+	}
+	return nil
+}
+
+// OpenReadOnly opens an existing database for reading (the commands that
+// read the archive while the bot runs). It refuses a schema newer than
+// this binary's; an older one is read as it is only if it is current (the
+// daemon upgrades it at its next start).
+func OpenReadOnly(path string) (*DB, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", "busy_timeout(5000)")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	d := &DB{db: db, path: path, ro: true}
+	v, err := d.version(context.Background())
+	if err != nil {
+		_ = db.Close()
+		if _, serr := os.Stat(path + "-shm"); errors.Is(serr, os.ErrNotExist) {
+			// A WAL reader needs the -shm file, which only a writer makes.
+			return nil, fmt.Errorf("%w (no %s-shm beside it: start the bot once, or read as a user who may write the directory)", err, path)
+		}
+		return nil, err
+	}
+	if err := d.checkVersion(v); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	if v < len(migrations) {
+		_ = db.Close()
+		return nil, fmt.Errorf("database %s has schema version %d, older than this ponderosa's %d: start the bot (ponderosa run) once to upgrade it", path, v, len(migrations))
+	}
+	return d, nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error { return d.db.Close() }
+
+// Path is the database file.
+func (d *DB) Path() string { return d.path }
+
+// SQL is the database handle, for tests and tools.
+func (d *DB) SQL() *sql.DB { return d.db }
+
+func (d *DB) version(ctx context.Context) (int, error) {
+	var v int
+	if err := d.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return 0, fmt.Errorf("database %s: read schema version: %w (%s)", d.path, err, damagedHint)
+	}
+	// A file that is not a database fails only when its pages are read.
+	var n int
+	if err := d.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&n); err != nil {
+		return 0, fmt.Errorf("database %s: read schema: %w (%s)", d.path, err, damagedHint)
+	}
+	return v, nil
+}
+
+// damagedHint ends the error of a file that cannot be read as a database.
+const damagedHint = "locked by another program, or damaged or not a database: if damaged, stop the bot, move the file (and its -wal and -shm files) away, and the bot starts a new one"
+
+func (d *DB) checkVersion(v int) error {
+	if v > len(migrations) {
+		return fmt.Errorf("database %s has schema version %d, this ponderosa knows up to %d: %w (run a newer ponderosa, or move the file away)", d.path, v, len(migrations), ErrNewerSchema)
+	}
+	return nil
+}
+
+// migrate applies the migrations the database has not had, each in its
+// own transaction with the new version (PRAGMA user_version).
+func (d *DB) migrate(ctx context.Context) error {
+	v, err := d.version(ctx)
+	if err != nil {
+		return err
+	}
+	if err := d.checkVersion(v); err != nil {
+		return err
+	}
+	for ; v < len(migrations); v++ {
+		tx, err := d.db.BeginTx(ctx, nil)
+		if err != nil {
+			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			_ = tx.Rollback()
+			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion is the version of the schema this binary writes.
+func SchemaVersion() int { return len(migrations) }
+
+// migrations[i] takes the schema from version i to i+1. Never edit one
+// that has shipped: append a new one.
+var migrations = []string{
+	// 1: the archive and the daemon's counters.
+	`
+CREATE TABLE games (
+	id                 TEXT PRIMARY KEY,            -- the Lichess game id
+	url                TEXT NOT NULL,
+	white              TEXT NOT NULL,
+	black              TEXT NOT NULL,
+	white_rating       INTEGER,                     -- NULL: unknown
+	black_rating       INTEGER,
+	white_rating_diff  INTEGER,                     -- NULL: casual, or not (yet) known
+	black_rating_diff  INTEGER,
+	our_color          TEXT NOT NULL CHECK (our_color IN ('white', 'black')),
+	opponent           TEXT NOT NULL,
+	speed              TEXT NOT NULL,
+	variant            TEXT NOT NULL,
+	rated              INTEGER NOT NULL,
+	clock_initial_ms   INTEGER,                     -- NULL: no clock (correspondence)
+	clock_increment_ms INTEGER,
+	result             TEXT NOT NULL CHECK (result IN ('win', 'loss', 'draw', 'aborted', 'unknown')),
+	termination        TEXT NOT NULL,               -- Lichess' status: mate, resign, outoftime, ...
+	initial_fen        TEXT,                        -- NULL: the standard start
+	started_at         TEXT,                        -- UTC, 2006-01-02T15:04:05.000Z
+	ended_at           TEXT NOT NULL,
+	pgn                TEXT NOT NULL                -- with [%eval] comments on our moves
+);
+CREATE INDEX games_ended_at ON games (ended_at);
+CREATE INDEX games_opponent ON games (opponent COLLATE NOCASE);
+
+CREATE TABLE moves (
+	game_id   TEXT NOT NULL REFERENCES games (id) ON DELETE CASCADE,
+	ply       INTEGER NOT NULL,                     -- 0: the first move of the game
+	uci       TEXT NOT NULL,
+	san       TEXT,                                 -- NULL: a variant without rules here
+	ours      INTEGER NOT NULL,
+	score_cp  INTEGER,                              -- from our side; NULL when no score
+	mate      INTEGER,                              -- mate in N (>0 we mate); NULL when none
+	depth     INTEGER,
+	nodes     INTEGER,
+	time_ms   INTEGER,
+	source    TEXT,                                 -- search, ponder, tree, book, forced, fallback, ...
+	PRIMARY KEY (game_id, ply)
+) WITHOUT ROWID;
+
+-- Rating changes that arrived (with Lichess' gameFinish) before the game.
+CREATE TABLE pending_rating_diffs (
+	game_id    TEXT PRIMARY KEY,
+	white_diff INTEGER,
+	black_diff INTEGER
+);
+
+-- Games against bots, for the daily limit (a sliding 24 hours).
+CREATE TABLE bot_games (
+	game_id    TEXT PRIMARY KEY,
+	started_at TEXT NOT NULL
+);
+CREATE INDEX bot_games_started_at ON bot_games (started_at);
+
+-- Bots that declined our challenges (lichess-bot's challenge_decliner_file).
+CREATE TABLE declines (
+	opponent TEXT NOT NULL,                         -- lower-case id
+	reason   TEXT NOT NULL,
+	at       TEXT NOT NULL,
+	PRIMARY KEY (opponent, at)
+);
+`,
+}

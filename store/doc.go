@@ -1,0 +1,20 @@
+// Package store is the bot's state store: one SQLite database,
+// <state_dir>/ponderosa.db (with SQLite's -wal and -shm files beside it),
+// that holds the game archive (every finished game with its PGN and the
+// figures of each move) and the daemon's counters that must survive a
+// restart (the bot games of the last 24 hours, the bots that declined our
+// challenges).
+//
+// The driver is modernc.org/sqlite, pure Go: no cgo, so `go install` and
+// static builds keep working. The database runs in WAL mode, so that
+// `ponderosa games` and the sqlite3 shell read it while the bot writes.
+//
+// DB is the database itself (Open, OpenReadOnly). Archive wraps a DB for
+// the daemon: when the database cannot be opened or written (corrupt,
+// locked, disk trouble) it spools what it was given to
+// <state_dir>/archive-spool.jsonl (appended and fsynced) and writes it into
+// the database once it works again, so that a finished game is never lost.
+//
+// The client package does not import this one (it takes an interface);
+// cmd/ponderosa wires them, and the engine never sees either.
+package store
