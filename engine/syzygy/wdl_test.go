@@ -242,6 +242,7 @@ func TestDamagedDataNeverPanics(t *testing.T) {
 					}
 				}()
 				tb.ProbeWDL(p)
+				tb.ProbeDTZ(p)
 			}()
 		}
 		tb.Close()
