@@ -114,7 +114,7 @@ func sharedTables(t testing.TB) string {
 // side White) at random, with a random side to move, until the position
 // is legal (the side not to move is not in check, no pawns on the back
 // ranks). With chance 1/4 it tries to give the side to move an
-// en-passant capture.
+// en-passant capture (placing the two pawns when both sides have one).
 func randomPosition(rng *rand.Rand, name string) *board.Position {
 	count, ok := parseName(name)
 	if !ok {
@@ -123,7 +123,27 @@ func randomPosition(rng *rand.Rand, name string) *board.Position {
 	for {
 		var sq [64]board.Piece
 		bad := false
-		for pc, n := range count {
+		stm := board.Color(rng.IntN(2))
+		placed := count
+		wantEP := rng.IntN(4) == 0
+		if wantEP && count[board.WhitePawn] > 0 && count[board.BlackPawn] > 0 {
+			// A pawn that has just made a double step and one beside it.
+			them := stm.Other()
+			f := rng.IntN(8)
+			f2 := f + 1
+			if f == 7 || (f > 0 && rng.IntN(2) == 0) {
+				f2 = f - 1
+			}
+			r := 3
+			if them == board.Black {
+				r = 4
+			}
+			sq[board.MakeSquare(f, r)] = board.MakePiece(them, board.Pawn)
+			sq[board.MakeSquare(f2, r)] = board.MakePiece(stm, board.Pawn)
+			placed[board.MakePiece(them, board.Pawn)]--
+			placed[board.MakePiece(stm, board.Pawn)]--
+		}
+		for pc, n := range placed {
 			for i := 0; i < int(n); i++ {
 				s := rng.IntN(64)
 				if sq[s] != board.NoPiece {
@@ -138,9 +158,8 @@ func randomPosition(rng *rand.Rand, name string) *board.Position {
 		if bad {
 			continue
 		}
-		stm := board.Color(rng.IntN(2))
 		ep := "-"
-		if rng.IntN(4) == 0 {
+		if wantEP {
 			// A pawn of the side not to move that has just made a double step.
 			them := stm.Other()
 			for s := 0; s < 64; s++ {
