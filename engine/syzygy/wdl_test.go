@@ -2,6 +2,7 @@ package syzygy
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -347,4 +348,71 @@ func BenchmarkProbeWDL(b *testing.B) {
 		tb.ProbeWDL(ps[i&1023])
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "probes/s")
+}
+
+// TestConcurrentProbes probes from several goroutines into a fresh
+// Tablebase, so that tables are opened while others probe (run with -race).
+func TestConcurrentProbes(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(15, 16))
+	var ps [4][]*board.Position
+	var want [4][]WDL
+	ref := openTestdata(t)
+	for g := range ps {
+		for i := 0; i < 100; i++ {
+			p := randomPosition(rng, testMaterials[(g+i)%len(testMaterials)])
+			w, err := ref.ProbeWDL(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[g] = append(ps[g], p)
+			want[g] = append(want[g], w)
+		}
+	}
+	errs := make(chan error, len(ps))
+	for g := range ps {
+		go func() {
+			for i, p := range ps[g] {
+				w, err := tb.ProbeWDL(p)
+				if err == nil && w != want[g][i] {
+					err = fmt.Errorf("%s: %v, want %v", p.FEN(), w, want[g][i])
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range ps {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReadFallback: the portable reader gives the same bytes as the
+// memory mapping.
+func TestReadFallback(t *testing.T) {
+	path := filepath.Join("testdata", "KQvKR.rtbz")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	heap, err := readFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped, err := openMapping(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mapped.Close()
+	want, _ := os.ReadFile(path)
+	if string(heap.Bytes()) != string(want) || string(mapped.Bytes()) != string(want) {
+		t.Errorf("file contents differ between the readers")
+	}
 }
