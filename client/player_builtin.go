@@ -197,7 +197,7 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time}
-	if d.Source != ponder.FromForced && d.Source != ponder.FromBook { // no search, no score
+	if d.Source != ponder.FromForced && d.Source != ponder.FromBook && d.Source != ponder.FromTablebase { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate
 		if d.Mate == 0 {
