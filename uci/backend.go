@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
@@ -44,9 +46,20 @@ const (
 	// (weighted by the book's weights; not for "go ponder", "go infinite",
 	// MultiPV or search moves). A book file that cannot be read is an
 	// error, and the engine plays without a book.
-	OptOwnBook   = "OwnBook"
-	OptBookFile  = "BookFile"
-	optEmptyPath = "<empty>" // how GUIs send an empty string option
+	OptOwnBook  = "OwnBook"
+	OptBookFile = "BookFile"
+	// OptSyzygyPath lists directories of Syzygy tables (separated by ':',
+	// ';' on Windows). In a position the tables hold, "go" answers at once
+	// with their move among those that keep the result: the shortest win,
+	// so that a won game is mated within the fifty-move rule (not for "go
+	// ponder", "go infinite", MultiPV or search moves). A directory or
+	// table that cannot be read is an error naming it, and the engine
+	// plays without tables. OptSyzygy50MoveRule (on by default) off plays
+	// a win that the fifty-move rule spoils (a cursed win) as a win. The
+	// search itself does not probe the tables yet.
+	OptSyzygyPath       = "SyzygyPath"
+	OptSyzygy50MoveRule = "Syzygy50MoveRule"
+	optEmptyPath        = "<empty>" // how GUIs send an empty string option
 )
 
 // Defaults and ranges of the EngineBackend options.
@@ -83,6 +96,8 @@ func engineOptions() []OptionSpec {
 		{Name: OptEvalFile, Type: OptionString, Default: ""},
 		{Name: OptOwnBook, Type: OptionCheck, Default: "false"},
 		{Name: OptBookFile, Type: OptionString, Default: ""},
+		{Name: OptSyzygyPath, Type: OptionString, Default: ""},
+		{Name: OptSyzygy50MoveRule, Type: OptionCheck, Default: "true"},
 	}
 }
 
@@ -111,10 +126,11 @@ type EngineBackend struct {
 	ponder   bool            // the Ponder option (informative: "go ponder" always works)
 	chess960 bool            // the UCI_Chess960 option
 	multiPV  int
-	useNNUE  bool   // the UseNNUE option
-	evalFile string // the EvalFile option
-	ownBook  bool   // the OwnBook option
-	bookFile string // the BookFile option
+	useNNUE  bool              // the UseNNUE option
+	evalFile string            // the EvalFile option
+	ownBook  bool              // the OwnBook option
+	bookFile string            // the BookFile option
+	tb       *syzygy.Tablebase // the tables of SyzygyPath (nil: none)
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
@@ -185,6 +201,10 @@ func (b *EngineBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	closeGame(b.game)
+	if b.tb != nil {
+		b.tb.Close()
+		b.tb = nil
+	}
 }
 
 // closeGame closes g after stopping its background ponder search:
@@ -267,6 +287,38 @@ func (b *EngineBackend) SetOption(name, value string) error {
 			b.bookFile = ""
 		}
 		return b.chooseBook()
+	case OptSyzygyPath:
+		return b.chooseTablebase(strings.TrimSpace(v))
+	case OptSyzygy50MoveRule:
+		b.gopts.TablebaseIgnore50 = v != "true"
+		b.game.SetTablebase(b.gopts.Tablebase, b.gopts.TablebaseIgnore50)
+	}
+	return nil
+}
+
+// chooseTablebase opens the Syzygy tables of the directories in path
+// (checking every file) and gives them to the game; the tables it replaces
+// are closed. When a directory or table cannot be read the engine plays
+// without tables and the error names it. Called with b.mu held.
+func (b *EngineBackend) chooseTablebase(path string) error {
+	var tb *syzygy.Tablebase
+	var err error
+	if path != "" && path != optEmptyPath {
+		if tb, err = syzygy.Open(filepath.SplitList(path)...); err == nil {
+			if err = tb.Check(); err != nil {
+				tb.Close()
+				tb = nil
+			}
+		}
+	}
+	old := b.tb
+	b.tb, b.gopts.Tablebase = tb, tb
+	b.game.SetTablebase(tb, b.gopts.TablebaseIgnore50)
+	if old != nil {
+		old.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("%w; playing without tablebases", err)
 	}
 	return nil
 }
