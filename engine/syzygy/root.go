@@ -32,10 +32,11 @@ type RootMove struct {
 
 // ProbeRoot probes every legal move of p with DTZ and returns them in
 // moves (reused: pass moves[:0] of a buffer to avoid allocating), best
-// first. With rule50 the fifty-move rule counts (cursed wins rank below
-// wins: Syzygy50MoveRule); without it a cursed win still ranks below a
-// plain win but is reported as CursedWin. Best gives the moves that
-// preserve the result. Errors are those of ProbeWDL.
+// first. With rule50 the root's fifty-move counter counts: a win that it
+// would spoil ranks below the wins it does not (UCI Syzygy50MoveRule);
+// without, only the tables' own curse does. Either way a cursed win ranks
+// below plain wins and above draws, and WDL reports it. Best gives the
+// moves that preserve the result. Errors are those of ProbeWDL.
 func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove) ([]RootMove, error) {
 	moves = moves[:0]
 	if err := tb.probeable(p); err != nil {

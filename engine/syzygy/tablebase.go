@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -181,6 +182,9 @@ func Open(dirs ...string) (*Tablebase, error) {
 		}
 	}
 	sort.Slice(tb.all, func(i, j int) bool { return tb.all[i].path < tb.all[j].path })
+	// A Tablebase dropped without Close (a configuration reloaded) still
+	// unmaps its files once unreachable.
+	runtime.AddCleanup(tb, func(all []*table) { closeTables(all) }, tb.all)
 	return tb, nil
 }
 
@@ -205,9 +209,11 @@ func (tb *Tablebase) Check() error {
 }
 
 // Close unmaps every open table. The Tablebase must not be probed after.
-func (tb *Tablebase) Close() error {
+func (tb *Tablebase) Close() error { return closeTables(tb.all) }
+
+func closeTables(all []*table) error {
 	var errs []error
-	for _, t := range tb.all {
+	for _, t := range all {
 		if err := t.close(); err != nil {
 			errs = append(errs, fmt.Errorf("closing %s: %w", t.path, err))
 		}
