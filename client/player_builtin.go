@@ -12,6 +12,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
@@ -47,6 +48,11 @@ type BuiltinOptions struct {
 	// Books are read-only and shared by all games.
 	Books       map[string][]*book.Book
 	BookOptions book.Options
+	// Tablebase (nil: none) holds the Syzygy tables probed before each
+	// search (ponder.Options.Tablebase), shared by all games;
+	// TablebaseIgnore50 leaves the fifty-move counter out of their choice.
+	Tablebase         *syzygy.Tablebase
+	TablebaseIgnore50 bool
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
@@ -118,6 +124,9 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		// Opening books: those of the game's variant.
 		Books:       p.opts.Books[bookVariant(gi)],
 		BookOptions: p.opts.BookOptions,
+		// Endgame tablebases, shared.
+		Tablebase:         p.opts.Tablebase,
+		TablebaseIgnore50: p.opts.TablebaseIgnore50,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,

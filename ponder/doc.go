@@ -46,8 +46,7 @@
 // probes the tables' root moves and, in a position they hold, plays one at
 // once (Source FromTablebase, source=tablebase; Decision.WDL and DTZ say
 // why): among the moves that keep the result, the shortest win (so a won
-// game is mated within the fifty-move rule, Options.TablebaseIgnore50
-// aside), the longest loss, or a draw. Same exclusions as the books; an
+// game is mated within the fifty-move rule), the longest loss, or a draw. Same exclusions as the books; an
 // unreadable table is logged and the search decides. The search itself
 // does not probe the tables yet.
 //

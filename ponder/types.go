@@ -73,9 +73,9 @@ type Options struct {
 	BookOptions book.Options
 	// Tablebase (Syzygy tables, nil: none) is probed before each search
 	// for our move: in a position it holds, Think plays the tables' move
-	// at once (see tablebaseMove). TablebaseIgnore50 drops the fifty-move
-	// rule from the choice (UCI Syzygy50MoveRule false): a cursed win is
-	// then played for as a win. SetTablebase changes both.
+	// at once (see tablebaseMove). TablebaseIgnore50 leaves the game's
+	// fifty-move counter out of the choice (UCI Syzygy50MoveRule false;
+	// see syzygy.ProbeRoot). SetTablebase changes both.
 	Tablebase         *syzygy.Tablebase
 	TablebaseIgnore50 bool
 	// IrreversibleAge is how many TT generations are skipped after an

@@ -54,9 +54,10 @@ const (
 	// so that a won game is mated within the fifty-move rule (not for "go
 	// ponder", "go infinite", MultiPV or search moves). A directory or
 	// table that cannot be read is an error naming it, and the engine
-	// plays without tables. OptSyzygy50MoveRule (on by default) off plays
-	// a win that the fifty-move rule spoils (a cursed win) as a win. The
-	// search itself does not probe the tables yet.
+	// plays without tables. OptSyzygy50MoveRule (on by default) counts the
+	// game's fifty-move counter in the choice (wins that would come too
+	// late rank below the others); off ignores it. The search itself does
+	// not probe the tables yet.
 	OptSyzygyPath       = "SyzygyPath"
 	OptSyzygy50MoveRule = "Syzygy50MoveRule"
 	optEmptyPath        = "<empty>" // how GUIs send an empty string option

@@ -44,17 +44,23 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 		if err != nil {
 			return nil, err
 		}
+		tb, err := e.Syzygy.Open()
+		if err != nil {
+			return nil, err
+		}
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
-			Net:         net,
-			HashMB:      hash,
-			Threads:     e.Builtin.Threads,
-			CPU:         cpu,
-			TreeMB:      e.Builtin.TreeMemoryMB,
-			Ponder:      e.Ponder,
-			VarietyCP:   e.Builtin.VarietyCP,
-			Books:       books,
-			BookOptions: e.Book.Options(),
-			Logger:      log,
+			Net:               net,
+			HashMB:            hash,
+			Threads:           e.Builtin.Threads,
+			CPU:               cpu,
+			TreeMB:            e.Builtin.TreeMemoryMB,
+			Ponder:            e.Ponder,
+			VarietyCP:         e.Builtin.VarietyCP,
+			Books:             books,
+			BookOptions:       e.Book.Options(),
+			Tablebase:         tb,
+			TablebaseIgnore50: !e.Syzygy.FiftyMoveRule,
+			Logger:            log,
 		})
 	case config.EngineExternal:
 		f = client.NewUCIPlayer(client.UCIOptions{
