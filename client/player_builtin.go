@@ -53,6 +53,10 @@ type BuiltinOptions struct {
 	// TablebaseIgnore50 leaves the fifty-move counter out of their choice.
 	Tablebase         *syzygy.Tablebase
 	TablebaseIgnore50 bool
+	// TablebaseProbeDepth and TablebaseProbeLimit set the search's probes
+	// (ponder.Options).
+	TablebaseProbeDepth int
+	TablebaseProbeLimit int
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
@@ -125,8 +129,10 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		Books:       p.opts.Books[bookVariant(gi)],
 		BookOptions: p.opts.BookOptions,
 		// Endgame tablebases, shared.
-		Tablebase:         p.opts.Tablebase,
-		TablebaseIgnore50: p.opts.TablebaseIgnore50,
+		Tablebase:           p.opts.Tablebase,
+		TablebaseIgnore50:   p.opts.TablebaseIgnore50,
+		TablebaseProbeDepth: p.opts.TablebaseProbeDepth,
+		TablebaseProbeLimit: p.opts.TablebaseProbeLimit,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,

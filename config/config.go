@@ -104,6 +104,12 @@ type Syzygy struct {
 	// those that do not. false ignores the counter. Either way a cursed
 	// win is still played for, below plain wins and above draws.
 	FiftyMoveRule bool `yaml:"fifty_move_rule"`
+	// ProbeDepth (default 1) and ProbeLimit (default 7) set the search's
+	// WDL probes: right after a capture or pawn move, in positions of at
+	// most ProbeLimit pieces, at depth ProbeDepth or more (with fewer
+	// pieces than the limit at any depth).
+	ProbeDepth int `yaml:"probe_depth"`
+	ProbeLimit int `yaml:"probe_limit"`
 }
 
 // Open opens the tables of Paths and checks every file; nil without
@@ -592,7 +598,7 @@ func Default() *Config {
 				Eval:         EvalClassical,
 			},
 			Book:   Book{Selection: "weighted_random"},
-			Syzygy: Syzygy{FiftyMoveRule: true},
+			Syzygy: Syzygy{FiftyMoveRule: true, ProbeDepth: 1, ProbeLimit: 7},
 		},
 		Challenge: Challenge{
 			Accept:                      true,

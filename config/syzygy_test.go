@@ -37,7 +37,7 @@ func TestSyzygySettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "bot.yaml")
-	src := "engine:\n  syzygy:\n    paths: [tb/a, " + abs + "]\n    fifty_move_rule: false\n"
+	src := "engine:\n  syzygy:\n    paths: [tb/a, " + abs + "]\n    fifty_move_rule: false\n    probe_depth: 3\n    probe_limit: 4\n"
 	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -48,11 +48,11 @@ func TestSyzygySettings(t *testing.T) {
 	if got := c.Engine.Syzygy.Paths; len(got) != 2 || got[0] != a || got[1] != abs {
 		t.Errorf("paths %v", got)
 	}
-	if c.Engine.Syzygy.FiftyMoveRule {
-		t.Errorf("fifty_move_rule false read as true")
+	if sz := c.Engine.Syzygy; sz.FiftyMoveRule || sz.ProbeDepth != 3 || sz.ProbeLimit != 4 {
+		t.Errorf("settings read as %+v", sz)
 	}
-	if !Default().Engine.Syzygy.FiftyMoveRule {
-		t.Errorf("fifty_move_rule defaults to false")
+	if sz := Default().Engine.Syzygy; !sz.FiftyMoveRule || sz.ProbeDepth != 1 || sz.ProbeLimit != 7 {
+		t.Errorf("defaults %+v", sz)
 	}
 	tb, err := c.Engine.Syzygy.Open()
 	if err != nil || tb == nil || tb.MaxPieces() != 4 {
@@ -88,6 +88,8 @@ func TestSyzygySettingsErrors(t *testing.T) {
 		{"paths: [" + missing + "]", "engine.syzygy.paths: opening syzygy directory: open " + missing},
 		{"paths: [" + bad + "]", "engine.syzygy.paths: syzygy table " + filepath.Join(bad, "KRvK.rtbw") + ": corrupt table: truncated"},
 		{"paths: [\"\"]", "engine.syzygy.paths[0]: empty"},
+		{"probe_depth: 0", "engine.syzygy.probe_depth: must be between 1 and 100"},
+		{"probe_limit: 8", "engine.syzygy.probe_limit: must be between 0 and 7"},
 	}
 	for _, tc := range tests {
 		_, err := Parse([]byte("engine:\n  syzygy:\n    "+tc.src+"\n"), "bot.yaml")

@@ -214,6 +214,8 @@ func (v *validator) engine() {
 // read (so that a bad table is found at start, never in a game).
 func (v *validator) syzygy() {
 	paths := v.c.Engine.Syzygy.Paths
+	v.intIn("engine.syzygy.probe_depth", v.c.Engine.Syzygy.ProbeDepth, 1, 100, "")
+	v.intIn("engine.syzygy.probe_limit", v.c.Engine.Syzygy.ProbeLimit, 0, 7, "0: no probes in the search")
 	for i, path := range paths {
 		if path == "" {
 			v.add(fmt.Sprintf("engine.syzygy.paths[%d]", i), "empty: give a directory of Syzygy tables")

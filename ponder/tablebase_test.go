@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
@@ -95,12 +96,33 @@ func TestTablebaseLimits(t *testing.T) {
 	if err := g.SetPosition("8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false, nil); err != nil {
 		t.Fatal(err)
 	}
-	g.SetTablebase(nil, false)
+	g.SetTablebase(nil, false, 0, 0)
 	if d := think(t, g, ThinkLimits{Depth: 1}); d.Source != FromSearch {
 		t.Errorf("tables off: %+v", d)
 	}
-	g.SetTablebase(tb, false)
+	g.SetTablebase(tb, false, 0, 0)
 	if d := think(t, g, ThinkLimits{Depth: 1}); d.Source != FromTablebase || d.WDL != syzygy.Win {
 		t.Errorf("tables on again: %+v", d)
+	}
+}
+
+// Beyond the tables the search probes them: taking the hanging knight
+// reaches a won KQvKR, and the decision's score says a tablebase win.
+func TestTablebaseInSearch(t *testing.T) {
+	tb := testTablebase(t)
+	g := newTestGame(t, Options{Tablebase: tb, TablebaseProbeDepth: 1})
+	if err := g.SetPosition("7k/7r/8/3n4/8/8/8/K2Q4 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 6})
+	if d.Source != FromSearch || d.UCI != "d1d5" || d.Score <= search.TBWin-search.MaxPly || d.Mate != 0 {
+		t.Errorf("%+v, want d1d5 from a search scored as a tablebase win", d)
+	}
+	g.SetTablebase(nil, false, 0, 0)
+	if err := g.SetPosition("7k/7r/8/3n4/8/8/8/K2Q4 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d := think(t, g, ThinkLimits{Depth: 6}); d.Score > search.TBWin-search.MaxPly {
+		t.Errorf("without tables: %+v", d)
 	}
 }

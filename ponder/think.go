@@ -196,12 +196,15 @@ func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
 	return pick, true
 }
 
-// SetTablebase replaces the endgame tablebase (nil: none) and whether the
-// fifty-move rule is ignored in its choice, from the next Think on.
-func (g *Game) SetTablebase(tb *syzygy.Tablebase, ignore50 bool) {
+// SetTablebase replaces the endgame tablebase (nil: none), whether the
+// fifty-move rule is ignored, and the search's probe depth and piece limit
+// (see Options), from the next Think or search on. A running search keeps
+// the tables it started with.
+func (g *Game) SetTablebase(tb *syzygy.Tablebase, ignore50 bool, probeDepth, probeLimit int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.opts.Tablebase, g.opts.TablebaseIgnore50 = tb, ignore50
+	g.opts.TablebaseProbeDepth, g.opts.TablebaseProbeLimit = probeDepth, probeLimit
 }
 
 // SetBooks replaces the opening books (nil: none) and how a move is chosen
@@ -213,11 +216,20 @@ func (g *Game) SetBooks(books []*book.Book, opt book.Options) {
 	g.opts.BookOptions = opt
 }
 
+// tablebaseLimits lets a search probe the Game's tablebase.
+func (g *Game) tablebaseLimits(sl *search.Limits) {
+	if tb := g.opts.Tablebase; tb != nil && g.opts.TablebaseProbeLimit >= 0 {
+		sl.Tablebase, sl.TablebaseDepth, sl.TablebaseLimit = tb, g.opts.TablebaseProbeDepth, g.opts.TablebaseProbeLimit
+		sl.TablebaseRule50 = !g.opts.TablebaseIgnore50
+	}
+}
+
 // searchLimits translates our limits to the engine's (time is ours: the
 // budget is applied by onInfo and a hard timer, so no clock goes down).
 func (g *Game) searchLimits(lim ThinkLimits, pos *board.Position) (search.Limits, error) {
 	sl := search.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Mate: lim.Mate, Infinite: lim.Infinite,
 		MultiPV: max(lim.MultiPV, 1)}
+	g.tablebaseLimits(&sl)
 	if g.opts.VarietyCP > 0 {
 		sl.MultiPV = max(sl.MultiPV, g.opts.VarietyLines)
 	}

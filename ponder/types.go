@@ -78,6 +78,13 @@ type Options struct {
 	// see syzygy.ProbeRoot). SetTablebase changes both.
 	Tablebase         *syzygy.Tablebase
 	TablebaseIgnore50 bool
+	// TablebaseProbeDepth and TablebaseProbeLimit are the search's
+	// probes of the tables (search.Limits.TablebaseDepth and
+	// TablebaseLimit: UCI SyzygyProbeDepth, SyzygyProbeLimit); a limit of
+	// 0 is the largest table, a negative one turns the search's probes off
+	// (the root still plays the tables' moves).
+	TablebaseProbeDepth int
+	TablebaseProbeLimit int
 	// IrreversibleAge is how many TT generations are skipped after an
 	// irreversible move (capture, pawn move, lost castling right), so the
 	// entries of positions that can no longer occur are replaced first.

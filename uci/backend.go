@@ -56,10 +56,17 @@ const (
 	// table that cannot be read is an error naming it, and the engine
 	// plays without tables. OptSyzygy50MoveRule (on by default) counts the
 	// game's fifty-move counter in the choice (wins that would come too
-	// late rank below the others); off ignores it. The search itself does
-	// not probe the tables yet.
+	// late rank below the others) and scores cursed wins in the search as
+	// draws; off ignores it.
 	OptSyzygyPath       = "SyzygyPath"
 	OptSyzygy50MoveRule = "Syzygy50MoveRule"
+	// OptSyzygyProbeDepth (default 1) and OptSyzygyProbeLimit (default 7)
+	// set the search's WDL probes: right after a capture or pawn move, in
+	// positions of at most ProbeLimit pieces (0: none), at depth
+	// ProbeDepth or more (with fewer pieces than the limit at any depth);
+	// "info" reports tbhits.
+	OptSyzygyProbeDepth = "SyzygyProbeDepth"
+	OptSyzygyProbeLimit = "SyzygyProbeLimit"
 	optEmptyPath        = "<empty>" // how GUIs send an empty string option
 )
 
@@ -99,6 +106,8 @@ func engineOptions() []OptionSpec {
 		{Name: OptBookFile, Type: OptionString, Default: ""},
 		{Name: OptSyzygyPath, Type: OptionString, Default: ""},
 		{Name: OptSyzygy50MoveRule, Type: OptionCheck, Default: "true"},
+		{Name: OptSyzygyProbeDepth, Type: OptionSpin, Default: "1", Min: 1, Max: 100},
+		{Name: OptSyzygyProbeLimit, Type: OptionSpin, Default: "7", Min: 0, Max: 7},
 	}
 }
 
@@ -141,7 +150,8 @@ type EngineBackend struct {
 // one thread, Move Overhead 100 ms) at the starting position.
 func NewEngineBackend() *EngineBackend {
 	b := &EngineBackend{
-		gopts:   ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead},
+		gopts: ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead,
+			TablebaseProbeDepth: 1, TablebaseProbeLimit: 7},
 		fen:     board.StartFEN,
 		pos:     board.NewPosition(),
 		multiPV: 1,
@@ -290,16 +300,32 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		return b.chooseBook()
 	case OptSyzygyPath:
 		return b.chooseTablebase(strings.TrimSpace(v))
-	case OptSyzygy50MoveRule:
-		b.gopts.TablebaseIgnore50 = v != "true"
-		b.game.SetTablebase(b.gopts.Tablebase, b.gopts.TablebaseIgnore50)
+	case OptSyzygy50MoveRule, OptSyzygyProbeDepth, OptSyzygyProbeLimit:
+		switch spec.Name {
+		case OptSyzygy50MoveRule:
+			b.gopts.TablebaseIgnore50 = v != "true"
+		case OptSyzygyProbeDepth:
+			b.gopts.TablebaseProbeDepth = n
+		default:
+			b.gopts.TablebaseProbeLimit = n
+			if n == 0 {
+				b.gopts.TablebaseProbeLimit = -1 // no probes in the search
+			}
+		}
+		b.setTablebase()
 	}
 	return nil
 }
 
+// setTablebase gives the game the tables and their options. Called with
+// b.mu held.
+func (b *EngineBackend) setTablebase() {
+	o := b.gopts
+	b.game.SetTablebase(o.Tablebase, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
+}
+
 // chooseTablebase opens the Syzygy tables of the directories in path
-// (checking every file) and gives them to the game; the tables it replaces
-// are closed. When a directory or table cannot be read the engine plays
+// (checking every file) and gives them to the game. When a directory or table cannot be read the engine plays
 // without tables and the error names it. Called with b.mu held.
 func (b *EngineBackend) chooseTablebase(path string) error {
 	var tb *syzygy.Tablebase
@@ -312,12 +338,10 @@ func (b *EngineBackend) chooseTablebase(path string) error {
 			}
 		}
 	}
-	old := b.tb
+	// The tables replaced are not closed: a background ponder search may
+	// still probe them; they are unmapped once unreachable.
 	b.tb, b.gopts.Tablebase = tb, tb
-	b.game.SetTablebase(tb, b.gopts.TablebaseIgnore50)
-	if old != nil {
-		old.Close()
-	}
+	b.setTablebase()
 	if err != nil {
 		return fmt.Errorf("%w; playing without tablebases", err)
 	}
@@ -633,6 +657,7 @@ func convertInfo(si search.Info, chess960 bool) Info {
 		NPS:      int64(si.NPS),
 		Time:     si.Time,
 		HashFull: si.Hashfull,
+		TBHits:   int64(si.TBHits),
 	}
 	if si.Mate != 0 {
 		in.Score = Mate(si.Mate)

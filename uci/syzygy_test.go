@@ -94,3 +94,32 @@ func TestEngineBadSyzygyPath(t *testing.T) {
 		}
 	}
 }
+
+// With SyzygyPath the search probes the tables after captures: a search
+// of five pieces whose capture reaches KQvKR reports tbhits and a
+// tablebase win; without the tables, no tbhits.
+func TestEngineSyzygyTBHits(t *testing.T) {
+	const fen = "7k/7r/8/3n4/8/8/8/K2Q4 w - - 0 1"
+	c, _ := startEngine(t)
+	tbhits := func() (int64, int) {
+		c.send("position fen "+fen, "go depth 6")
+		var hits int64
+		score := 0
+		for _, l := range c.untilPrefix("bestmove") {
+			if in, ok := ParseInfo(l); ok {
+				hits = max(hits, in.TBHits)
+				if in.Score.Kind == ScoreCP {
+					score = in.Score.Value
+				}
+			}
+		}
+		return hits, score
+	}
+	if hits, _ := tbhits(); hits != 0 {
+		t.Errorf("no tables: %d tbhits", hits)
+	}
+	c.send("setoption name SyzygyPath value "+syzygyTestdata, "setoption name SyzygyProbeDepth value 1")
+	if hits, score := tbhits(); hits == 0 || score < 20000 {
+		t.Errorf("with tables: %d tbhits, score cp %d; want tbhits and a tablebase win", hits, score)
+	}
+}

@@ -208,7 +208,8 @@ func (tb *Tablebase) Check() error {
 	return errors.Join(errs...)
 }
 
-// Close unmaps every open table. The Tablebase must not be probed after.
+// Close unmaps every open table. No probe may run during or after it (a
+// Tablebase simply dropped is unmapped once unreachable).
 func (tb *Tablebase) Close() error { return closeTables(tb.all) }
 
 func closeTables(all []*table) error {
