@@ -238,6 +238,9 @@ func (t *table) parse(data []byte) error {
 			}
 		}
 	}
+	if r.err != nil {
+		return r.err
+	}
 	if t.kind == kindDTZ {
 		t.mapOff = r.off
 		for f := 0; f < t.files; f++ {
@@ -262,18 +265,31 @@ func (t *table) parse(data []byte) error {
 		}
 		r.off += r.off & 1
 	}
+	// Offsets grow by sizes that a corrupt header may make huge: stop at
+	// the first that leaves the file.
+	limit := uint64(len(data))
+	grow := func(count, size uint64) {
+		if r.err == nil && !inside(uint64(r.off), count, size, len(data)) {
+			r.err = fmt.Errorf("%w: truncated: %d bytes, the header describes more", errCorrupt, len(data))
+		}
+		if r.err == nil {
+			r.off += int(count * size)
+		} else {
+			r.off = int(limit) // reads stop here; r.err is returned
+		}
+	}
 	for f := 0; f < t.files; f++ {
 		for s := 0; s < t.sides; s++ {
 			d := &t.pd[f][s]
 			d.sparseOff = r.off
-			r.off += int(d.sparseCount) * 6
+			grow(d.sparseCount, 6)
 		}
 	}
 	for f := 0; f < t.files; f++ {
 		for s := 0; s < t.sides; s++ {
 			d := &t.pd[f][s]
 			d.blockLenOff = r.off
-			r.off += int(d.blockLens) * 2
+			grow(d.blockLens, 2)
 		}
 	}
 	for f := 0; f < t.files; f++ {
@@ -281,16 +297,41 @@ func (t *table) parse(data []byte) error {
 			d := &t.pd[f][s]
 			r.off = (r.off + 63) &^ 63
 			d.dataOff = r.off
-			r.off += int(d.blocks * d.blockSize)
+			grow(d.blocks, d.blockSize)
 		}
 	}
 	if r.err != nil {
 		return r.err
 	}
-	if r.off > len(data) {
-		return fmt.Errorf("%w: truncated: %d bytes, the header describes %d", errCorrupt, len(data), r.off)
+	// Every region a section reads must lie inside the file (sizes checked
+	// one by one, so that no sum can overflow).
+	for f := 0; f < t.files; f++ {
+		for s := 0; s < t.sides; s++ {
+			d := &t.pd[f][s]
+			if d.flags&flagSingleValue != 0 {
+				continue
+			}
+			for _, reg := range [3][3]uint64{
+				{uint64(d.sparseOff), d.sparseCount, 6},
+				{uint64(d.blockLenOff), d.blockLens, 2},
+				{uint64(d.dataOff), d.blocks, d.blockSize},
+			} {
+				if !inside(reg[0], reg[1], reg[2], len(data)) {
+					return fmt.Errorf("%w: truncated: %d bytes, the header describes more", errCorrupt, len(data))
+				}
+			}
+		}
 	}
 	return nil
+}
+
+// inside reports whether count items of size bytes from offset off fit in
+// a file of n bytes.
+func inside(off, count, size uint64, n int) bool {
+	if count == 0 || size == 0 {
+		return true
+	}
+	return off <= uint64(n) && count <= (uint64(n)-off)/size
 }
 
 // setGroups reads how the pieces of a section are grouped and computes the
@@ -484,11 +525,19 @@ func (d *pairs) setSymLen(data []byte, s int, visited []bool) (uint8, error) {
 // errDecode is returned when the compressed data leads out of its bounds.
 var errDecode = fmt.Errorf("%w: compressed data out of bounds", errCorrupt)
 
-// value decompresses the value stored at index idx of section d.
-func (t *table) value(d *pairs, idx uint64) (int, error) {
+// value decompresses the value stored at index idx of section d. Every
+// read is bounds-checked against the regions parse validated; should a
+// damaged file still lead a read astray, the recover turns Go's bounds
+// panic into errDecode.
+func (t *table) value(d *pairs, idx uint64) (v int, err error) {
 	if d.flags&flagSingleValue != 0 {
 		return d.single, nil
 	}
+	defer func() {
+		if recover() != nil {
+			v, err = 0, errDecode
+		}
+	}()
 	data := t.data
 	k := idx / d.span
 	if k >= d.sparseCount {

@@ -416,3 +416,45 @@ func TestReadFallback(t *testing.T) {
 		t.Errorf("file contents differ between the readers")
 	}
 }
+
+// FuzzTableParse feeds damaged table files to the header parser and, when
+// it accepts one, decodes values from it: neither may panic.
+func FuzzTableParse(f *testing.F) {
+	for _, name := range []string{"KQvKR.rtbw", "KQvKR.rtbz", "KPvK.rtbw", "KQvKP.rtbz", "KRvKR.rtbw"} {
+		data, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(name, data)
+		f.Add(name, data[:len(data)/3])
+		mid := append([]byte(nil), data...)
+		for i := 5; i < len(mid) && i < 200; i += 7 {
+			mid[i] ^= 0x5A
+		}
+		f.Add(name, mid)
+	}
+	f.Fuzz(func(t *testing.T, name string, data []byte) {
+		base, ext, _ := strings.Cut(name, ".")
+		if _, ok := parseName(base); !ok {
+			return
+		}
+		k := kindWDL
+		if ext == "rtbz" {
+			k = kindDTZ
+		}
+		tab := newTable(base, name, k)
+		if tab.parse(data) != nil {
+			return
+		}
+		tab.data = data
+		for f := 0; f < tab.files; f++ {
+			for s := 0; s < tab.sides; s++ {
+				d := &tab.pd[f][s]
+				size := d.groupIdx[d.groups]
+				for i := uint64(0); i < 64 && size > 0; i++ {
+					tab.value(d, (i*2654435761)%size)
+				}
+			}
+		}
+	})
+}
