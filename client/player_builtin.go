@@ -12,6 +12,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
@@ -47,6 +48,15 @@ type BuiltinOptions struct {
 	// Books are read-only and shared by all games.
 	Books       map[string][]*book.Book
 	BookOptions book.Options
+	// Tablebase (nil: none) holds the Syzygy tables probed before each
+	// search (ponder.Options.Tablebase), shared by all games;
+	// TablebaseIgnore50 leaves the fifty-move counter out of their choice.
+	Tablebase         *syzygy.Tablebase
+	TablebaseIgnore50 bool
+	// TablebaseProbeDepth and TablebaseProbeLimit set the search's probes
+	// (ponder.Options).
+	TablebaseProbeDepth int
+	TablebaseProbeLimit int
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
@@ -118,6 +128,11 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		// Opening books: those of the game's variant.
 		Books:       p.opts.Books[bookVariant(gi)],
 		BookOptions: p.opts.BookOptions,
+		// Endgame tablebases, shared.
+		Tablebase:           p.opts.Tablebase,
+		TablebaseIgnore50:   p.opts.TablebaseIgnore50,
+		TablebaseProbeDepth: p.opts.TablebaseProbeDepth,
+		TablebaseProbeLimit: p.opts.TablebaseProbeLimit,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,
@@ -197,7 +212,7 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time, Source: d.Source.String()}
-	if d.Source != ponder.FromForced && d.Source != ponder.FromBook { // no search, no score
+	if d.Source != ponder.FromForced && d.Source != ponder.FromBook && d.Source != ponder.FromTablebase { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate
 		if d.Mate == 0 {

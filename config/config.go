@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/book"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // Config is the whole configuration of the bot, as written in its YAML file.
@@ -90,6 +91,46 @@ type Engine struct {
 	Variants map[string]External `yaml:"variants"`
 	// Book holds the opening books of the built-in engine.
 	Book Book `yaml:"book"`
+	// Syzygy holds the endgame tablebases of the built-in engine.
+	Syzygy Syzygy `yaml:"syzygy"`
+}
+
+// Syzygy configures the Syzygy endgame tablebases of the built-in engine:
+// in a position the tables hold, the engine plays their move at once,
+// without a search (engine/syzygy, ponder).
+type Syzygy struct {
+	// Paths are directories of .rtbw/.rtbz files (a table in an earlier
+	// directory hides one of the same name in a later one). Load takes a
+	// relative path from the config file's directory. Default none.
+	Paths []string `yaml:"paths"`
+	// FiftyMoveRule (default true) counts the game's fifty-move counter
+	// when the tables choose: wins that would come too late rank below
+	// those that do not. false ignores the counter. Either way a cursed
+	// win is still played for, below plain wins and above draws.
+	FiftyMoveRule bool `yaml:"fifty_move_rule"`
+	// ProbeDepth (default 1) and ProbeLimit (default 7) set the search's
+	// WDL probes: right after a capture or pawn move, in positions of at
+	// most ProbeLimit pieces, at depth ProbeDepth or more (with fewer
+	// pieces than the limit at any depth).
+	ProbeDepth int `yaml:"probe_depth"`
+	ProbeLimit int `yaml:"probe_limit"`
+}
+
+// Open opens the tables of Paths and checks every file; nil without
+// paths. The error names the key and the directory or file.
+func (s Syzygy) Open() (*syzygy.Tablebase, error) {
+	if len(s.Paths) == 0 {
+		return nil, nil
+	}
+	tb, err := syzygy.Open(s.Paths...)
+	if err != nil {
+		return nil, fmt.Errorf("engine.syzygy.paths: %w", err)
+	}
+	if err := tb.Check(); err != nil {
+		tb.Close()
+		return nil, fmt.Errorf("engine.syzygy.paths: %w", err)
+	}
+	return tb, nil
 }
 
 // Book configures the Polyglot opening books of the built-in engine: while
@@ -569,7 +610,8 @@ func Default() *Config {
 				TreeMemoryMB: 128,
 				Eval:         EvalClassical,
 			},
-			Book: Book{Selection: "weighted_random"},
+			Book:   Book{Selection: "weighted_random"},
+			Syzygy: Syzygy{FiftyMoveRule: true, ProbeDepth: 1, ProbeLimit: 7},
 		},
 		Online: defaultOnline(),
 		Challenge: Challenge{

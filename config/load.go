@@ -36,6 +36,9 @@ func Load(path string) (*Config, error) {
 		c.Lichess.TokenFile = relativeTo(c.dir, c.Lichess.TokenFile)
 		c.Engine.Builtin.EvalFile = relativeTo(c.dir, c.Engine.Builtin.EvalFile)
 		c.Log.File = relativeTo(c.dir, c.Log.File)
+		for i, d := range c.Engine.Syzygy.Paths {
+			c.Engine.Syzygy.Paths[i] = relativeTo(c.dir, d)
+		}
 		for _, files := range c.Engine.Book.Files {
 			for i, f := range files {
 				files[i] = relativeTo(c.dir, f)

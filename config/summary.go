@@ -60,6 +60,9 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 		for _, variant := range slices.Sorted(maps.Keys(c.Engine.Book.Files)) {
 			e.Strs("book_"+variant, c.Engine.Book.Files[variant])
 		}
+		if len(c.Engine.Syzygy.Paths) > 0 {
+			e.Strs("syzygy_paths", c.Engine.Syzygy.Paths)
+		}
 	}
 }
 
@@ -117,6 +120,15 @@ func (c *Config) Summary() string {
 			line("book", "%s (%s, min weight %d, %s)", strings.Join(per, "; "), bk.Selection, bk.MinWeight, depth)
 		} else {
 			line("book", "none")
+		}
+		if sz := e.Syzygy; len(sz.Paths) > 0 {
+			rule := "fifty-move rule counted"
+			if !sz.FiftyMoveRule {
+				rule = "fifty-move rule ignored"
+			}
+			line("tablebases", "syzygy in %s (%s)", strings.Join(sz.Paths, ", "), rule)
+		} else {
+			line("tablebases", "none")
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Engine.Variants)) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // lichessVariants are the variant keys Lichess knows.
@@ -189,6 +190,7 @@ func (v *validator) engine() {
 	}
 
 	v.book()
+	v.syzygy()
 
 	v.externalOptions("engine.external", e.External.Options)
 	if e.Type == EngineExternal {
@@ -206,6 +208,31 @@ func (v *validator) engine() {
 		x := e.Variants[name]
 		v.externalOptions(k, x.Options)
 		v.externalProgram(k, x, "a variant's engine must be an external UCI engine that knows its rules, such as Fairy-Stockfish")
+	}
+}
+
+// syzygy checks engine.syzygy.paths: every directory and table can be
+// read (so that a bad table is found at start, never in a game).
+func (v *validator) syzygy() {
+	paths := v.c.Engine.Syzygy.Paths
+	v.intIn("engine.syzygy.probe_depth", v.c.Engine.Syzygy.ProbeDepth, 1, 100, "")
+	v.intIn("engine.syzygy.probe_limit", v.c.Engine.Syzygy.ProbeLimit, 0, 7, "0: no probes in the search")
+	for i, path := range paths {
+		if path == "" {
+			v.add(fmt.Sprintf("engine.syzygy.paths[%d]", i), "empty: give a directory of Syzygy tables")
+			return
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	tb, err := syzygy.Open(paths...)
+	if err == nil {
+		err = tb.Check()
+		tb.Close()
+	}
+	if err != nil {
+		v.add("engine.syzygy.paths", "%v", err)
 	}
 }
 
@@ -523,6 +550,9 @@ func (c *Config) Warnings() []string {
 	var w []string
 	if b := c.Engine.Builtin; c.Engine.Type == EngineBuiltin && b.Eval == EvalClassical && b.EvalFile != "" {
 		w = append(w, "engine.builtin.eval_file is set but engine.builtin.eval is classical, so it is ignored: set eval: nnue to use it")
+	}
+	if c.Engine.Type == EngineExternal && len(c.Engine.Syzygy.Paths) > 0 {
+		w = append(w, "engine.syzygy is used by the built-in engine only, and engine.type is external: give the external engine its own SyzygyPath in its options")
 	}
 	if c.Engine.Type == EngineExternal && len(c.Engine.Book.Files) > 0 {
 		w = append(w, "engine.book is used by the built-in engine only, and engine.type is external: give the external engine its own book in its options")

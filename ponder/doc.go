@@ -45,6 +45,16 @@
 // BookOptions.MaxDepth plies from the game's start position. SetBooks
 // changes the books between moves.
 //
+// Endgame tablebases: with Options.Tablebase (engine/syzygy), Think then
+// probes the tables' root moves and, in a position they hold, plays one at
+// once (Source FromTablebase, source=tablebase; Decision.WDL and DTZ say
+// why): among the moves that keep the result, the shortest win (so a won
+// game is mated within the fifty-move rule), the longest loss, or a draw. Same exclusions as the books; an
+// unreadable table is logged and the search decides. The searches (also
+// ponder searches) probe the WDL tables after captures and pawn moves
+// (search.Limits.Tablebase; Options.TablebaseProbeDepth and
+// TablebaseProbeLimit).
+//
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position
 // is searched in ponder mode. When the opponent's move arrives: on a hit

@@ -126,6 +126,7 @@ func (g *Game) StartPonder(ctx context.Context) {
 	}
 	r.node, r.pos, r.rec, r.ply = g.tree.ref(node), rp, rp.Clone(), ply
 	sl := search.Limits{Ponder: true, Depth: g.opts.PonderDepth, Nodes: g.opts.PonderNodes}
+	g.tablebaseLimits(&sl)
 	if g.opts.VarietyCP > 0 {
 		sl.MultiPV = g.opts.VarietyLines
 	}

@@ -83,7 +83,7 @@ func (gs *GameStats) add(ms MoveStats) {
 		gs.PonderTop3++
 	}
 	switch ms.Source {
-	case FromPonderAtOnce, FromTree, FromForced, FromBook:
+	case FromPonderAtOnce, FromTree, FromForced, FromBook, FromTablebase:
 		gs.AtOnce++
 	}
 	gs.TimeSaved += ms.TimeSaved

@@ -2,12 +2,14 @@ package ponder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // Think decides our move in the current position under lim, calling info
@@ -21,8 +23,9 @@ import (
 // stopped first, then the move is chosen, and it comes with no ponder move
 // (Decision.Ponder is NoMove), so that a GUI does not ponder on a reply
 // from the tree and then, on ponderhit, play a searched move in a position
-// that the book knows. With lim.Ponder it is UCI "go ponder", which never
-// plays from the books.
+// that the book knows. Then one of the endgame tablebase (Options.Tablebase,
+// see tablebaseMove). With lim.Ponder it is UCI "go ponder", which never
+// plays from the books or the tables.
 func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
 	g.mu.Lock()
@@ -73,6 +76,20 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		g.commit()
 		g.ageTT(len(g.moves), false)
 		d := Decision{Move: m, Source: FromBook, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0)}
+		return g.finish(d, start, nil), nil
+	}
+	if m, ok := g.tablebaseMove(lim); ok {
+		// The tables' move: no search, handled as a book move.
+		if r := g.run; r != nil {
+			g.stopAndWait(r)
+		}
+		g.commit()
+		g.ageTT(len(g.moves), false)
+		d := Decision{Move: m.Move, Source: FromTablebase, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0),
+			WDL: m.WDL, DTZ: m.DTZ}
+		if c := g.tree.findChild(g.cur, m.Move); c != nilNode {
+			d.Ponder = g.tree.pool[c].best
+		}
 		return g.finish(d, start, nil), nil
 	}
 	var carried *Budget // budget left by a converted ponder search that stopped at its cap
@@ -174,6 +191,49 @@ func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 	return m.Move, true
 }
 
+// tablebaseMove probes the endgame tablebase at the current position (not
+// for an analysis: infinite, search moves, mate search, MultiPV above 1)
+// and chooses among the moves that keep the tables' result
+// (syzygy.Best): a win takes the shortest DTZ, so that the game always
+// progresses to mate within the fifty-move rule; a loss the longest; a draw
+// the first in move-generation order. A position the tables do not hold
+// (too many pieces, castling rights, a table missing) or an unreadable
+// table gives no move (the error is logged) and the search decides.
+func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
+	tb := g.opts.Tablebase
+	if tb == nil || lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 ||
+		g.pos.Occupied().Count() > tb.MaxPieces() || g.pos.CastlingRights() != 0 {
+		return syzygy.RootMove{}, false
+	}
+	moves, err := tb.ProbeRoot(g.pos, !g.opts.TablebaseIgnore50, g.tbMoves[:0])
+	g.tbMoves = moves
+	if err != nil || len(moves) == 0 {
+		if err != nil && !errors.Is(err, syzygy.ErrNoTable) {
+			g.log.Warn().Err(err).Msg("tablebase probe failed; searching instead")
+		}
+		return syzygy.RootMove{}, false
+	}
+	best := syzygy.Best(moves)
+	pick := best[0]
+	for _, m := range best[1:] {
+		if (pick.DTZ > 0 && m.DTZ < pick.DTZ) || (pick.DTZ < 0 && m.DTZ < pick.DTZ) {
+			pick = m
+		}
+	}
+	return pick, true
+}
+
+// SetTablebase replaces the endgame tablebase (nil: none), whether the
+// fifty-move rule is ignored, and the search's probe depth and piece limit
+// (see Options), from the next Think or search on. A running search keeps
+// the tables it started with.
+func (g *Game) SetTablebase(tb *syzygy.Tablebase, ignore50 bool, probeDepth, probeLimit int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.opts.Tablebase, g.opts.TablebaseIgnore50 = tb, ignore50
+	g.opts.TablebaseProbeDepth, g.opts.TablebaseProbeLimit = probeDepth, probeLimit
+}
+
 // SetBooks replaces the opening books (nil: none) and how a move is chosen
 // from them, from the next Think on.
 func (g *Game) SetBooks(books []*book.Book, opt book.Options) {
@@ -183,11 +243,20 @@ func (g *Game) SetBooks(books []*book.Book, opt book.Options) {
 	g.opts.BookOptions = opt
 }
 
+// tablebaseLimits lets a search probe the Game's tablebase.
+func (g *Game) tablebaseLimits(sl *search.Limits) {
+	if tb := g.opts.Tablebase; tb != nil && g.opts.TablebaseProbeLimit >= 0 {
+		sl.Tablebase, sl.TablebaseDepth, sl.TablebaseLimit = tb, g.opts.TablebaseProbeDepth, g.opts.TablebaseProbeLimit
+		sl.TablebaseRule50 = !g.opts.TablebaseIgnore50
+	}
+}
+
 // searchLimits translates our limits to the engine's (time is ours: the
 // budget is applied by onInfo and a hard timer, so no clock goes down).
 func (g *Game) searchLimits(lim ThinkLimits, pos *board.Position) (search.Limits, error) {
 	sl := search.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Mate: lim.Mate, Infinite: lim.Infinite,
 		MultiPV: max(lim.MultiPV, 1)}
+	g.tablebaseLimits(&sl)
 	if g.opts.VarietyCP > 0 {
 		sl.MultiPV = max(sl.MultiPV, g.opts.VarietyLines)
 	}

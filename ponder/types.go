@@ -13,6 +13,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // Strategy says what to search on the opponent's time.
@@ -70,6 +71,20 @@ type Options struct {
 	// SetBooks changes both.
 	Books       []*book.Book
 	BookOptions book.Options
+	// Tablebase (Syzygy tables, nil: none) is probed before each search
+	// for our move: in a position it holds, Think plays the tables' move
+	// at once (see tablebaseMove). TablebaseIgnore50 leaves the game's
+	// fifty-move counter out of the choice (UCI Syzygy50MoveRule false;
+	// see syzygy.ProbeRoot). SetTablebase changes both.
+	Tablebase         *syzygy.Tablebase
+	TablebaseIgnore50 bool
+	// TablebaseProbeDepth and TablebaseProbeLimit are the search's
+	// probes of the tables (search.Limits.TablebaseDepth and
+	// TablebaseLimit: UCI SyzygyProbeDepth, SyzygyProbeLimit); a limit of
+	// 0 is the largest table, a negative one turns the search's probes off
+	// (the root still plays the tables' moves).
+	TablebaseProbeDepth int
+	TablebaseProbeLimit int
 	// IrreversibleAge is how many TT generations are skipped after an
 	// irreversible move (capture, pawn move, lost castling right), so the
 	// entries of positions that can no longer occur are replaced first.
@@ -122,10 +137,11 @@ const (
 	FromTree                       // the tree already held a deep enough result
 	FromForced                     // the only legal move
 	FromBook                       // an opening book's move, without a search
+	FromTablebase                  // the endgame tablebase's move, without a search
 )
 
 func (s Source) String() string {
-	return [...]string{"search", "ponder", "ponder-at-once", "tree", "forced", "book"}[s]
+	return [...]string{"search", "ponder", "ponder-at-once", "tree", "forced", "book", "tablebase"}[s]
 }
 
 // Decision is the answer of Think.
@@ -144,6 +160,11 @@ type Decision struct {
 	Budget    Budget
 	RootMoves []search.RootMove
 	NoMove    bool // the position has no legal move (game over)
+	// WDL and DTZ are the tables' verdict on Move for a FromTablebase
+	// decision (DTZ in plies from the current position, positive when we
+	// win; see syzygy.RootMove).
+	WDL syzygy.WDL
+	DTZ int
 }
 
 // ErrClosed is returned by every call after Close.
@@ -188,7 +209,8 @@ type Game struct {
 	depths       depthClock
 	pending      MoveStats // stats gathered for the move being decided
 	stats        GameStats
-	searches     int // engine searches started
+	searches     int               // engine searches started
+	tbMoves      []syzygy.RootMove // buffer of tablebaseMove
 }
 
 // NewGame returns a Game at the standard start position.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
@@ -45,9 +47,28 @@ const (
 	// MultiPV or search moves), with no ponder move in "bestmove". A book
 	// file that cannot be read is an error, and the engine plays without a
 	// book.
-	OptOwnBook   = "OwnBook"
-	OptBookFile  = "BookFile"
-	optEmptyPath = "<empty>" // how GUIs send an empty string option
+	OptOwnBook  = "OwnBook"
+	OptBookFile = "BookFile"
+	// OptSyzygyPath lists directories of Syzygy tables (separated by ':',
+	// ';' on Windows). In a position the tables hold, "go" answers at once
+	// with their move among those that keep the result: the shortest win,
+	// so that a won game is mated within the fifty-move rule (not for "go
+	// ponder", "go infinite", MultiPV or search moves). A directory or
+	// table that cannot be read is an error naming it, and the engine
+	// plays without tables. OptSyzygy50MoveRule (on by default) counts the
+	// game's fifty-move counter in the choice (wins that would come too
+	// late rank below the others) and scores cursed wins in the search as
+	// draws; off ignores it.
+	OptSyzygyPath       = "SyzygyPath"
+	OptSyzygy50MoveRule = "Syzygy50MoveRule"
+	// OptSyzygyProbeDepth (default 1) and OptSyzygyProbeLimit (default 7)
+	// set the search's WDL probes: right after a capture or pawn move, in
+	// positions of at most ProbeLimit pieces (0: none), at depth
+	// ProbeDepth or more (with fewer pieces than the limit at any depth);
+	// "info" reports tbhits.
+	OptSyzygyProbeDepth = "SyzygyProbeDepth"
+	OptSyzygyProbeLimit = "SyzygyProbeLimit"
+	optEmptyPath        = "<empty>" // how GUIs send an empty string option
 )
 
 // Defaults and ranges of the EngineBackend options.
@@ -84,6 +105,10 @@ func engineOptions() []OptionSpec {
 		{Name: OptEvalFile, Type: OptionString, Default: ""},
 		{Name: OptOwnBook, Type: OptionCheck, Default: "false"},
 		{Name: OptBookFile, Type: OptionString, Default: ""},
+		{Name: OptSyzygyPath, Type: OptionString, Default: ""},
+		{Name: OptSyzygy50MoveRule, Type: OptionCheck, Default: "true"},
+		{Name: OptSyzygyProbeDepth, Type: OptionSpin, Default: "1", Min: 1, Max: 100},
+		{Name: OptSyzygyProbeLimit, Type: OptionSpin, Default: "7", Min: 0, Max: 7},
 	}
 }
 
@@ -112,10 +137,11 @@ type EngineBackend struct {
 	ponder   bool            // the Ponder option (informative: "go ponder" always works)
 	chess960 bool            // the UCI_Chess960 option
 	multiPV  int
-	useNNUE  bool   // the UseNNUE option
-	evalFile string // the EvalFile option
-	ownBook  bool   // the OwnBook option
-	bookFile string // the BookFile option
+	useNNUE  bool              // the UseNNUE option
+	evalFile string            // the EvalFile option
+	ownBook  bool              // the OwnBook option
+	bookFile string            // the BookFile option
+	tb       *syzygy.Tablebase // the tables of SyzygyPath (nil: none)
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
@@ -129,7 +155,8 @@ type EngineBackend struct {
 // one thread, Move Overhead 100 ms) at the starting position.
 func NewEngineBackend() *EngineBackend {
 	b := &EngineBackend{
-		gopts:   ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead},
+		gopts: ponder.Options{HashMB: DefaultHashMB, Threads: 1, MoveOverhead: DefaultMoveOverhead,
+			TablebaseProbeDepth: 1, TablebaseProbeLimit: 7},
 		fen:     board.StartFEN,
 		pos:     board.NewPosition(),
 		multiPV: 1,
@@ -190,6 +217,10 @@ func (b *EngineBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	closeGame(b.game)
+	if b.tb != nil {
+		b.tb.Close()
+		b.tb = nil
+	}
 }
 
 // closeGame closes g after stopping its background ponder search:
@@ -287,6 +318,52 @@ func (b *EngineBackend) SetOption(name, value string) error {
 			b.bookFile = ""
 		}
 		return b.chooseBook()
+	case OptSyzygyPath:
+		return b.chooseTablebase(strings.TrimSpace(v))
+	case OptSyzygy50MoveRule, OptSyzygyProbeDepth, OptSyzygyProbeLimit:
+		switch spec.Name {
+		case OptSyzygy50MoveRule:
+			b.gopts.TablebaseIgnore50 = v != "true"
+		case OptSyzygyProbeDepth:
+			b.gopts.TablebaseProbeDepth = n
+		default:
+			b.gopts.TablebaseProbeLimit = n
+			if n == 0 {
+				b.gopts.TablebaseProbeLimit = -1 // no probes in the search
+			}
+		}
+		b.setTablebase()
+	}
+	return nil
+}
+
+// setTablebase gives the game the tables and their options. Called with
+// b.mu held.
+func (b *EngineBackend) setTablebase() {
+	o := b.gopts
+	b.game.SetTablebase(o.Tablebase, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
+}
+
+// chooseTablebase opens the Syzygy tables of the directories in path
+// (checking every file) and gives them to the game. When a directory or table cannot be read the engine plays
+// without tables and the error names it. Called with b.mu held.
+func (b *EngineBackend) chooseTablebase(path string) error {
+	var tb *syzygy.Tablebase
+	var err error
+	if path != "" && path != optEmptyPath {
+		if tb, err = syzygy.Open(filepath.SplitList(path)...); err == nil {
+			if err = tb.Check(); err != nil {
+				tb.Close()
+				tb = nil
+			}
+		}
+	}
+	// The tables replaced are not closed: a background ponder search may
+	// still probe them; they are unmapped once unreachable.
+	b.tb, b.gopts.Tablebase = tb, tb
+	b.setTablebase()
+	if err != nil {
+		return fmt.Errorf("%w; playing without tablebases", err)
 	}
 	return nil
 }
@@ -597,6 +674,7 @@ func convertInfo(si search.Info, chess960 bool) Info {
 		NPS:      int64(si.NPS),
 		Time:     si.Time,
 		HashFull: si.Hashfull,
+		TBHits:   int64(si.TBHits),
 	}
 	if si.Mate != 0 {
 		in.Score = Mate(si.Mate)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,17 +45,25 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 		if err != nil {
 			return nil, err
 		}
+		tb, err := e.Syzygy.Open()
+		if err != nil {
+			return nil, err
+		}
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
-			Net:         net,
-			HashMB:      hash,
-			Threads:     e.Builtin.Threads,
-			CPU:         cpu,
-			TreeMB:      e.Builtin.TreeMemoryMB,
-			Ponder:      e.Ponder,
-			VarietyCP:   e.Builtin.VarietyCP,
-			Books:       books,
-			BookOptions: e.Book.Options(),
-			Logger:      log,
+			Net:                 net,
+			HashMB:              hash,
+			Threads:             e.Builtin.Threads,
+			CPU:                 cpu,
+			TreeMB:              e.Builtin.TreeMemoryMB,
+			Ponder:              e.Ponder,
+			VarietyCP:           e.Builtin.VarietyCP,
+			Books:               books,
+			BookOptions:         e.Book.Options(),
+			Tablebase:           tb,
+			TablebaseIgnore50:   !e.Syzygy.FiftyMoveRule,
+			TablebaseProbeDepth: e.Syzygy.ProbeDepth,
+			TablebaseProbeLimit: cmp.Or(e.Syzygy.ProbeLimit, -1), // 0: no probes in the search
+			Logger:              log,
 		})
 	case config.EngineExternal:
 		f = client.NewUCIPlayer(client.UCIOptions{

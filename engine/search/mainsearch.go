@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // lmrTable[depth][moveNumber] is the late-move reduction in plies
@@ -104,8 +105,23 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 			return ttScore
 		}
 	}
+	// Tablebase: an exact draw or a bound that cuts ends the node; at PV
+	// nodes a win (loss) bounds the score from below (above).
+	tbLow, tbHigh := -Infinity, Infinity
 	if root {
 		ttMove = t.rootMoves[t.pvIdx].move
+	} else if tb := t.ctl.lim.Tablebase; tb != nil && excluded == board.NoMove {
+		if v, bound, ok := t.probeTablebase(tb, depth, ply); ok {
+			if bound == BoundExact || (bound == BoundLower && v >= beta) || (bound == BoundUpper && v <= alpha) {
+				t.e.tt.Store(key, board.NoMove, ScoreToTT(v, ply), NoScore, min(depth+6, MaxPly-1), bound)
+				return v
+			}
+			if pvNode && bound == BoundLower {
+				tbLow = v
+			} else if pvNode {
+				tbHigh = v
+			}
+		}
 	}
 
 	// Static evaluation.
@@ -344,6 +360,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		}
 		return 0
 	}
+	bestScore = min(max(bestScore, tbLow), tbHigh)
 
 	if bestScore >= beta {
 		noisy := p.IsNoisy(bestMove)
@@ -393,4 +410,35 @@ func b2i(b bool) int {
 
 func razorMargin(depth int) int {
 	return 400 + 250*depth*depth
+}
+
+// probeTablebase probes the WDL tables in the search (see
+// Limits.Tablebase): a draw is an exact 0, a win a lower bound of
+// TBWin-ply, a loss an upper bound of -TBWin+ply. ok is false when the
+// position is not probed or the tables do not answer.
+func (t *thread) probeTablebase(tb *syzygy.Tablebase, depth, ply int) (v int, bound Bound, ok bool) {
+	p := t.pos
+	lim := &t.ctl.lim
+	pieces := p.Occupied().Count()
+	limit := tb.MaxPieces()
+	if lim.TablebaseLimit > 0 {
+		limit = min(limit, lim.TablebaseLimit)
+	}
+	if pieces > limit || (pieces == limit && depth < lim.TablebaseDepth) ||
+		p.HalfmoveClock() != 0 || p.CastlingRights() != 0 {
+		return 0, BoundNone, false
+	}
+	w, err := tb.ProbeWDL(p)
+	if err != nil {
+		return 0, BoundNone, false
+	}
+	t.tbHits++
+	v, bound = 0, BoundExact
+	switch {
+	case w == syzygy.Win || (w == syzygy.CursedWin && !lim.TablebaseRule50):
+		v, bound = TBWin-ply, BoundLower
+	case w == syzygy.Loss || (w == syzygy.BlessedLoss && !lim.TablebaseRule50):
+		v, bound = -TBWin+ply, BoundUpper
+	}
+	return v, bound, true
 }

@@ -31,6 +31,8 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 	t.ctl = ctl
 	t.nodes, t.seldepth, t.stopped = 0, 0, false
 	t.pubNodes.Store(0)
+	t.tbHits = 0
+	t.pubTBHits.Store(0)
 	t.completedDepth, t.bestChanges = 0, 0
 	for i := range t.stack {
 		f := &t.stack[i]
@@ -201,6 +203,7 @@ func rootLess(a, b *rootMove) bool {
 
 func (t *thread) info(i int, b Bound) Info {
 	t.pubNodes.Store(t.nodes)
+	t.pubTBHits.Store(t.tbHits)
 	rm := &t.rootMoves[i]
 	elapsed := time.Since(t.ctl.start)
 	nodes := t.e.totalNodes()
@@ -218,6 +221,7 @@ func (t *thread) info(i int, b Bound) Info {
 		Nodes:    nodes,
 		Time:     elapsed,
 		Hashfull: t.e.tt.Hashfull(),
+		TBHits:   t.e.totalTBHits(),
 		PV:       append([]board.Move(nil), rm.pv...),
 	}
 	if b == BoundExact {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // Options configure an Engine.
@@ -63,7 +64,24 @@ type Limits struct {
 	// ends only when its context does.
 	Ponder              bool
 	PonderTimeFromStart bool
+
+	// Tablebase, when set, is probed for WDL inside the search (not at the
+	// root) right after a capture or pawn move, in positions of at most
+	// TablebaseLimit pieces (0: as many as its largest table) that have no
+	// castling rights, at depth TablebaseDepth or more (positions with
+	// fewer pieces than the limit at any depth). A win or loss is scored
+	// TBWin less (or more) the ply; a draw, and with
+	// TablebaseRule50 a cursed win or blessed loss, 0. Info.TBHits counts
+	// the probes that answered.
+	Tablebase       *syzygy.Tablebase
+	TablebaseDepth  int
+	TablebaseLimit  int
+	TablebaseRule50 bool
 }
+
+// TBWin is the score of a tablebase win at the root; at ply p it is
+// TBWin - p. It is below every mate score and above every evaluation.
+const TBWin = MateInMaxPly - 1
 
 // Signals are the caller's handle on one search: Stop ends it, PonderHit
 // turns it from pondering into a normal search. Make a new one for every
@@ -121,7 +139,8 @@ type Info struct {
 	Nodes    uint64
 	NPS      uint64
 	Time     time.Duration
-	Hashfull int // permille
+	Hashfull int    // permille
+	TBHits   uint64 // tablebase probes that answered (all threads)
 	PV       []board.Move
 }
 

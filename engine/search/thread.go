@@ -59,6 +59,8 @@ type thread struct {
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
+	tbHits    uint64 // tablebase probes that answered
+	pubTBHits atomic.Uint64
 	seldepth  int
 	stopped   bool
 	rootMoves []rootMove
@@ -146,6 +148,7 @@ func (t *thread) frame(ply int) *frame { return &t.stack[ply+stackOff] }
 // thread enforces the node and hard time limits.
 func (t *thread) checkup() {
 	t.pubNodes.Store(t.nodes)
+	t.pubTBHits.Store(t.tbHits)
 	if t.ctl.stopped() {
 		t.stopped = true
 		return
@@ -198,6 +201,15 @@ func (t *thread) pause() {
 		}
 		time.Sleep(pausePoll)
 	}
+}
+
+// totalTBHits is the sum of the threads' published tablebase hits.
+func (e *Engine) totalTBHits() uint64 {
+	var n uint64
+	for _, t := range e.threads {
+		n += t.pubTBHits.Load()
+	}
+	return n
 }
 
 func (e *Engine) totalNodes() uint64 {

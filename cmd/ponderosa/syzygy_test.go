@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+)
+
+// engine.syzygy reaches the built-in player: in a position the tables hold
+// it plays their move at once, without a search or a score.
+func TestPlayerFactorySyzygy(t *testing.T) {
+	abs, err := filepath.Abs("../../engine/syzygy/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n")
+	f, err := playerFactory(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// KQvKR, White to move and win.
+	gi := client.GameInfo{ID: "tb", White: true, Variant: "fromPosition", InitialFEN: "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"}
+	if err := p.NewGame(context.Background(), gi); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
+		Running: true, Deadline: time.Now().Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Move == "" || c.HasScore || c.Depth != 0 || c.Nodes != 0 {
+		t.Errorf("tablebase position: %+v, want the tables' move without a search", c)
+	}
+	cfg.Engine.Syzygy.Paths = []string{filepath.Join(t.TempDir(), "gone")}
+	if _, err := playerFactory(cfg, discardLogger(), nil); err == nil || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("missing tablebase directory: %v", err)
+	}
+}
+
+// check-config names a table it cannot read.
+func TestCheckConfigBadSyzygy(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "KRvK.rtbw")
+	if err := os.WriteFile(bad, make([]byte, 64), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runWith(t, nil, "check-config", "-config", writeConfig(t, "engine:\n  syzygy:\n    paths: ["+dir+"]\n"))
+	if code == 0 || !strings.Contains(stderr, "engine.syzygy.paths") || !strings.Contains(stderr, bad) {
+		t.Errorf("code %d, stderr %s", code, stderr)
+	}
+}

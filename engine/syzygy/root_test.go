@@ -1,0 +1,122 @@
+package syzygy
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+)
+
+// TestProbeRootKeepsResult: the best-ranked root moves keep the position's
+// result, and the shortest winning distance over the moves is the
+// position's DTZ within one ply (tables that store moves round).
+func TestProbeRootKeepsResult(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	buf := make([]RootMove, 0, 256)
+	for i := 0; i < 600; i++ {
+		p := randomPosition(rng, testMaterials[i%len(testMaterials)])
+		w, err := tb.ProbeWDL(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := tb.ProbeDTZ(p)
+		moves, err := tb.ProbeRoot(p, true, buf[:0])
+		if err != nil {
+			t.Fatalf("%s: %v", p.FEN(), err)
+		}
+		var ml board.MoveList
+		p.GenerateLegal(&ml)
+		if len(moves) != ml.N {
+			t.Fatalf("%s: %d root moves, %d legal", p.FEN(), len(moves), ml.N)
+		}
+		if ml.N == 0 {
+			continue
+		}
+		best := Best(moves)
+		for _, m := range best {
+			if m.WDL != w {
+				t.Fatalf("%s (%v): best move %s gives %v", p.FEN(), w, m.Move, m.WDL)
+			}
+		}
+		for _, m := range moves[len(best):] {
+			if m.Rank >= best[0].Rank {
+				t.Fatalf("%s: moves not sorted", p.FEN())
+			}
+		}
+		if w == Win {
+			shortest := 1 << 20
+			for _, m := range moves {
+				if m.DTZ > 0 {
+					shortest = min(shortest, m.DTZ)
+				}
+			}
+			if shortest < d-1 || shortest > d+1 {
+				t.Fatalf("%s: dtz %d, shortest move %d", p.FEN(), d, shortest)
+			}
+		}
+	}
+}
+
+func TestProbeRootErrors(t *testing.T) {
+	tb := openTestdata(t)
+	p := mustFEN(t, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1")
+	if _, err := tb.ProbeRoot(p, true, nil); !errors.Is(err, ErrCastling) {
+		t.Errorf("castling rights: %v", err)
+	}
+}
+
+// TestProbeRootConvertsWins plays won positions out, each side choosing at
+// random among its best-ranked root moves: the winner must mate before
+// the fifty-move rule or a threefold repetition could draw.
+func TestProbeRootConvertsWins(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(13, 14))
+	buf := make([]RootMove, 0, 256)
+	games := 0
+	for games < 30 {
+		name := []string{"KQvKR", "KRvK", "KPvK", "KQRvK", "KRRvK", "KQvK"}[games%6]
+		p := randomPosition(rng, name)
+		if w, err := tb.ProbeWDL(p); err != nil || w != Win {
+			continue
+		}
+		games++
+		start := p.FEN()
+		for ply := 0; ; ply++ {
+			moves, err := tb.ProbeRoot(p, true, buf[:0])
+			if err != nil {
+				t.Fatalf("%s: %v", p.FEN(), err)
+			}
+			if len(moves) == 0 {
+				if !p.InCheck() {
+					t.Fatalf("game from %s: stalemate at %s", start, p.FEN())
+				}
+				break
+			}
+			best := Best(moves)
+			p.MakeMove(best[rng.IntN(len(best))].Move)
+			if p.HalfmoveClock() >= 100 && p.HasLegalMoves() {
+				t.Fatalf("game from %s: fifty-move rule at %s", start, p.FEN())
+			}
+			if p.RepetitionCount() >= 2 {
+				t.Fatalf("game from %s: threefold repetition at %s", start, p.FEN())
+			}
+			if ply > 600 {
+				t.Fatalf("game from %s: no mate in 600 plies", start)
+			}
+		}
+	}
+}
+
+func TestProbeRootNoAllocs(t *testing.T) {
+	tb := openTestdata(t)
+	p := mustFEN(t, "8/8/8/8/8/3k4/7r/QK6 w - - 0 1")
+	buf := make([]RootMove, 0, 256)
+	if _, err := tb.ProbeRoot(p, true, buf); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(10, func() { tb.ProbeRoot(p, true, buf) }); n != 0 {
+		t.Errorf("ProbeRoot allocates %.1f times", n)
+	}
+}
