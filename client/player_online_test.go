@@ -599,3 +599,97 @@ func TestOnlinePlayerNoReplayWithoutSource(t *testing.T) {
 		}
 	}
 }
+
+// A castling answer written as the king taking its rook (e1h1, as the
+// cloud evaluation and the explorer write it) passes the online player's
+// legality check and is posted in the canonical form (e1g1), end to end:
+// our engine does not think.
+func TestOnlineKingTakesRookCastling(t *testing.T) {
+	const fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+	for _, name := range []string{"cloud", "explorer", "chessdb"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			h.srv.SetOnlineFault(onlineServices[name], lichesstest.OnlineKingTakesRook)
+			withOnline(h, h.source(name))
+			pool := &playerPool{}
+			h.runBot(Settings{}, pool)
+			h.addHuman("Alice")
+			id := h.startGame("Alice", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: fen})
+			h.waitPlies(id, 1)
+			if a := h.srv.OnlineAnswers(); len(a) != 1 || a[0].Move != "e1h1" {
+				t.Fatalf("the source answered %+v, want e1h1", a)
+			}
+			if g := h.game(id); g.Moves[0] != "e1g1" {
+				t.Errorf("first move %s, want the source's castling e1g1", g.Moves[0])
+			}
+			if posted := h.lastSegments("POST /api/bot/game/" + id + "/move/*"); !slices.Equal(posted, []string{"e1g1"}) {
+				t.Errorf("posted %v, want [e1g1]", posted)
+			}
+			thinks := 0
+			for _, p := range pool.all() {
+				p.get(func(p *testPlayer) { thinks += p.thinks })
+			}
+			if thinks != 0 {
+				t.Errorf("our engine thought %d times, want 0 (the source's move played)", thinks)
+			}
+			h.noRefusedMoves()
+		})
+	}
+}
+
+// On a bullet clock (2s, and 2s for the first move) a source that never
+// answers in its 2s timeout still leaves our move in time: each of our two
+// moves (the first before the clocks run, the second on the running
+// clock) is posted before the move's deadline, with time left on our
+// clock, and the game goes on.
+func TestOnlineSourceFaultsFallBackBullet(t *testing.T) {
+	for _, name := range []string{"cloud", "explorer", "chessdb"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, lichesstest.WithFirstMoveTimeout(2*time.Second))
+			h.srv.SetOnlineFault(onlineServices[name], lichesstest.OnlineSlow)
+			h.srv.SetOnlineSlowness(time.Minute)
+			src := h.source(name)
+			src.Timeout, src.MinTime = 2*time.Second, time.Second
+			withOnline(h, src)
+			pool := &playerPool{}
+			h.runBot(Settings{}, pool)
+			h.addHuman("Alice")
+			id := h.startGame("Alice", true, lichesstest.ChallengeParams{ClockLimit: 2 * time.Second})
+			h.waitPlies(id, 1)
+			first := time.Now()
+			if err := h.srv.Move(id, "Alice", "a7a6"); err != nil {
+				t.Fatal(err)
+			}
+			h.waitPlies(id, 3)
+			second := time.Now()
+			g := h.game(id)
+			if g.Finished {
+				t.Fatalf("game over after %d plies: %s", len(g.Moves), g.Status)
+			}
+			// Our clock stopped at our second move: what is left of it is
+			// at least the reserve the deadline keeps (and far more: the
+			// source had at most half of the time).
+			if g.WhiteTime < 100*time.Millisecond {
+				t.Errorf("our clock after our second move: %v left of 2s", g.WhiteTime)
+			}
+			var clocks []MoveClock
+			for _, p := range pool.all() {
+				p.get(func(p *testPlayer) { clocks = append(clocks, p.clocks...) })
+			}
+			if len(clocks) != 2 {
+				t.Fatalf("our engine thought %d times, want 2", len(clocks))
+			}
+			// The moves were on the server by when the test saw them.
+			for i, seen := range []time.Time{first, second} {
+				if seen.After(clocks[i].Deadline) {
+					t.Errorf("move %d on the server %v after its deadline", i+1, seen.Sub(clocks[i].Deadline))
+				}
+			}
+			if n := len(h.srv.OnlineAnswers()); n != 2 {
+				t.Errorf("the source was asked %d times, want 2", n)
+			}
+			h.noRefusedMoves()
+			h.noDuplicatePosts(id)
+		})
+	}
+}
