@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/online"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
 	"github.com/ponderosa-chess/ponderosa/logging"
@@ -19,12 +20,18 @@ import (
 // the rules of when it is asked.
 type OnlineSource struct {
 	Source online.Source
-	// Timeout bounds one question (<= 0: 2 s). It is cut to half of the
-	// time left until the move's deadline, so that our own engine always
-	// has the other half.
+	// Timeout bounds one question (<= 0: 2 s). All the sources of a move
+	// share one budget, half of the time left until the move's deadline
+	// when the first is asked: a question gets the least of its timeout
+	// and what is left of that budget, and a source left with less than
+	// onlineMinAsk is not asked. A source's time comes off our clock (our
+	// engine starts only once the sources missed), but our engine always
+	// has at least the other half.
 	Timeout time.Duration
-	// MinTime is the least time left until the move's deadline for the
-	// source to be asked: on a shorter clock our own engine moves.
+	// MinTime is the least time on our clock (MoveClock.WTime or BTime:
+	// before the clocks run, the whole clock, not the first-move
+	// expiration) for the source to be asked: on a shorter clock our own
+	// engine moves.
 	MinTime time.Duration
 	// MaxMisses stops asking the source for the rest of the game after
 	// this many misses in a row (no move, a failure, a move that is not
@@ -46,15 +53,18 @@ type OnlineOptions struct {
 // sources (the Lichess tablebase, cloud evaluation and opening explorer,
 // chessdb: package online) for each of our moves before the player made by
 // inner, in standard chess and in games from a position. A source is
-// skipped when it does not apply to the position, when less than its
-// MinTime is left until the deadline, or once it has missed MaxMisses
-// times in a row in the game. Its answer is taken only if it is a legal
-// move; anything else (a timeout, an HTTP error, an answer that cannot be
-// read, an illegal move, no move) is a miss, and the next source, and at
-// last the inner player, decides: an online source never costs a move or
-// its time. The inner player is told every position as usual, so its game
-// tree follows the moves it did not choose. With no source, it returns
-// inner itself.
+// skipped when it does not apply to the position, when our clock holds
+// less than its MinTime, when too little of the move's online budget (half
+// the time left until the deadline) is left, inside a rate-limit cool-down
+// of its service, or once it has missed MaxMisses times in a row in the
+// game; a skip is no miss. Its answer is taken only if it is a legal move;
+// anything else (a timeout, an HTTP error, an answer that cannot be read,
+// an illegal move, no move) is a miss, and the next source, and at last
+// the inner player, decides: an online source never costs a move, and
+// the sources together take at most half the time left, leaving the other
+// half to the inner player. The inner player is told every position as
+// usual, so its game tree follows the moves it did not choose. With no
+// source, it returns inner itself.
 func NewOnlinePlayer(inner PlayerFactory, opts OnlineOptions) PlayerFactory {
 	if len(opts.Sources) == 0 {
 		return inner
@@ -123,8 +133,44 @@ func (p *onlinePlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
 	return p.inner.Think(ctx, c)
 }
 
+// onlineMinAsk is the least time a question to a source gets: with less
+// of the move's online budget left, the source is skipped (no miss).
+const onlineMinAsk = 50 * time.Millisecond
+
+// plyBounded is a Source that applies only up to some ply of the game
+// (the opening explorer's max_ply): the online player asks it before it
+// replays the game into a board.
+type plyBounded interface {
+	AppliesAtPly(ply int) bool
+}
+
+// coolingDown reports whether err is a refusal inside a rate-limit
+// cool-down of the source's service (no request was sent): the source is
+// skipped for the move, which is no miss.
+func coolingDown(err error) bool {
+	return errors.Is(err, lichess.ErrCoolingDown) || errors.Is(err, online.ErrCoolingDown)
+}
+
+// ourClock is our clock as MoveClock holds it (as received; before the
+// clocks run it does not run either), less the time since start once it
+// runs; without one (0), the time left until the deadline.
+func ourClock(c MoveClock, start, now time.Time) time.Duration {
+	clk := c.BTime
+	if c.White {
+		clk = c.WTime
+	}
+	if clk <= 0 {
+		return c.Left(now)
+	}
+	if c.Running {
+		clk -= now.Sub(start)
+	}
+	return clk
+}
+
 // ask asks the sources in order and returns the first legal move one
-// gives.
+// gives. The sources share one budget: half of the time left until the
+// deadline when ask starts.
 func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 	p.mu.Lock()
 	info, moves, log := p.info, p.moves, p.log
@@ -132,9 +178,14 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 	if !onlineVariant(info) {
 		return Choice{}, false
 	}
-	var b board
+	start := time.Now()
+	var onlineEnd time.Time // zero: no deadline, each source has its timeout
+	if !c.Deadline.IsZero() {
+		onlineEnd = start.Add(c.Left(start) / 2)
+	}
+	// The cheap rules first: only the sources they leave need the board.
+	var cands []int
 	for i, s := range p.opts.Sources {
-		name := s.Source.Name()
 		p.mu.Lock()
 		misses := 0
 		if i < len(p.misses) {
@@ -144,11 +195,34 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		if s.MaxMisses > 0 && misses >= s.MaxMisses {
 			continue
 		}
-		now := time.Now()
-		left := c.Left(now)
-		if !c.Deadline.IsZero() && left < s.MinTime {
-			log.Debug().Str("source", name).Dur("left", left).Dur("min_time", s.MinTime).Msg("online source skipped: too little time left")
+		if pb, ok := s.Source.(plyBounded); ok && !pb.AppliesAtPly(len(moves)) {
 			continue
+		}
+		cands = append(cands, i)
+	}
+	if len(cands) == 0 {
+		return Choice{}, false
+	}
+	var b board
+	for _, i := range cands {
+		s := p.opts.Sources[i]
+		name := s.Source.Name()
+		now := time.Now()
+		if !c.Deadline.IsZero() {
+			if clk := ourClock(c, start, now); clk < s.MinTime {
+				log.Debug().Str("source", name).Dur("clock", clk).Dur("min_time", s.MinTime).Msg("online source skipped: too little time on our clock")
+				continue
+			}
+		}
+		timeout := s.Timeout
+		if timeout <= 0 {
+			timeout = 2 * time.Second
+		}
+		if !onlineEnd.IsZero() {
+			if timeout = min(timeout, onlineEnd.Sub(now)); timeout < onlineMinAsk {
+				log.Debug().Str("source", name).Dur("budget_left", max(timeout, 0)).Msg("online source skipped: the move's online time is spent")
+				continue
+			}
 		}
 		if b == nil {
 			var err error
@@ -160,13 +234,6 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		pos := online.Position{FEN: b.FEN(), Ply: len(moves)}
 		if !s.Source.Applies(pos) {
 			continue
-		}
-		timeout := s.Timeout
-		if timeout <= 0 {
-			timeout = 2 * time.Second
-		}
-		if !c.Deadline.IsZero() {
-			timeout = min(timeout, left/2)
 		}
 		m, err := askSource(ctx, s.Source, pos, timeout)
 		if err == nil {
@@ -180,7 +247,12 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		if ctx.Err() != nil {
 			return Choice{}, false
 		}
+		if err != nil && coolingDown(err) {
+			log.Debug().Err(err).Str("source", name).Msg("online source skipped: its service is cooling down after a rate limit")
+			continue
+		}
 		if err != nil {
+			misses := 0
 			p.mu.Lock()
 			if i < len(p.misses) {
 				p.misses[i]++

@@ -1,12 +1,16 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
@@ -270,24 +274,54 @@ func TestOnlineTokenOnlyToLichess(t *testing.T) {
 	}
 }
 
-// fakeSource answers with move (or err, or a panic) and records the
-// deadline of each question.
+// fakeSource answers with move (or err, or a panic; when slow, nothing
+// until its context ends) and records the deadline of each question.
 type fakeSource struct {
-	move      string
-	err       error
-	panics    bool
+	name   string // "fake" when empty
+	move   string
+	err    error
+	panics bool
+	slow   bool
+
+	mu        sync.Mutex
 	deadlines []time.Time
+	applies   int // calls of Applies
 }
 
-func (f *fakeSource) Name() string                 { return "fake" }
-func (f *fakeSource) Applies(online.Position) bool { return true }
+func (f *fakeSource) Name() string {
+	if f.name == "" {
+		return "fake"
+	}
+	return f.name
+}
+
+func (f *fakeSource) Applies(online.Position) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applies++
+	return true
+}
+
 func (f *fakeSource) Move(ctx context.Context, p online.Position) (online.Move, error) {
 	d, _ := ctx.Deadline()
+	f.mu.Lock()
 	f.deadlines = append(f.deadlines, d)
+	f.mu.Unlock()
 	if f.panics {
 		panic("fake source")
 	}
+	if f.slow {
+		<-ctx.Done()
+		return online.Move{}, ctx.Err()
+	}
 	return online.Move{UCI: f.move}, f.err
+}
+
+// asked returns the deadlines of the questions so far.
+func (f *fakeSource) asked() []time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.deadlines)
 }
 
 // onlinePlayerFor returns an online player with source in front of a test
@@ -393,5 +427,269 @@ func TestOnlinePlayerStopsBuiltinPonder(t *testing.T) {
 	}
 	if g.Pondering() {
 		t.Error("the built-in engine still ponders after the online move")
+	}
+}
+
+// onlinePlayerWith returns an online player with sources in front of a
+// test player, logging to log, in a new standard game at the start.
+func onlinePlayerWith(t *testing.T, log zerolog.Logger, srcs ...OnlineSource) (Player, *testPlayer) {
+	t.Helper()
+	inner := &testPlayer{}
+	f := NewOnlinePlayer(func(context.Context) (Player, error) { return inner, nil }, OnlineOptions{Sources: srcs, Logger: log})
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.NewGame(context.Background(), GameInfo{Variant: "standard", White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return p, inner
+}
+
+// The sources of a move share one budget, half the time left when the
+// first is asked: with several slow sources our engine still gets the
+// other half (not 1/2^k of it), and a source left with too little of the
+// budget is skipped, which is no miss.
+func TestOnlinePlayerSourcesShareHalfTheTime(t *testing.T) {
+	var srcs []OnlineSource
+	var fakes []*fakeSource
+	for i := range 4 {
+		f := &fakeSource{name: fmt.Sprintf("s%d", i+1), slow: true}
+		fakes = append(fakes, f)
+		srcs = append(srcs, OnlineSource{Source: f, Timeout: 2 * time.Second, MaxMisses: 1})
+	}
+	p, inner := onlinePlayerWith(t, testsupport.Logger(t), srcs...)
+	start := time.Now()
+	deadline := start.Add(1600 * time.Millisecond)
+	d, err := p.Think(context.Background(), MoveClock{White: true, Running: true, Deadline: deadline})
+	took := time.Since(start)
+	if err != nil || d.Source != "" {
+		t.Fatalf("Think: %+v %v, want our engine's move", d, err)
+	}
+	half := start.Add(800 * time.Millisecond)
+	for _, f := range fakes {
+		for _, dl := range f.asked() {
+			if dl.After(half.Add(50 * time.Millisecond)) {
+				t.Errorf("%s asked until %v after the start, past half the 1.6s left", f.name, dl.Sub(start))
+			}
+		}
+	}
+	if n := len(fakes[0].asked()); n != 1 {
+		t.Errorf("the first source was asked %d times, want 1", n)
+	}
+	for _, f := range fakes[1:] {
+		if n := len(f.asked()); n != 0 {
+			t.Errorf("%s was asked with the budget spent", f.name)
+		}
+	}
+	// Our engine thought with about half the time left, not 1/16 of it
+	// (a generous bound: the sources took at most 0.8s).
+	if left := deadline.Sub(start.Add(took)); left < 500*time.Millisecond {
+		t.Errorf("our engine got the move with %v left of 1.6s, want about half", left)
+	}
+	inner.get(func(tp *testPlayer) {
+		if tp.thinks != 1 {
+			t.Errorf("our engine thought %d times, want 1", tp.thinks)
+		}
+	})
+	// A skipped source has no miss: with max_misses 1 the second is asked
+	// on the next move, the first (which missed) is not.
+	fakes[1].slow, fakes[1].move = false, "e7e5"
+	if err := p.Position(context.Background(), []string{"e2e4"}); err != nil {
+		t.Fatal(err)
+	}
+	d, err = p.Think(context.Background(), MoveClock{Running: true, Deadline: time.Now().Add(time.Minute)})
+	if err != nil || d.Source != "s2" || d.Move != "e7e5" {
+		t.Errorf("next move: %+v %v, want s2's e7e5", d, err)
+	}
+	if n := len(fakes[0].asked()); n != 1 {
+		t.Errorf("the first source, at max_misses, was asked %d times, want 1", n)
+	}
+}
+
+// min_time is compared with our clock, not with the time until the
+// deadline: before the clocks run the deadline is the first-move
+// expiration (here 15s), while our clock holds its full 3 minutes, so a
+// source with min_time 20s is asked on our first move, still within half
+// of the time until the deadline. Once our clock is shorter than min_time
+// the source is not asked.
+func TestOnlinePlayerMinTimeOnOurClock(t *testing.T) {
+	src := &fakeSource{move: "g1f3"}
+	p, _ := onlinePlayerWith(t, testsupport.Logger(t), OnlineSource{Source: src, Timeout: time.Hour, MinTime: 20 * time.Second})
+	start := time.Now()
+	first := MoveClock{WTime: 3 * time.Minute, BTime: 3 * time.Minute, White: true, MoveTime: 2 * time.Second, Deadline: start.Add(15 * time.Second)}
+	d, err := p.Think(context.Background(), first)
+	if err != nil || d.Move != "g1f3" || d.Source != "fake" {
+		t.Fatalf("first move: %+v %v, want the source's g1f3", d, err)
+	}
+	if dl := src.asked(); len(dl) != 1 || dl[0].After(start.Add(7500*time.Millisecond+50*time.Millisecond)) {
+		t.Errorf("the source was asked until %v, want within half of the 15s until the deadline", dl)
+	}
+	if err := p.Position(context.Background(), []string{"g1f3", "g8f6"}); err != nil {
+		t.Fatal(err)
+	}
+	short := MoveClock{WTime: 10 * time.Second, BTime: 3 * time.Minute, White: true, Running: true, Deadline: time.Now().Add(10 * time.Second)}
+	if d, err := p.Think(context.Background(), short); err != nil || d.Source != "" {
+		t.Errorf("with 10s on our clock: %+v %v, want our engine's move", d, err)
+	}
+	if n := len(src.asked()); n != 1 {
+		t.Errorf("the source was asked %d times, want once (not with 10s on our clock)", n)
+	}
+}
+
+// A refusal inside a rate-limit cool-down (of the Lichess client or of
+// chessdb) skips the source for the move and is no miss; other failures
+// are misses.
+func TestOnlinePlayerCoolDownIsNoMiss(t *testing.T) {
+	for _, tc := range []struct {
+		err    error
+		asked  int
+		reason string
+	}{
+		{fmt.Errorf("opening explorer masters: %w for explorer (59s left)", lichess.ErrCoolingDown), 3, "lichess cool-down"},
+		{fmt.Errorf("%w (59s left)", online.ErrCoolingDown), 3, "chessdb cool-down"},
+		{fmt.Errorf("opening explorer masters: HTTP 500"), 1, "a failure"},
+	} {
+		src := &fakeSource{err: tc.err}
+		p, inner := onlinePlayerWith(t, testsupport.Logger(t), OnlineSource{Source: src, Timeout: time.Second, MaxMisses: 1})
+		for i, moves := range [][]string{nil, {"e2e4", "e7e5"}, {"e2e4", "e7e5", "g1f3", "b8c6"}} {
+			if i > 0 {
+				if err := p.Position(context.Background(), moves); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := p.Think(context.Background(), MoveClock{White: true, Deadline: time.Now().Add(time.Minute)}); err != nil {
+				t.Fatalf("%s: Think: %v", tc.reason, err)
+			}
+		}
+		if n := len(src.asked()); n != tc.asked {
+			t.Errorf("%s with max_misses 1: asked %d times in 3 moves, want %d", tc.reason, n, tc.asked)
+		}
+		inner.get(func(tp *testPlayer) {
+			if tp.thinks != 3 {
+				t.Errorf("%s: our engine thought %d times, want 3", tc.reason, tp.thinks)
+			}
+		})
+	}
+}
+
+// The cheap rules come before the board: past the explorer's max_ply the
+// game is not replayed at all (here it could not be: the moves are
+// garbage, and a replay logs that).
+func TestOnlinePlayerNoReplayWithoutSource(t *testing.T) {
+	moves := []string{"e2e4", "e7e5", "zz", "zz"}
+	for _, tc := range []struct {
+		maxPly   int
+		replayed bool
+	}{{2, false}, {10, true}} {
+		var buf bytes.Buffer
+		p, inner := onlinePlayerWith(t, zerolog.New(&buf), OnlineSource{Source: &online.Explorer{MaxPly: tc.maxPly}, Timeout: time.Second})
+		inner.illegal = true // no board in the test player either
+		if err := p.Position(context.Background(), moves); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Think(context.Background(), MoveClock{Deadline: time.Now().Add(time.Minute)}); err != nil {
+			t.Fatalf("max_ply %d: Think: %v", tc.maxPly, err)
+		}
+		if got := strings.Contains(buf.String(), "cannot replay the game"); got != tc.replayed {
+			t.Errorf("explorer max_ply %d at ply 4: replayed %v, want %v (log %s)", tc.maxPly, got, tc.replayed, buf.String())
+		}
+	}
+}
+
+// A castling answer written as the king taking its rook (e1h1, as the
+// cloud evaluation and the explorer write it) passes the online player's
+// legality check and is posted in the canonical form (e1g1), end to end:
+// our engine does not think.
+func TestOnlineKingTakesRookCastling(t *testing.T) {
+	const fen = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+	for _, name := range []string{"cloud", "explorer", "chessdb"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t)
+			h.srv.SetOnlineFault(onlineServices[name], lichesstest.OnlineKingTakesRook)
+			withOnline(h, h.source(name))
+			pool := &playerPool{}
+			h.runBot(Settings{}, pool)
+			h.addHuman("Alice")
+			id := h.startGame("Alice", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: fen})
+			h.waitPlies(id, 1)
+			if a := h.srv.OnlineAnswers(); len(a) != 1 || a[0].Move != "e1h1" {
+				t.Fatalf("the source answered %+v, want e1h1", a)
+			}
+			if g := h.game(id); g.Moves[0] != "e1g1" {
+				t.Errorf("first move %s, want the source's castling e1g1", g.Moves[0])
+			}
+			if posted := h.lastSegments("POST /api/bot/game/" + id + "/move/*"); !slices.Equal(posted, []string{"e1g1"}) {
+				t.Errorf("posted %v, want [e1g1]", posted)
+			}
+			thinks := 0
+			for _, p := range pool.all() {
+				p.get(func(p *testPlayer) { thinks += p.thinks })
+			}
+			if thinks != 0 {
+				t.Errorf("our engine thought %d times, want 0 (the source's move played)", thinks)
+			}
+			h.noRefusedMoves()
+		})
+	}
+}
+
+// On a bullet clock (2s, and 2s for the first move) a source that never
+// answers in its 2s timeout still leaves our move in time: each of our two
+// moves (the first before the clocks run, the second on the running
+// clock) is posted before the move's deadline, with time left on our
+// clock, and the game goes on.
+func TestOnlineSourceFaultsFallBackBullet(t *testing.T) {
+	for _, name := range []string{"cloud", "explorer", "chessdb"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, lichesstest.WithFirstMoveTimeout(2*time.Second))
+			h.srv.SetOnlineFault(onlineServices[name], lichesstest.OnlineSlow)
+			h.srv.SetOnlineSlowness(time.Minute)
+			src := h.source(name)
+			src.Timeout, src.MinTime = 2*time.Second, time.Second
+			withOnline(h, src)
+			pool := &playerPool{}
+			h.runBot(Settings{}, pool)
+			h.addHuman("Alice")
+			id := h.startGame("Alice", true, lichesstest.ChallengeParams{ClockLimit: 2 * time.Second})
+			h.waitPlies(id, 1)
+			first := time.Now()
+			if err := h.srv.Move(id, "Alice", "a7a6"); err != nil {
+				t.Fatal(err)
+			}
+			h.waitPlies(id, 3)
+			second := time.Now()
+			g := h.game(id)
+			if g.Finished {
+				t.Fatalf("game over after %d plies: %s", len(g.Moves), g.Status)
+			}
+			// Our clock stopped at our second move: what is left of it is
+			// at least the reserve the deadline keeps (and far more: the
+			// source had at most half of the time).
+			if g.WhiteTime < 100*time.Millisecond {
+				t.Errorf("our clock after our second move: %v left of 2s", g.WhiteTime)
+			}
+			var clocks []MoveClock
+			for _, p := range pool.all() {
+				p.get(func(p *testPlayer) { clocks = append(clocks, p.clocks...) })
+			}
+			if len(clocks) != 2 {
+				t.Fatalf("our engine thought %d times, want 2", len(clocks))
+			}
+			// The moves were on the server by when the test saw them.
+			for i, seen := range []time.Time{first, second} {
+				if seen.After(clocks[i].Deadline) {
+					t.Errorf("move %d on the server %v after its deadline", i+1, seen.Sub(clocks[i].Deadline))
+				}
+			}
+			if n := len(h.srv.OnlineAnswers()); n != 2 {
+				t.Errorf("the source was asked %d times, want 2", n)
+			}
+			h.noRefusedMoves()
+			h.noDuplicatePosts(id)
+		})
 	}
 }

@@ -23,7 +23,7 @@ var OnlineSourceKeys = []string{OnlineTablebaseKey, OnlineExplorerKey, OnlineClo
 // the engine thinks, in standard chess and games from a position (package
 // client/online). Each is off by default; any failure of one (no answer
 // within its timeout, an HTTP error, an illegal move) leaves the move to
-// the engine.
+// the engine, which has at least half of the time left (OnlineRules).
 type Online struct {
 	// Order is the order in which the enabled sources are asked; every
 	// enabled source must be in it. Default tablebase, explorer,
@@ -39,11 +39,17 @@ type Online struct {
 type OnlineRules struct {
 	// Enabled asks the source. Default false.
 	Enabled bool
-	// Timeout bounds one question (never more than half the time left).
+	// Timeout bounds one question. The sources of a move share half of
+	// the time left until the move's deadline: a question gets the least
+	// of its timeout and what the sources asked before left of that half
+	// (a source left with less than 50ms is not asked). Their time comes
+	// off our clock, since the engine starts only once the sources
+	// missed, but the engine always has at least the other half.
 	// Default 2s.
 	Timeout time.Duration
-	// MinTime is the least time left on our clock for the source to be
-	// asked. Default 20s.
+	// MinTime is the least time on our clock for the source to be asked
+	// (before the clocks run: the whole clock, not the first-move
+	// expiration). Default 20s.
 	MinTime time.Duration
 	// MaxMisses stops asking the source for the rest of a game after so
 	// many misses in a row (lichess-bot's max_out_of_book_moves); 0: never

@@ -131,10 +131,39 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 		base = http.DefaultTransport
 	}
 	c.http = &http.Client{
-		Transport: &oauth2.Transport{Source: ts, Base: base},
-		Jar:       c.baseHTTP.Jar,
+		Transport:     &oauth2.Transport{Source: ts, Base: base},
+		Jar:           c.baseHTTP.Jar,
+		CheckRedirect: tokenRedirect(c.baseHTTP.CheckRedirect),
 	}
 	return c, nil
+}
+
+// ErrRedirectRefused is matched by the error of a request with the token
+// that was redirected to another host (or from https to http): the
+// oauth2 transport would add the token to the next request too, so the
+// redirect is not followed.
+var ErrRedirectRefused = errors.New("redirect of a request with the token refused")
+
+// tokenRedirect is the redirect policy of the requests that carry the
+// token: a redirect is followed only to the same host (and port), never
+// from https to http, since the oauth2 transport puts the token on every
+// request it sends, the redirected one included. next, when set, is the
+// policy of the HTTP client given with WithHTTPClient, asked after that;
+// otherwise Go's default (at most 10 redirects) applies.
+func tokenRedirect(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0].URL
+		if req.URL.Host != first.Host || (first.Scheme == "https" && req.URL.Scheme != "https") {
+			return fmt.Errorf("%w: %s://%s to %s://%s", ErrRedirectRefused, first.Scheme, first.Host, req.URL.Scheme, req.URL.Host)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
 }
 
 // BaseURL is the address of the Lichess server the client talks to.

@@ -44,7 +44,9 @@
 // # Errors and rate limits
 //
 // Errors say what was being done ("post move e2e4 in game abc") and never
-// contain the token; an answer with a non-2xx status is an *APIError
+// contain the token. A request with the token follows a redirect only on
+// its host (never from https to http): the token would go with it, so a
+// redirect elsewhere fails with ErrRedirectRefused. An answer with a non-2xx status is an *APIError
 // (StatusCode extracts its status). A 429 starts a cool-down of the
 // endpoint that got it, for its Retry-After or a minute; a 429 on a move
 // cools down that game's moves only. Inside a cool-down, essential

@@ -3,6 +3,10 @@ package lichess
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
@@ -93,5 +97,60 @@ func TestKnowledgeRateLimited(t *testing.T) {
 	}
 	if _, err := c.Tablebase(ctx, s.URL()+lichesstest.TablebasePath, "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"); err != nil {
 		t.Errorf("tablebase during the explorer's cool-down: %v", err)
+	}
+}
+
+// A request with the token that is redirected to another host is not
+// followed (the oauth2 transport would put the token on the redirected
+// request too): the other host never sees the token. A redirect on the
+// same host is followed, with the token.
+func TestTokenNotRedirectedToAnotherHost(t *testing.T) {
+	var mu sync.Mutex
+	var otherAuth, sameAuth []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		otherAuth = append(otherAuth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"moves": []}`))
+	}))
+	defer other.Close()
+	var redir *httptest.Server
+	redir = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/away/"), r.URL.Path == "/api/cloud-eval":
+			http.Redirect(w, r, other.URL+r.URL.RequestURI(), http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/same/"):
+			http.Redirect(w, r, "/ok/"+strings.TrimPrefix(r.URL.RequestURI(), "/same/"), http.StatusFound)
+		case strings.HasPrefix(r.URL.Path, "/ok/"):
+			mu.Lock()
+			sameAuth = append(sameAuth, r.Header.Get("Authorization"))
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"moves": []}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer redir.Close()
+	c := newTestClient(t, redir.URL)
+	ctx := context.Background()
+
+	if _, err := c.Explorer(ctx, ExplorerQuery{Base: redir.URL + "/away", Database: ExplorerMasters, FEN: startFEN}); !errors.Is(err, ErrRedirectRefused) {
+		t.Errorf("explorer redirected to another host: %v, want ErrRedirectRefused", err)
+	}
+	if _, err := c.CloudEval(ctx, startFEN, 1); !errors.Is(err, ErrRedirectRefused) {
+		t.Errorf("cloud evaluation redirected to another host: %v, want ErrRedirectRefused", err)
+	}
+	if _, err := c.Explorer(ctx, ExplorerQuery{Base: redir.URL + "/same", Database: ExplorerMasters, FEN: startFEN}); err != nil {
+		t.Errorf("explorer redirected on its host: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(otherAuth) != 0 {
+		t.Errorf("the other host got %d requests (Authorization %q), want none", len(otherAuth), otherAuth)
+	}
+	if len(sameAuth) != 1 || sameAuth[0] != "Bearer "+testToken {
+		t.Errorf("the redirect on the same host arrived with Authorization %q, want the token once", sameAuth)
 	}
 }

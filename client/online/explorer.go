@@ -31,7 +31,7 @@ type Explorer struct {
 
 func (e *Explorer) Name() string { return "explorer" }
 
-func (e *Explorer) Applies(p Position) bool { return e.MaxPly <= 0 || p.Ply < e.MaxPly }
+func (e *Explorer) Applies(p Position) bool { return e.AppliesAtPly(p.Ply) }
 
 func (e *Explorer) Move(ctx context.Context, p Position) (Move, error) {
 	ans, err := e.Client.Explorer(ctx, lichess.ExplorerQuery{Base: e.BaseURL, Database: e.Database, FEN: p.FEN,
@@ -67,3 +67,7 @@ func (e *Explorer) Move(ctx context.Context, p Position) (Move, error) {
 	}
 	return Move{UCI: best.UCI, Note: fmt.Sprintf("%s: %d games, %.0f%%", e.Database, best.Games(), 100*score(*best))}, nil
 }
+
+// AppliesAtPly reports whether the explorer is asked at ply (MaxPly): the
+// online player checks it before it replays the game into a board.
+func (e *Explorer) AppliesAtPly(ply int) bool { return e.MaxPly <= 0 || ply < e.MaxPly }

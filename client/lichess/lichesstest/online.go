@@ -63,6 +63,11 @@ const (
 	// not know: the tablebase with category "unknown", the cloud with 404,
 	// the explorer with no moves, chessdb with status "unknown".
 	OnlineNotFound
+	// OnlineKingTakesRook answers as OnlineGood, but writes castling as
+	// the king taking its rook (e1h1, e1a1, e8h8, e8a8), as the cloud
+	// evaluation and the explorer do, and recommends castling when it is
+	// legal (kingside first): KingTakesRookMove(fen).
+	OnlineKingTakesRook
 )
 
 func (f OnlineFault) String() string {
@@ -81,6 +86,8 @@ func (f OnlineFault) String() string {
 		return "illegal"
 	case OnlineNotFound:
 		return "not found"
+	case OnlineKingTakesRook:
+		return "king takes rook"
 	}
 	return fmt.Sprintf("fault(%d)", int(f))
 }
@@ -141,6 +148,51 @@ func OnlineMove(fen string) string {
 	return legal[len(legal)-1]
 }
 
+// KingTakesRookMove is the move the fakes recommend in fen under
+// OnlineKingTakesRook: castling written as the king taking its rook
+// (kingside first) when castling is legal, OnlineMove(fen) otherwise.
+func KingTakesRookMove(fen string) string {
+	c := castles(fen)
+	for _, m := range []string{"e1g1", "e8g8", "e1c1", "e8c8"} {
+		if k, ok := c[m]; ok {
+			return k
+		}
+	}
+	return OnlineMove(fen)
+}
+
+// castles maps the legal castling moves of fen, as notnil/chess writes
+// them (e1g1), to the king taking its rook (e1h1).
+func castles(fen string) map[string]string {
+	out := map[string]string{}
+	opt, err := chess.FEN(strings.ReplaceAll(fen, "_", " "))
+	if err != nil {
+		return out
+	}
+	pos := chess.NewGame(opt).Position()
+	for _, m := range pos.ValidMoves() {
+		if m.HasTag(chess.KingSideCastle) || m.HasTag(chess.QueenSideCastle) {
+			uci := chess.UCINotation{}.Encode(pos, m)
+			out[uci] = uci[:2] + map[byte]string{'g': "h", 'c': "a"}[uci[2]] + uci[3:4]
+		}
+	}
+	return out
+}
+
+// kingTakesRook writes the castling moves among legal, the legal moves of
+// fen, as the king taking its rook.
+func kingTakesRook(fen string, legal []string) []string {
+	c := castles(fen)
+	out := make([]string, len(legal))
+	for i, m := range legal {
+		if k, ok := c[m]; ok {
+			m = k
+		}
+		out[i] = m
+	}
+	return out
+}
+
 // onlineLegal lists the legal moves of fen in UCI, sorted.
 func onlineLegal(fen string) []string {
 	opt, err := chess.FEN(strings.ReplaceAll(fen, "_", " "))
@@ -198,6 +250,9 @@ func (s *Server) handleOnline(service OnlineService) http.HandlerFunc {
 			}
 		case OnlineIllegal:
 			move = illegalMove(legal)
+		case OnlineKingTakesRook:
+			move = KingTakesRookMove(fen)
+			legal = kingTakesRook(fen, legal)
 		}
 		s.online.answers = append(s.online.answers, OnlineAnswer{Service: service, FEN: fen, Fault: fault, Move: move,
 			Authorized: r.Header.Get("Authorization") != ""})

@@ -99,3 +99,41 @@ func TestOnlineFakes(t *testing.T) {
 		}
 	}
 }
+
+// Under OnlineKingTakesRook each service recommends castling written as
+// the king taking its rook, and writes no castling the other way.
+func TestOnlineFakesKingTakesRook(t *testing.T) {
+	s := newTestServer(t)
+	fen := "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
+	if m := KingTakesRookMove(fen); m != "e1h1" {
+		t.Fatalf("KingTakesRookMove: %s, want e1h1", m)
+	}
+	if m := KingTakesRookMove("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1"); m != "e8h8" {
+		t.Errorf("KingTakesRookMove for Black: %s, want e8h8", m)
+	}
+	// A rook on e1 going to g1 is no castling.
+	if m, noCastle := KingTakesRookMove("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"), "4k3/8/8/8/8/8/8/4R1K1 w - - 0 1"; m != OnlineMove(noCastle) {
+		t.Errorf("KingTakesRookMove without castling: %s, want %s", m, OnlineMove(noCastle))
+	}
+	q := url.Values{"fen": {fen}}
+	urls := map[OnlineService]string{
+		OnlineTablebase: s.URL() + TablebasePath + "/standard?" + q.Encode(),
+		OnlineCloudEval: s.URL() + "/api/cloud-eval?" + q.Encode(),
+		OnlineExplorer:  s.URL() + ExplorerPath + "/masters?" + q.Encode(),
+		OnlineChessDB:   s.URL() + ChessDBPath + "/cdb.php?" + url.Values{"board": {fen}, "action": {"queryall"}, "json": {"1"}}.Encode(),
+	}
+	for svc, u := range urls {
+		s.SetOnlineFault(svc, OnlineKingTakesRook)
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		answers := s.OnlineAnswers()
+		if a := answers[len(answers)-1]; resp.StatusCode != 200 || a.Move != "e1h1" || !strings.Contains(body, `"e1h1`) || strings.Contains(body, `"e1g1`) {
+			t.Errorf("%s: %d, recorded %q, body %s; want e1h1 and no e1g1", svc, resp.StatusCode, a.Move, body)
+		}
+	}
+}
