@@ -466,7 +466,7 @@ func TestOnlinePlayerSourcesShareHalfTheTime(t *testing.T) {
 	deadline := start.Add(1600 * time.Millisecond)
 	d, err := p.Think(context.Background(), MoveClock{White: true, Running: true, Deadline: deadline})
 	took := time.Since(start)
-	if err != nil || d.Source != "" {
+	if err != nil || d.Source != "search" {
 		t.Fatalf("Think: %+v %v, want our engine's move", d, err)
 	}
 	half := start.Add(800 * time.Millisecond)
@@ -532,7 +532,7 @@ func TestOnlinePlayerMinTimeOnOurClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	short := MoveClock{WTime: 10 * time.Second, BTime: 3 * time.Minute, White: true, Running: true, Deadline: time.Now().Add(10 * time.Second)}
-	if d, err := p.Think(context.Background(), short); err != nil || d.Source != "" {
+	if d, err := p.Think(context.Background(), short); err != nil || d.Source != "search" {
 		t.Errorf("with 10s on our clock: %+v %v, want our engine's move", d, err)
 	}
 	if n := len(src.asked()); n != 1 {
