@@ -194,12 +194,31 @@ func (c *Config) Summary() string {
 		pgn = "saved in " + p
 	}
 	resign := "never resigns"
-	if g.Resign.Enabled {
+	switch {
+	case g.Resign.Enabled && g.Resign.Tablebase:
+		resign = fmt.Sprintf("resigns at -%d cp for %d moves and tablebase losses", g.Resign.BelowCP, g.Resign.ForMoves)
+	case g.Resign.Enabled:
 		resign = fmt.Sprintf("resigns at -%d cp for %d moves", g.Resign.BelowCP, g.Resign.ForMoves)
+	case g.Resign.Tablebase:
+		resign = "resigns tablebase losses only"
+	}
+	tb := ""
+	if g.Draw.Tablebase {
+		tb = " or by tablebase"
 	}
 	draw := "declines draws"
 	if g.Draw.Accept {
-		draw = fmt.Sprintf("accepts draws within %d cp from move %d", g.Draw.WithinCP, g.Draw.AfterMove)
+		draw = fmt.Sprintf("accepts draws within %d cp from move %d%s", g.Draw.WithinCP, g.Draw.AfterMove, tb)
+	}
+	if g.Draw.Offer {
+		pieces := "any number of pieces"
+		if g.Draw.OfferPieces > 0 {
+			pieces = fmt.Sprintf("at most %d pieces", g.Draw.OfferPieces)
+		}
+		draw += fmt.Sprintf(", offers draws after %d moves within %d cp%s from move %d with %s (pause %d moves after a refusal)",
+			g.Draw.OfferMoves, g.Draw.OfferWithinCP, tb, g.Draw.OfferAfterMove, pieces, g.Draw.OfferPauseMoves)
+	} else {
+		draw += ", offers none"
 	}
 	line("games", "move overhead %v, %s, %s, opponent gone: %s, PGN %s", g.MoveOverhead, draw, resign, g.OpponentGone, pgn)
 	to := "stderr"
