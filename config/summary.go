@@ -215,8 +215,9 @@ func (c *Config) Summary() string {
 		if g.Draw.OfferPieces > 0 {
 			pieces = fmt.Sprintf("at most %d pieces", g.Draw.OfferPieces)
 		}
-		draw += fmt.Sprintf(", offers draws after %d moves within %d cp%s from move %d with %s (pause %d moves after a refusal)",
-			g.Draw.OfferMoves, g.Draw.OfferWithinCP, tb, g.Draw.OfferAfterMove, pieces, g.Draw.OfferPauseMoves)
+		draw += fmt.Sprintf(", offers draws after %d moves within %d cp from move %d%s, with %s, not for %d moves after a refusal, "+
+			"not to an opponent with less than %v or a quarter of our clock",
+			g.Draw.OfferMoves, g.Draw.OfferWithinCP, g.Draw.OfferAfterMove, tb, pieces, g.Draw.OfferPauseMoves, g.Draw.OfferMinOpponentClock)
 	} else {
 		draw += ", offers none"
 	}
