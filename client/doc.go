@@ -50,9 +50,10 @@
 // ply's move once. A single legal move is played at once; a Player that
 // fails is made again through the PlayerFactory, and when no time is left a
 // legal fallback move is played. Besides moving
-// it answers draw offers (by evaluation and move number, or when we cannot
-// win on material) and takeback requests, resigns a lost position when
-// told to, claims the win (or a draw) when the opponent has left, aborts
+// it answers draw offers (by evaluation and move number, by a tablebase
+// result, or when we cannot win on material) and takeback requests, offers
+// draws with its moves by the rule of drawoffer.go, resigns a lost position
+// (by evaluation, or a tablebase loss) when told to, claims the win (or a draw) when the opponent has left, aborts
 // when the opponent never makes a first move, greets and says goodbye in
 // the chat and answers !help, !eval, !name and !queue there, and saves the PGN of
 // the game with its evaluations.

@@ -60,7 +60,10 @@ type gameWorker struct {
 	badMoves int // our moves in a row with a lost evaluation (mover-owned)
 
 	evalMu   sync.Mutex
-	lastEval *Choice // set by the mover before it posts; for !eval and draw offers
+	lastEval *Choice  // set by the mover before it posts; for !eval and draw offers
+	lastTB   TBResult // the tablebase result of our last move (unknown if none); for draw offers
+
+	offers drawOffers // the draw-offer rule's state after our last posted move (drawoffer.go)
 
 	greeted         bool
 	saidGoodbye     bool // finish said goodbye (a rebuilt worker does not again)

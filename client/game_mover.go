@@ -20,7 +20,8 @@ type moveResult struct {
 	move   string
 	choice Choice
 	err    error
-	posted bool // the move (or resignation) reached Lichess
+	posted bool       // the move (or resignation) reached Lichess
+	offers drawOffers // the draw-offer rule's state after the move (kept once it is posted)
 }
 
 // maybeMove starts the mover when it is our turn and this ply has no move
@@ -36,7 +37,10 @@ func (g *gameWorker) maybeMove(ctx context.Context) {
 	mctx, cancel := context.WithCancel(ctx)
 	g.moverCancel, g.moverPly = cancel, ply
 	job := moveJob{ply: ply, moves: slices.Clone(g.canon), state: g.state, receivedAt: g.receivedAt,
-		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0, fallback: g.moverPanics[ply] > 0}
+		legal: g.b.LegalMoves(), failedBefore: g.failed[ply] > 0, fallback: g.moverPanics[ply] > 0, offers: g.offers}
+	if KnowsRules(g.info.Variant) {
+		job.pieces = countPieces(g.b.FEN())
+	}
 	go func() { g.moverDone <- g.moveRecovering(mctx, job) }()
 }
 
@@ -47,7 +51,9 @@ type moveJob struct {
 	receivedAt   time.Time
 	legal        []string
 	failedBefore bool
-	fallback     bool // a mover of this ply panicked: play a fallback move without the player
+	fallback     bool       // a mover of this ply panicked: play a fallback move without the player
+	offers       drawOffers // the draw-offer rule's state before this move
+	pieces       int        // pieces on the board (0: unknown, a variant without rules here)
 }
 
 func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
@@ -57,6 +63,7 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	case r.err == nil:
 		g.postedPly = r.ply
 		g.choices[r.ply] = r.choice
+		g.offers = r.offers
 	case errors.Is(r.err, context.Canceled):
 	case panics.Is(r.err):
 		g.moverPanics[r.ply]++ // logged by the mover; the next mover plays a fallback move
@@ -149,18 +156,35 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 			d = Choice{Move: fb, Source: "fallback"}
 		}
 	}
+	g.evalMu.Lock()
 	if d.HasScore {
 		dd := d
-		g.evalMu.Lock()
 		g.lastEval = &dd
-		g.evalMu.Unlock()
 	}
+	g.lastTB = d.TB
+	g.evalMu.Unlock()
 	if g.shouldResign(d) {
-		log.Info().Int("cp", d.ScoreCP).Int("mate", d.Mate).Msg("lost position: resigning")
+		ev := log.Info()
+		if d.HasScore {
+			ev = ev.Int("cp", d.ScoreCP).Int("mate", d.Mate)
+		}
+		if d.TB.Known {
+			ev = ev.Str("tablebase", d.TB.Result())
+		}
+		ev.Msg("lost position: resigning")
 		res.choice = d
 		res.err = g.c.Resign(ctx, g.id)
 		res.posted = res.err == nil
 		return
+	}
+	var offer bool
+	var why string
+	res.offers, offer, why = offerDraw(g.s.Game, j.offers, d, g.offerFacts(j, time.Now()))
+	switch {
+	case offer:
+		log.Info().Str("why", why).Msg("offering a draw with the move")
+	case why != "":
+		log.Debug().Str("why", why).Msg("no draw offer")
 	}
 	if j.failedBefore {
 		// The previous post of this ply was refused: try another legal move.
@@ -168,6 +192,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 			d = Choice{Move: fb, Source: "fallback"}
 		}
 	}
+	d.OfferDraw = offer
 	res.move, res.choice = d.Move, d
 	if h := g.bot.hooks; h != nil && h.beforePost != nil {
 		h.beforePost(g.opponent, j.ply)
@@ -282,11 +307,15 @@ func (g *gameWorker) noMove(ctx context.Context, why error, log zerolog.Logger) 
 	return fmt.Errorf("no move to play: %w", why)
 }
 
-// shouldResign applies the resign rule to our latest choice. It runs in
-// the mover goroutine (movers run one after another, so badMoves needs no
-// lock).
+// shouldResign applies the resign rule to our latest choice: a tablebase
+// loss within the fifty-move rule with ResignTablebase, or the evaluation.
+// It runs in the mover goroutine (movers run one after another, so
+// badMoves needs no lock).
 func (g *gameWorker) shouldResign(d Choice) bool {
 	gs := g.s.Game
+	if gs.ResignTablebase && d.TB.Known && d.TB.WDL <= -2 {
+		return true
+	}
 	if !gs.Resign || !d.HasScore {
 		return false
 	}
@@ -302,13 +331,18 @@ func (g *gameWorker) shouldResign(d Choice) bool {
 // score from our side (cp, or mate in moves), the depth, the principal
 // variation, the nodes and the time used. A move without a score (the only
 // legal move, a fallback) gets none of them. A move no search chose says
-// where it came from (source: search, ponder, tree, book, tablebase, …).
+// where it came from (source: search, ponder, tree, book, tablebase, …),
+// and a tablebase's result for us comes as tablebase (win, cursed-win,
+// draw, blessed-loss, loss).
 func logChoice(ev *zerolog.Event, d Choice) *zerolog.Event {
 	if d.Source != "" {
 		ev = ev.Str("source", d.Source)
 		if d.Note != "" {
 			ev = ev.Str("note", d.Note)
 		}
+	}
+	if d.TB.Known {
+		ev = ev.Str("tablebase", d.TB.Result())
 	}
 	if !d.HasScore {
 		return ev
@@ -465,7 +499,11 @@ func (g *gameWorker) post(ctx context.Context, d Choice, log zerolog.Logger) err
 		if err == nil {
 			rtt := time.Since(t0)
 			g.bot.latency.Observe(rtt)
-			logChoice(log.Info().Str("move", d.Move).Dur("rtt", rtt), d).Msg("move played")
+			ev := log.Info().Str("move", d.Move).Dur("rtt", rtt)
+			if d.OfferDraw {
+				ev = ev.Bool("offering_draw", true)
+			}
+			logChoice(ev, d).Msg("move played")
 			return nil
 		}
 		if ctx.Err() != nil {

@@ -42,7 +42,11 @@ func (g *gameWorker) answerOffers(ctx context.Context, st lichess.GameState) {
 	if oppDraw && g.drawAnswered != ply {
 		g.drawAnswered = ply
 		accept := g.acceptDraw()
-		g.l().Info().Bool("accept", accept).Msg("draw offered")
+		ev := g.l().Info().Bool("accept", accept)
+		if tb := g.tb(); g.s.Game.DrawTablebase && tb.Known {
+			ev = ev.Str("tablebase", tb.Result())
+		}
+		ev.Msg("draw offered")
 		g.background(ctx, "answer draw offer", func(ctx context.Context) error { return g.c.Draw(ctx, g.id, accept) })
 	}
 	if oppTakeback && g.takebackAnswers != ply {
@@ -61,12 +65,24 @@ func (g *gameWorker) acceptDraw() bool {
 	if g.b.CannotWin(g.white) {
 		return true
 	}
+	if tb := g.tb(); gs.DrawTablebase && tb.Known {
+		// The tablebase knows: a draw or a loss for us is accepted at
+		// once, a win (cursed ones too) never.
+		return tb.WDL <= 0
+	}
 	e := g.eval()
 	fullMove := len(g.moves)/2 + 1
 	if fullMove < gs.DrawAfterMove || e == nil || e.Mate != 0 {
 		return false
 	}
 	return abs(e.ScoreCP) <= gs.DrawWithinCP
+}
+
+// tb is the tablebase result of our last move (unknown if none).
+func (g *gameWorker) tb() TBResult {
+	g.evalMu.Lock()
+	defer g.evalMu.Unlock()
+	return g.lastTB
 }
 
 // eval is the last evaluation of the player (nil if none).

@@ -201,8 +201,13 @@ type Choice struct {
 	PV        []string // principal variation, UCI, starting with Move
 	Nodes     uint64
 	Duration  time.Duration // thinking time
-	OfferDraw bool          // offer (or accept) a draw with the move
+	OfferDraw bool          // offer (or accept) a draw with the move; the worker also sets it by game.draw's offer rule
 	Resign    bool          // resign instead of moving
+	// TB is a tablebase's result for the position we move in, when one
+	// was asked (the online tablebase; local Syzygy tables will set it
+	// too): the worker accepts, offers and resigns by it (game.draw,
+	// game.resign).
+	TB TBResult
 	// Source says where the move came from, for the log and the archive:
 	// the built-in engine's ponder.Source (search, ponder, ponder-at-once,
 	// tree, forced, book), "search" for an external engine, an online
@@ -212,4 +217,38 @@ type Choice struct {
 	// why an online source chose it.
 	Source string
 	Note   string
+}
+
+// TBResult is a tablebase's result for the side to move (us), under the
+// fifty-move rule, as Syzygy's WDL: 2 a win, 1 a win the fifty-move rule
+// turns (or may turn) into a draw (cursed), 0 a draw, -1 a loss the
+// fifty-move rule saves (or may save: blessed), -2 a loss. A source unsure
+// whether the fifty-move rule applies (the online tablebase's maybe-win
+// and maybe-loss) gives ±1, so that such a position is never resigned and
+// never offered as a draw we might win.
+type TBResult struct {
+	Known bool
+	WDL   int
+	// Source is where it came from, for the log: "tablebase" (online),
+	// "syzygy" (local tables).
+	Source string
+}
+
+// Result names r for the log: win, cursed-win, draw, blessed-loss, loss
+// ("" when not known).
+func (r TBResult) Result() string {
+	if !r.Known {
+		return ""
+	}
+	switch {
+	case r.WDL >= 2:
+		return "win"
+	case r.WDL == 1:
+		return "cursed-win"
+	case r.WDL == 0:
+		return "draw"
+	case r.WDL == -1:
+		return "blessed-loss"
+	}
+	return "loss"
 }

@@ -278,8 +278,12 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		p.mu.Unlock()
 		used := time.Since(now)
 		log.Debug().Str("source", name).Str("move", m.UCI).Str("note", m.Note).Dur("used", used).Msg("online move")
-		return Choice{Move: m.UCI, Source: name, Note: m.Note, ScoreCP: m.ScoreCP, Mate: m.Mate, HasScore: m.HasScore,
-			Depth: m.Depth, PV: []string{m.UCI}, Duration: used}, true
+		d := Choice{Move: m.UCI, Source: name, Note: m.Note, ScoreCP: m.ScoreCP, Mate: m.Mate, HasScore: m.HasScore,
+			Depth: m.Depth, PV: []string{m.UCI}, Duration: used}
+		if m.HasWDL {
+			d.TB = TBResult{Known: true, WDL: m.WDL, Source: name}
+		}
+		return d, true
 	}
 	return Choice{}, false
 }

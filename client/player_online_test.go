@@ -693,3 +693,43 @@ func TestOnlineSourceFaultsFallBackBullet(t *testing.T) {
 		})
 	}
 }
+
+// The online tablebase's result reaches the worker: the move's log line
+// says it, and it answers the opponent's draw offer (a win for us, by the
+// fake: declined) with game.draw.tablebase on.
+func TestOnlineTablebaseResultAnswersDrawOffer(t *testing.T) {
+	h := newHarness(t)
+	buf := withLog(h)
+	withOnline(h, h.source("tablebase"))
+	h.runBot(Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 1000, DrawTablebase: true}}, &playerPool{})
+	id, fen := onlineGame(h, "tablebase")
+	h.waitPlies(id, 1)
+	b, err := newBoard("fromPosition", fen, h.game(id).Moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{h.srv.Move(id, "Alice", b.LegalMoves()[0]), h.srv.Draw(id, "Alice", true)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	draw := "POST /api/bot/game/" + id + "/draw/*"
+	h.waitFor("the answer", func() bool { return h.requests(draw) >= 1 })
+	if d := h.lastSegments(draw); len(d) != 1 || d[0] != "no" {
+		t.Errorf("draw answer %v, want no (the tablebase says we win)", d)
+	}
+	var played, offered map[string]any
+	for _, ev := range logEvents(t, buf) {
+		switch ev["message"] {
+		case "move played":
+			if played == nil {
+				played = ev
+			}
+		case "draw offered":
+			offered = ev
+		}
+	}
+	if played["tablebase"] != "win" || offered["tablebase"] != "win" || offered["accept"] != false {
+		t.Errorf("first move logged %v, the offer %v; want tablebase=win in both", played, offered)
+	}
+}

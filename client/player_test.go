@@ -27,6 +27,8 @@ type testPlayer struct {
 	illegal  bool  // Think proposes an illegal move
 	score    int
 	mate     int
+	tb       TBResult                    // the tablebase result of each Choice...
+	tbAt     int                         // ... from this ply on
 	release  chan struct{}               // for hang: closed by the test at cleanup
 	block    chan struct{}               // if set, Think waits on it (respecting ctx)
 	blockAt  int                         // ... but only from this ply on
@@ -69,6 +71,10 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 		block = nil
 	}
 	info, moves, score, mate, prefer, script, pv := p.info, p.moves, p.score, p.mate, p.prefer, p.script, p.pv
+	var tb TBResult
+	if len(p.moves) >= p.tbAt {
+		tb = p.tb
+	}
 	delay := p.delay
 	p.seen = append(p.seen, moves)
 	p.mu.Unlock()
@@ -113,7 +119,7 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 			legal = []string{c}
 		}
 	}
-	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: append(legal[:1:1], pv...), Source: "search"}, nil
+	return Choice{Move: legal[0], ScoreCP: score, Mate: mate, HasScore: true, Depth: 3, Nodes: 42, PV: append(legal[:1:1], pv...), Source: "search", TB: tb}, nil
 }
 
 func (p *testPlayer) Ponder(ctx context.Context) error {

@@ -33,18 +33,42 @@ type GameSettings struct {
 	// never aborts.
 	AbortAfter time.Duration
 	// AcceptDraws: answer draw offers by the rule below (false: decline all).
-	AcceptDraws bool
 	// A draw offer is accepted from full move DrawAfterMove on when our
 	// last evaluation is within DrawWithinCP centipawns of 0, and at once
-	// when we cannot win on material.
+	// when we cannot win on material, or, with DrawTablebase, when the
+	// tablebase result of our last move says a draw or a loss for us.
+	AcceptDraws   bool
 	DrawAfterMove int
 	DrawWithinCP  int
+	// DrawTablebase lets tablebase results (Choice.TB) accept offers (a
+	// draw or a loss for us) and, with OfferDraws, make them (a draw or a
+	// blessed loss).
+	DrawTablebase bool
+	// OfferDraws: offer a draw with our move (drawoffer.go) when our score
+	// has been within OfferWithinCP centipawns of 0 for OfferForMoves of
+	// our scored moves in a row (at least 1), from full move
+	// OfferAfterMove on, or when the tablebase says drawn; only with at
+	// most OfferMaxPieces pieces on the board (0: any); not during the
+	// OfferPauseMoves moves of ours that follow a refused offer; never
+	// while the opponent's clock is below OfferMinOpponentClock or below a
+	// quarter of ours.
+	OfferDraws            bool
+	OfferWithinCP         int
+	OfferForMoves         int
+	OfferMaxPieces        int
+	OfferAfterMove        int
+	OfferPauseMoves       int
+	OfferMinOpponentClock time.Duration
 	// Resign: resign when our evaluation has been at or below
 	// -ResignBelowCP for ResignForMoves of our moves in a row (defaults
 	// 1000 and 5 when Resign is set).
 	Resign         bool
 	ResignBelowCP  int
 	ResignForMoves int
+	// ResignTablebase: resign when the tablebase result of our move is a
+	// loss within the fifty-move rule (TB.WDL == -2), whether or not
+	// Resign is set.
+	ResignTablebase bool
 	// AcceptTakebacks: accept takeback requests (false: decline them).
 	AcceptTakebacks bool
 	// OnOpponentGone: what to do when the opponent left and a claim is
@@ -85,6 +109,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Game.ResignBelowCP <= 0 {
 		s.Game.ResignBelowCP = 1000
+	}
+	if s.Game.OfferForMoves <= 0 {
+		s.Game.OfferForMoves = 1
 	}
 	if s.Game.ResignForMoves <= 0 {
 		s.Game.ResignForMoves = 5

@@ -511,7 +511,7 @@ type Game struct {
 	// {opponent} are replaced by the usernames; "" says nothing.
 	Greeting Messages `yaml:"greeting"`
 	Goodbye  Messages `yaml:"goodbye"`
-	// Draw says when a draw offer is accepted.
+	// Draw says when a draw offer is accepted, and when one is made.
 	Draw DrawRule `yaml:"draw"`
 	// Resign says when the bot resigns.
 	Resign ResignRule `yaml:"resign"`
@@ -538,27 +538,62 @@ type Messages struct {
 	Spectator string `yaml:"spectator"`
 }
 
-// DrawRule accepts a draw offer when, from move AfterMove on, the engine's
-// score is within WithinCP centipawns of 0.
+// DrawRule says when a draw offer is accepted and when the bot offers one
+// itself (with its move, as Lichess allows).
 type DrawRule struct {
 	// Accept turns accepting draw offers on. Default true.
 	Accept bool `yaml:"accept"`
-	// AfterMove is the first full move at which an offer may be accepted.
-	// Default 30.
+	// AfterMove is the first full move at which an offer may be accepted
+	// by the evaluation. Default 30.
 	AfterMove int `yaml:"after_move"`
-	// WithinCP is the largest absolute score, in centipawns. Default 25.
+	// WithinCP is the largest absolute score, in centipawns, at which an
+	// offer is accepted. Default 25.
 	WithinCP int `yaml:"within_cp"`
+	// Tablebase uses a tablebase's result (the online tablebase today),
+	// when our move's answer has one: with Accept, an offer is accepted at
+	// once in a position the tablebase calls a draw or a loss for us; with
+	// Offer, a draw is offered in one it calls a draw (a blessed loss
+	// included). Default true.
+	Tablebase bool `yaml:"tablebase"`
+	// Offer turns offering draws on. Default false.
+	Offer bool `yaml:"offer"`
+	// OfferWithinCP is the largest absolute score, in centipawns, that
+	// counts as level for offering. Default 25.
+	OfferWithinCP int `yaml:"offer_within_cp"`
+	// OfferMoves is how many of our moves in a row must have a level
+	// score for an offer (lichess-bot's offer_draw_moves). Default 10.
+	OfferMoves int `yaml:"offer_moves"`
+	// OfferPieces is the most pieces (kings and pawns included) on the
+	// board for an offer; 0 = any number. Default 0.
+	OfferPieces int `yaml:"offer_pieces"`
+	// OfferAfterMove is the first full move at which the evaluation may
+	// make an offer (a tablebase draw may come earlier). Default 40.
+	OfferAfterMove int `yaml:"offer_after_move"`
+	// OfferPauseMoves is how many of our moves after a refused offer (one
+	// the opponent did not accept by their move) make none. Default 10.
+	OfferPauseMoves int `yaml:"offer_pause_moves"`
+	// OfferMinOpponentClock: no offer while the opponent's clock is below
+	// this, or below a quarter of ours: an opponent in time trouble is
+	// left to play on. 0 keeps only the quarter. Default 10s.
+	OfferMinOpponentClock time.Duration `yaml:"offer_min_opponent_clock"`
 }
 
 // ResignRule resigns when the engine's score has been at or below -BelowCP
-// centipawns for ForMoves consecutive moves of ours.
+// centipawns for ForMoves consecutive moves of ours, and, with Tablebase,
+// in a position a tablebase proves lost.
 type ResignRule struct {
-	// Enabled turns resigning on. Default false (play every game out).
+	// Enabled turns resigning by the evaluation on. Default false (play
+	// every game out).
 	Enabled bool `yaml:"enabled"`
 	// BelowCP is the losing margin, in centipawns, positive. Default 1000.
 	BelowCP int `yaml:"below_cp"`
 	// ForMoves is how many of our moves in a row. Default 5.
 	ForMoves int `yaml:"for_moves"`
+	// Tablebase resigns, whether or not Enabled is set, when a tablebase
+	// (the online tablebase today) proves our position lost within the
+	// fifty-move rule; never a blessed loss or a loss it is unsure of.
+	// Default false.
+	Tablebase bool `yaml:"tablebase"`
 }
 
 // Log formats.
@@ -659,7 +694,8 @@ func Default() *Config {
 			MoveOverhead: 200 * time.Millisecond,
 			Greeting:     Messages{Player: "Hi {opponent}! I'm {me}, a ponderosa bot. Good luck!"},
 			Goodbye:      Messages{Player: "Good game, {opponent}!"},
-			Draw:         DrawRule{Accept: true, AfterMove: 30, WithinCP: 25},
+			Draw: DrawRule{Accept: true, AfterMove: 30, WithinCP: 25, Tablebase: true,
+				OfferWithinCP: 25, OfferMoves: 10, OfferAfterMove: 40, OfferPauseMoves: 10, OfferMinOpponentClock: 10 * time.Second},
 			Resign:       ResignRule{Enabled: false, BelowCP: 1000, ForMoves: 5},
 			AbortAfter:   30 * time.Second,
 			OpponentGone: OpponentGoneClaimVictory,

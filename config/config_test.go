@@ -298,6 +298,24 @@ func TestParseErrors(t *testing.T) {
 			want: `game.resign.below_cp: must be between 100 and 100000, got -500`,
 		},
 		{
+			name: "draw offer moves",
+			src:  "game:\n  draw:\n    offer: true\n    offer_moves: 0\n",
+			line: 4,
+			want: `game.draw.offer_moves: must be between 1 and 100, got 0 (our moves in a row with a level score)`,
+		},
+		{
+			name: "draw offer pieces",
+			src:  "game:\n  draw:\n    offer_pieces: 1\n",
+			line: 3,
+			want: `game.draw.offer_pieces: must be between 2 and 32, got 1 (0 offers with any number of pieces)`,
+		},
+		{
+			name: "draw offer clock",
+			src:  "game:\n  draw:\n    offer_min_opponent_clock: -5s\n",
+			line: 3,
+			want: `game.draw.offer_min_opponent_clock: must be between 0s and 1h0m0s, got -5s`,
+		},
+		{
 			name: "log level",
 			src:  "log:\n  level: verbose\n",
 			line: 2,

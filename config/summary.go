@@ -206,12 +206,32 @@ func (c *Config) Summary() string {
 		pgn = "saved in " + p
 	}
 	resign := "never resigns"
-	if g.Resign.Enabled {
+	switch {
+	case g.Resign.Enabled && g.Resign.Tablebase:
+		resign = fmt.Sprintf("resigns at -%d cp for %d moves and tablebase losses", g.Resign.BelowCP, g.Resign.ForMoves)
+	case g.Resign.Enabled:
 		resign = fmt.Sprintf("resigns at -%d cp for %d moves", g.Resign.BelowCP, g.Resign.ForMoves)
+	case g.Resign.Tablebase:
+		resign = "resigns tablebase losses only"
+	}
+	tb := ""
+	if g.Draw.Tablebase {
+		tb = " or by tablebase"
 	}
 	draw := "declines draws"
 	if g.Draw.Accept {
-		draw = fmt.Sprintf("accepts draws within %d cp from move %d", g.Draw.WithinCP, g.Draw.AfterMove)
+		draw = fmt.Sprintf("accepts draws within %d cp from move %d%s", g.Draw.WithinCP, g.Draw.AfterMove, tb)
+	}
+	if g.Draw.Offer {
+		pieces := "any number of pieces"
+		if g.Draw.OfferPieces > 0 {
+			pieces = fmt.Sprintf("at most %d pieces", g.Draw.OfferPieces)
+		}
+		draw += fmt.Sprintf(", offers draws after %d moves within %d cp from move %d%s, with %s, not for %d moves after a refusal, "+
+			"not to an opponent with less than %v or a quarter of our clock",
+			g.Draw.OfferMoves, g.Draw.OfferWithinCP, g.Draw.OfferAfterMove, tb, pieces, g.Draw.OfferPauseMoves, g.Draw.OfferMinOpponentClock)
+	} else {
+		draw += ", offers none"
 	}
 	line("games", "move overhead %v, %s, %s, opponent gone: %s, PGN %s", g.MoveOverhead, draw, resign, g.OpponentGone, pgn)
 	to := "stderr"

@@ -484,6 +484,14 @@ func (v *validator) game() {
 	v.message("game.goodbye.spectator", g.Goodbye.Spectator)
 	v.intIn("game.draw.after_move", g.Draw.AfterMove, 0, 1000, "")
 	v.intIn("game.draw.within_cp", g.Draw.WithinCP, 0, 1000, "")
+	v.intIn("game.draw.offer_within_cp", g.Draw.OfferWithinCP, 0, 1000, "")
+	v.intIn("game.draw.offer_moves", g.Draw.OfferMoves, 1, 100, "our moves in a row with a level score")
+	if g.Draw.OfferPieces != 0 {
+		v.intIn("game.draw.offer_pieces", g.Draw.OfferPieces, 2, 32, "0 offers with any number of pieces")
+	}
+	v.intIn("game.draw.offer_after_move", g.Draw.OfferAfterMove, 0, 1000, "")
+	v.intIn("game.draw.offer_pause_moves", g.Draw.OfferPauseMoves, 0, 1000, "")
+	v.durationIn("game.draw.offer_min_opponent_clock", g.Draw.OfferMinOpponentClock, 0, time.Hour, "")
 	v.intIn("game.resign.below_cp", g.Resign.BelowCP, 100, 100000, "a positive losing margin, e.g. 1000 resigns at -10.00")
 	v.intIn("game.resign.for_moves", g.Resign.ForMoves, 1, 100, "")
 	if g.AbortAfter != 0 {

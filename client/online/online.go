@@ -65,6 +65,12 @@ type Move struct {
 	Mate     int
 	HasScore bool
 	Depth    int
+	// WDL, when HasWDL, is a tablebase's result for the mover in the
+	// position asked about (before the move), as Syzygy's: 2 a win, 1 a
+	// cursed win (or a win the fifty-move rule may spoil), 0 a draw, -1 a
+	// blessed loss (or a loss it may save), -2 a loss.
+	WDL    int
+	HasWDL bool
 	// Note says in a few words why the move was chosen, for the log
 	// ("win dtz 3", "1234 games 56%").
 	Note string

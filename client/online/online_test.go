@@ -114,6 +114,43 @@ func TestTablebaseChoice(t *testing.T) {
 	}
 }
 
+// The tablebase's result for the mover comes with its move: the
+// position's category, or else the best move's (the opponent's after it)
+// turned round; maybe-results count as cursed or blessed, unknown as no
+// result.
+func TestTablebaseWDL(t *testing.T) {
+	cases := []struct {
+		name, body string
+		wdl        int
+		known      bool
+	}{
+		{"win", `{"category":"win","moves":[{"uci":"a1a2","category":"loss","dtz":-3}]}`, 2, true},
+		{"draw", `{"category":"draw","moves":[{"uci":"a1a2","category":"draw","dtz":0}]}`, 0, true},
+		{"loss", `{"category":"loss","moves":[{"uci":"a1a2","category":"win","dtz":5}]}`, -2, true},
+		{"syzygy loss", `{"category":"syzygy-loss","moves":[{"uci":"a1a2","category":"syzygy-win","dtz":5}]}`, -2, true},
+		{"blessed loss", `{"category":"blessed-loss","moves":[{"uci":"a1a2","category":"cursed-win","dtz":105}]}`, -1, true},
+		{"maybe loss", `{"category":"maybe-loss","moves":[{"uci":"a1a2","category":"maybe-win","dtz":99}]}`, -1, true},
+		{"maybe win", `{"category":"maybe-win","moves":[{"uci":"a1a2","category":"maybe-loss","dtz":-99}]}`, 1, true},
+		{"position unknown, from the best move", `{"category":"unknown","moves":[{"uci":"a1a2","category":"blessed-loss","dtz":-101}]}`, 1, true},
+		{"position missing, from the best move", `{"moves":[{"uci":"a1a2","category":"win","dtz":3}]}`, -2, true},
+	}
+	c := &canned{}
+	base := serve(t, c)
+	tb := &Tablebase{Client: client(t, base), BaseURL: base}
+	for _, tc := range cases {
+		c.mu.Lock()
+		c.body = tc.body
+		c.mu.Unlock()
+		m, err := tb.Move(context.Background(), Position{FEN: "8/8/8/4k3/8/8/4P3/4K3 w - - 0 1"})
+		if err != nil || m.HasWDL != tc.known || m.WDL != tc.wdl {
+			t.Errorf("%s: %+v %v, want WDL %d (known %v)", tc.name, m, err, tc.wdl, tc.known)
+		}
+	}
+	if _, ok := WDL("unknown"); ok {
+		t.Error(`WDL("unknown") is known`)
+	}
+}
+
 // The cloud's score is turned to the mover's side; a shallow evaluation,
 // a 404 and an evaluation without variations are no move.
 func TestCloudChoice(t *testing.T) {

@@ -74,6 +74,29 @@ func distance(d *int, big int) int {
 	return abs(*d)
 }
 
+// WDL converts a category of the Lichess tablebase into Syzygy's WDL for
+// the side it is given for: win and syzygy-win 2, cursed-win and maybe-win
+// 1, draw 0, blessed-loss and maybe-loss -1, syzygy-loss and loss -2. A
+// maybe-win or maybe-loss (the tablebase cannot tell whether the
+// fifty-move rule spoils it) counts as cursed or blessed, so that it is
+// never resigned and never offered as a draw that might be won. ok is
+// false for unknown and anything else.
+func WDL(category string) (wdl int, ok bool) {
+	switch category {
+	case "win", "syzygy-win":
+		return 2, true
+	case "cursed-win", "maybe-win":
+		return 1, true
+	case "draw":
+		return 0, true
+	case "blessed-loss", "maybe-loss":
+		return -1, true
+	case "syzygy-loss", "loss":
+		return -2, true
+	}
+	return 0, false
+}
+
 // compareTablebase orders moves best first for the mover.
 func compareTablebase(a, b lichess.TablebaseMove) int {
 	oa, ob := outcome(a.Category), outcome(b.Category)
@@ -126,5 +149,13 @@ func (t *Tablebase) Move(ctx context.Context, p Position) (Move, error) {
 	if best.DTM != nil {
 		note += fmt.Sprintf(", dtm %d", *best.DTM)
 	}
-	return Move{UCI: best.UCI, Note: note}, nil
+	m := Move{UCI: best.UCI, Note: note}
+	// The position's result for us: its own category, or else that of
+	// the best move, which is the opponent's after it.
+	if w, ok := WDL(e.Category); ok {
+		m.WDL, m.HasWDL = w, true
+	} else if w, ok := WDL(best.Category); ok {
+		m.WDL, m.HasWDL = -w, true
+	}
+	return m, nil
 }

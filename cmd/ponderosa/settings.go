@@ -72,12 +72,21 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		AcceptDraws:     g.Draw.Accept,
 		DrawAfterMove:   g.Draw.AfterMove,
 		DrawWithinCP:    g.Draw.WithinCP,
+		DrawTablebase:   g.Draw.Tablebase,
+		OfferDraws:      g.Draw.Offer,
+		OfferWithinCP:   g.Draw.OfferWithinCP,
+		OfferForMoves:   g.Draw.OfferMoves,
+		OfferMaxPieces:  g.Draw.OfferPieces,
+		OfferAfterMove:  g.Draw.OfferAfterMove,
+		OfferPauseMoves: g.Draw.OfferPauseMoves,
 		Resign:          g.Resign.Enabled,
 		ResignBelowCP:   g.Resign.BelowCP,
 		ResignForMoves:  g.Resign.ForMoves,
+		ResignTablebase: g.Resign.Tablebase,
 		AcceptTakebacks: g.AcceptTakebacks,
 		OnOpponentGone:  g.OpponentGone,
 	}
+	gs.OfferMinOpponentClock = g.Draw.OfferMinOpponentClock
 	if gs.AbortAfter == 0 { // config: never abort; client: 0 is its default
 		gs.AbortAfter = -1
 	}

@@ -50,6 +50,10 @@ func TestSettingsFromDefaultConfig(t *testing.T) {
 		g.Resign || g.ResignBelowCP != 1000 || g.ResignForMoves != 5 || g.OnOpponentGone != client.OpponentGoneClaimVictory {
 		t.Errorf("game %+v", g)
 	}
+	if !g.DrawTablebase || g.OfferDraws || g.OfferWithinCP != 25 || g.OfferForMoves != 10 || g.OfferMaxPieces != 0 || g.OfferAfterMove != 40 ||
+		g.OfferPauseMoves != 10 || g.OfferMinOpponentClock != 10*time.Second || g.ResignTablebase {
+		t.Errorf("draw offers and tablebase rules %+v", g)
+	}
 	if s.Chat.Greeting.Player != "Hi {opponent}! I'm {me}, a ponderosa bot. Good luck!" || s.Chat.Greeting.Spectator != "" ||
 		s.Chat.Goodbye.Player != "Good game, {opponent}!" || !strings.HasPrefix(s.Chat.Name, "ponderosa ") {
 		t.Errorf("chat %+v", s.Chat)
@@ -118,14 +122,19 @@ func TestSettingsFromConfig(t *testing.T) {
 		},
 		{
 			name: "game rules",
-			yaml: "game:\n  move_overhead: 350ms\n  abort_after: 0s\n  draw: {accept: false, after_move: 40, within_cp: 10}\n  accept_takebacks: true\n" +
-				"  resign: {enabled: true, below_cp: 600, for_moves: 3}\n" +
+			yaml: "game:\n  move_overhead: 350ms\n  abort_after: 0s\n  draw: {accept: false, after_move: 40, within_cp: 10, tablebase: false, offer: true,\n" +
+				"    offer_within_cp: 15, offer_moves: 6, offer_pieces: 12, offer_after_move: 35, offer_pause_moves: 4, offer_min_opponent_clock: 20s}\n  accept_takebacks: true\n" +
+				"  resign: {enabled: true, below_cp: 600, for_moves: 3, tablebase: true}\n" +
 				"  pgn_dir: /tmp/pgn\n  opponent_gone: wait\n  greeting: {player: \"\", spectator: \"hello all\"}\n  goodbye: {player: bye, spectator: see you}\n",
 			check: func(t *testing.T, s client.Settings) {
 				g := s.Game
 				if g.AbortAfter >= 0 || g.AcceptDraws || g.DrawAfterMove != 40 || g.DrawWithinCP != 10 || !g.AcceptTakebacks ||
 					!g.Resign || g.ResignBelowCP != 600 || g.ResignForMoves != 3 || g.OnOpponentGone != client.OpponentGoneWait {
 					t.Errorf("game %+v", g)
+				}
+				if g.DrawTablebase || !g.OfferDraws || g.OfferWithinCP != 15 || g.OfferForMoves != 6 || g.OfferMaxPieces != 12 || g.OfferAfterMove != 35 ||
+					g.OfferPauseMoves != 4 || g.OfferMinOpponentClock != 20*time.Second || !g.ResignTablebase {
+					t.Errorf("draw offers and tablebase rules %+v", g)
 				}
 				if s.Clock.MoveOverhead != 350*time.Millisecond || s.PGNDir != "/tmp/pgn" {
 					t.Errorf("overhead %v pgn %q", s.Clock.MoveOverhead, s.PGNDir)

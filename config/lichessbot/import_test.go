@@ -333,12 +333,10 @@ matchmaking:
 func TestImportLaterSections(t *testing.T) {
 	res, _ := importFixture(t)
 	got := notesOf(res, KindLater)
-	// The books (engine.polyglot) and draw_or_resign are translated now
-	// (knowledge_test.go); what draw_or_resign asks beyond game.draw and
-	// game.resign is still to come.
-	want := []string{"engine.draw_or_resign.resign_for_egtb_minus_two",
-		"engine.draw_or_resign.offer_draw_for_egtb_zero", "engine.draw_or_resign.offer_draw_pieces",
-		"engine.lichess_bot_tbs"}
+	// The books (engine.polyglot) and draw_or_resign, its tablebase and
+	// piece rules included, are translated now (knowledge_test.go); the
+	// local tablebases are still to come.
+	want := []string{"engine.lichess_bot_tbs"}
 	if !slices.Equal(got, want) {
 		t.Errorf("not-yet-supported notes %v, want %v", got, want)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/config"
 )
@@ -135,10 +136,14 @@ func (t *translator) polyglot(e *section) {
 }
 
 // drawOrResign translates engine.draw_or_resign into game.draw and
-// game.resign. lichess-bot both offers and accepts a draw when its last
-// offer_draw_moves scores were within offer_draw_score of 0 with at most
-// offer_draw_pieces pieces on the board; ponderosa accepts offers by its
-// last score from a move number on, and offers none yet.
+// game.resign. lichess-bot both offers and accepts a draw (it accepts one
+// by offering with its move) when its last offer_draw_moves scores were
+// within offer_draw_score of 0 with at most offer_draw_pieces pieces on the
+// board, or when a tablebase says wdl 0 (offer_draw_for_egtb_zero); it
+// resigns a tablebase's wdl -2 (resign_for_egtb_minus_two) when resigning
+// is on. ponderosa offers by the same run of scores (game.draw.offer…),
+// accepts by its last score from a move number on, and uses tablebase
+// results by game.draw.tablebase and game.resign.tablebase.
 func (t *translator) drawOrResign(e *section) {
 	d := e.sub("draw_or_resign")
 	offer := d.boolean("offer_draw_enabled", false)
@@ -154,46 +159,61 @@ func (t *translator) drawOrResign(e *section) {
 	ln := func(key string) int { return d.keyLine(key) }
 	key := func(k string) string { return "engine.draw_or_resign." + k }
 
-	// Draws.
+	// Draws: offered and accepted under the same switch, as in lichess-bot.
 	accept := offer
 	if offer && drawScore < 0 {
 		t.r.note(KindChanged, ln("offer_draw_score"), key("offer_draw_score"),
-			"%g: no score is that close to 0, so lichess-bot never offers or accepts a draw: written as game.draw.accept: false", drawScore)
+			"%g: no score is that close to 0, so lichess-bot never offers or accepts a draw: written as game.draw.accept: false and offer: false", drawScore)
+		accept = false
+	}
+	if offer && pieces < 2 {
+		t.r.note(KindChanged, ln("offer_draw_pieces"), key("offer_draw_pieces"),
+			"%d: no position has that few pieces, so lichess-bot never offers or accepts a draw: written as game.draw.accept: false and offer: false", pieces)
 		accept = false
 	}
 	within := min(max(drawScore, 0), 1000)
 	if drawScore > 1000 {
-		t.r.note(KindChanged, ln("offer_draw_score"), key("offer_draw_score"), "%g cp is more than ponderosa takes: written as within_cp: 1000", drawScore)
+		t.r.note(KindChanged, ln("offer_draw_score"), key("offer_draw_score"), "%g cp is more than ponderosa takes: written as within_cp and offer_within_cp: 1000", drawScore)
 	}
 	afterMove := min(max(drawMoves, 0), 1000)
+	offerMoves := min(max(drawMoves, 1), 100)
+	offerPieces := 0 // any number
+	if pieces >= 2 && pieces < 32 {
+		offerPieces = pieces
+	}
+	notInLichessBot := "not in lichess-bot, which offers with every move that qualifies"
 	t.b.set(p("game.draw.accept"), accept, from(d, "offer_draw_enabled"))
 	t.b.set(p("game.draw.within_cp"), int(within), from(d, "offer_draw_score"))
 	t.b.set(p("game.draw.after_move"), int(afterMove), from(d, "offer_draw_moves"))
+	t.b.set(p("game.draw.tablebase"), egtbDraw, from(d, "offer_draw_for_egtb_zero"))
+	t.b.set(p("game.draw.offer"), accept, from(d, "offer_draw_enabled"))
+	t.b.set(p("game.draw.offer_within_cp"), int(within), from(d, "offer_draw_score"))
+	t.b.set(p("game.draw.offer_moves"), int(offerMoves), from(d, "offer_draw_moves"))
+	t.b.set(p("game.draw.offer_pieces"), offerPieces, from(d, "offer_draw_pieces"))
+	t.b.set(p("game.draw.offer_after_move"), 0, notInLichessBot)
+	t.b.set(p("game.draw.offer_pause_moves"), 0, notInLichessBot)
+	t.b.set(p("game.draw.offer_min_opponent_clock"), time.Duration(0), notInLichessBot)
 	if accept {
 		t.r.note(KindChanged, ln("offer_draw_enabled"), key("offer_draw_enabled"),
-			"true: written as game.draw.accept: true; ponderosa accepts draw offers by game.draw, but does not offer draws yet (issue 12 adds offering them)")
+			"true: written as game.draw.offer: true and accept: true. lichess-bot accepts an offer only by offering a draw with its move, "+
+				"under the offer's conditions; ponderosa answers an offer by game.draw's accept rule (its last score from after_move on, "+
+				"any number of pieces), and never offers while the opponent's clock is below a quarter of ours")
 		t.r.note(KindChanged, ln("offer_draw_moves"), key("offer_draw_moves"),
-			"%g: lichess-bot wants its last %g scores all within offer_draw_score; ponderosa looks at its last score only, "+
-				"from full move game.draw.after_move on: written as after_move: %d", drawMoves, drawMoves, int(afterMove))
-		if pieces < 32 {
-			t.r.note(KindLater, ln("offer_draw_pieces"), key("offer_draw_pieces"),
-				"%d: not yet supported (issue 12 adds a piece limit to draws): ponderosa accepts a draw with any number of pieces on the board", pieces)
-		} else if d.has("offer_draw_pieces") {
-			t.r.note(KindSame, ln("offer_draw_pieces"), key("offer_draw_pieces"), "%d: no limit, as in ponderosa", pieces)
+			"%g: written as offer_moves: %d (the same run of level scores for an offer); an offer is accepted by the last score only, "+
+				"from full move after_move: %d", drawMoves, int(offerMoves), int(afterMove))
+		if d.has("offer_draw_pieces") && pieces >= 32 {
+			t.r.note(KindSame, ln("offer_draw_pieces"), key("offer_draw_pieces"), "%d: no limit, written as offer_pieces: 0", pieces)
+		}
+		if egtbDraw {
+			t.r.note(KindChanged, ln("offer_draw_for_egtb_zero"), key("offer_draw_for_egtb_zero"),
+				"true: written as game.draw.tablebase: true, by the results of online.tablebase (local tables, lichess_bot_tbs, are not read yet); "+
+					"ponderosa also offers a draw in a blessed loss, and accepts one at once in a tablebase loss")
 		}
 	} else {
 		for _, k := range []string{"offer_draw_moves", "offer_draw_pieces", "offer_draw_for_egtb_zero"} {
 			if d.has(k) {
-				t.r.note(KindSame, ln(k), key(k), "lichess-bot neither offers nor accepts draws here, and game.draw.accept: false does the same")
+				t.r.note(KindSame, ln(k), key(k), "lichess-bot neither offers nor accepts draws here, and game.draw.accept: false and offer: false do the same")
 			}
-		}
-	}
-	if accept && d.has("offer_draw_for_egtb_zero") {
-		if egtbDraw {
-			t.r.note(KindLater, ln("offer_draw_for_egtb_zero"), key("offer_draw_for_egtb_zero"),
-				"not yet supported (issue 12 will add tablebases): draws by a tablebase's result")
-		} else {
-			t.r.note(KindSame, ln("offer_draw_for_egtb_zero"), key("offer_draw_for_egtb_zero"), "false: ponderosa has no tablebases yet")
 		}
 	}
 
@@ -215,13 +235,9 @@ func (t *translator) drawOrResign(e *section) {
 	t.b.set(p("game.resign.enabled"), resign, from(d, "resign_enabled"))
 	t.b.set(p("game.resign.below_cp"), int(below), inUnit(from(d, "resign_score"), "cp; here its negation"))
 	t.b.set(p("game.resign.for_moves"), int(forMoves), from(d, "resign_moves"))
-	if d.has("resign_for_egtb_minus_two") {
-		if resign && egtbResign {
-			t.r.note(KindLater, ln("resign_for_egtb_minus_two"), key("resign_for_egtb_minus_two"),
-				"not yet supported (issue 12 will add tablebases): resigning a tablebase loss")
-		} else {
-			t.r.note(KindSame, ln("resign_for_egtb_minus_two"), key("resign_for_egtb_minus_two"),
-				"nothing to carry over: ponderosa has no tablebases yet, and does not resign by them")
-		}
+	t.b.set(p("game.resign.tablebase"), resign && egtbResign, from(d, "resign_enabled", "resign_for_egtb_minus_two"))
+	if resign && egtbResign {
+		t.r.note(KindChanged, ln("resign_for_egtb_minus_two"), key("resign_for_egtb_minus_two"),
+			"true: written as game.resign.tablebase: true, by the results of online.tablebase (local tables, lichess_bot_tbs, are not read yet)")
 	}
 }

@@ -158,8 +158,8 @@ func TestImportDrawOrResign(t *testing.T) {
 	t.Run("absent", func(t *testing.T) {
 		cfg := loadYAML(t, importText(t, builtinEngine+plainChallenge, Options{}))
 		g := cfg.Game
-		if g.Draw.Accept || g.Resign.Enabled || g.Resign.BelowCP != 1000 || g.Resign.ForMoves != 3 {
-			t.Errorf("draw %+v resign %+v, want accept false, resign off at 1000 cp for 3 moves", g.Draw, g.Resign)
+		if g.Draw.Accept || g.Draw.Offer || g.Resign.Enabled || g.Resign.Tablebase || g.Resign.BelowCP != 1000 || g.Resign.ForMoves != 3 {
+			t.Errorf("draw %+v resign %+v, want accept and offer false, resign off at 1000 cp for 3 moves", g.Draw, g.Resign)
 		}
 		if !config.Default().Game.Draw.Accept {
 			t.Log("ponderosa's default accepts no draw either now: this case proves less")
@@ -178,21 +178,62 @@ func TestImportDrawOrResign(t *testing.T) {
 ` + plainChallenge
 		res := importText(t, in, Options{})
 		g := loadYAML(t, res).Game
-		if !g.Draw.Accept || g.Draw.WithinCP != 20 || g.Draw.AfterMove != 8 {
-			t.Errorf("draw %+v, want accept within 20 cp from move 8", g.Draw)
+		if !g.Draw.Accept || g.Draw.WithinCP != 20 || g.Draw.AfterMove != 8 || !g.Draw.Tablebase {
+			t.Errorf("draw %+v, want accept within 20 cp from move 8, and by tablebase", g.Draw)
 		}
-		if !g.Resign.Enabled || g.Resign.BelowCP != 450 || g.Resign.ForMoves != 4 {
-			t.Errorf("resign %+v, want at -450 cp for 4 moves", g.Resign)
+		// lichess-bot offers with every move whose last 8 scores were
+		// within 20 cp, with at most 12 pieces: no move number, no pause,
+		// no clock rule of its own.
+		if !g.Draw.Offer || g.Draw.OfferWithinCP != 20 || g.Draw.OfferMoves != 8 || g.Draw.OfferPieces != 12 ||
+			g.Draw.OfferAfterMove != 0 || g.Draw.OfferPauseMoves != 0 || g.Draw.OfferMinOpponentClock != 0 {
+			t.Errorf("draw offers %+v, want after 8 moves within 20 cp with at most 12 pieces, nothing else", g.Draw)
+		}
+		if !g.Resign.Enabled || g.Resign.BelowCP != 450 || g.Resign.ForMoves != 4 || g.Resign.Tablebase {
+			t.Errorf("resign %+v, want at -450 cp for 4 moves, not by tablebase", g.Resign)
 		}
 		for key, kind := range map[string]Kind{
-			"engine.draw_or_resign.offer_draw_pieces":         KindLater,
-			"engine.draw_or_resign.offer_draw_enabled":        KindChanged, // ponderosa accepts, but offers no draw yet
-			"engine.draw_or_resign.offer_draw_moves":          KindChanged,
-			"engine.draw_or_resign.resign_for_egtb_minus_two": KindSame,
+			"engine.draw_or_resign.offer_draw_enabled":       KindChanged, // offers, and accepts by its own rule
+			"engine.draw_or_resign.offer_draw_moves":         KindChanged,
+			"engine.draw_or_resign.offer_draw_for_egtb_zero": KindChanged, // online tablebase only; blessed losses, losses
 		} {
 			if n, ok := findNote(res, key); !ok || n.Kind != kind {
 				t.Errorf("%s: %+v %v, want kind %d", key, n, ok, kind)
 			}
+		}
+		// Carried over as they are: named in the YAML's comments only.
+		for _, key := range []string{"engine.draw_or_resign.offer_draw_pieces", "engine.draw_or_resign.resign_for_egtb_minus_two"} {
+			if n, ok := findNote(res, key); ok {
+				t.Errorf("%s: noted %+v, want it carried over as it is", key, n)
+			}
+			if !strings.Contains(string(res.YAML), key) {
+				t.Errorf("%s is not named in the YAML", key)
+			}
+		}
+	})
+	t.Run("tablebase resign", func(t *testing.T) {
+		in := builtinEngine + "  draw_or_resign: {resign_enabled: true, offer_draw_enabled: true, offer_draw_for_egtb_zero: false, offer_draw_pieces: 40}\n" + plainChallenge
+		res := importText(t, in, Options{})
+		g := loadYAML(t, res).Game
+		// lichess-bot's defaults: resign_for_egtb_minus_two true.
+		if !g.Resign.Tablebase || g.Draw.Tablebase || g.Draw.OfferPieces != 0 {
+			t.Errorf("resign %+v draw %+v, want resigning by tablebase, no draws by tablebase, offers with any number of pieces", g.Resign, g.Draw)
+		}
+		if n, ok := findNote(res, "engine.draw_or_resign.resign_for_egtb_minus_two"); !ok || n.Kind != KindChanged || !strings.Contains(n.Msg, "online.tablebase") {
+			t.Errorf("resign_for_egtb_minus_two: %+v %v", n, ok)
+		}
+		if n, ok := findNote(res, "engine.draw_or_resign.offer_draw_pieces"); !ok || n.Kind != KindSame {
+			t.Errorf("offer_draw_pieces 40: %+v %v", n, ok)
+		}
+	})
+	t.Run("too few pieces", func(t *testing.T) {
+		in := builtinEngine + "  draw_or_resign: {offer_draw_enabled: true, offer_draw_pieces: 1}\n" + plainChallenge
+		res := importText(t, in, Options{})
+		g := loadYAML(t, res).Game
+		if g.Draw.Accept || g.Draw.Offer {
+			t.Errorf("draw %+v: lichess-bot never offers or accepts with at most 1 piece", g.Draw)
+		}
+		if n, ok := findNote(res, "engine.draw_or_resign.offer_draw_pieces"); !ok || n.Kind != KindChanged {
+			t.Errorf("offer_draw_pieces 1: %+v %v", n, ok)
 		}
 		if slices.Contains(notesOf(res, KindLater), "engine.draw_or_resign") {
 			t.Error("draw_or_resign still reported whole as not yet supported")
@@ -207,8 +248,8 @@ func TestImportDrawOrResign(t *testing.T) {
 		if g.Resign.BelowCP != 100 || g.Resign.ForMoves != 1 {
 			t.Errorf("resign %+v, want below_cp 100 for 1 move", g.Resign)
 		}
-		if g.Draw.Accept {
-			t.Error("a negative offer_draw_score never accepts in lichess-bot, but accept is true")
+		if g.Draw.Accept || g.Draw.Offer {
+			t.Error("a negative offer_draw_score never offers or accepts in lichess-bot, but accept or offer is true")
 		}
 		for _, k := range []string{"resign_score", "resign_moves", "offer_draw_score"} {
 			if n, ok := findNote(res, "engine.draw_or_resign."+k); !ok || n.Kind != KindChanged {

@@ -36,8 +36,9 @@ type HouseOptions struct {
 	// challenge.
 	AcceptDelay time.Duration
 	// AcceptDraws and AcceptTakebacks make the house player accept the
-	// opponent's draw offers and takeback proposals (after ThinkTime);
-	// otherwise it declines them.
+	// opponent's draw offers and takeback proposals (after ThinkTime; a
+	// draw offered with a move is accepted before the house player's
+	// reply, never declined by it); otherwise it declines them.
 	AcceptDraws     bool
 	AcceptTakebacks bool
 	// ClaimVictory makes the house player claim the win as soon as its
@@ -146,6 +147,13 @@ func (s *Server) houseScheduleLocked(g *game) {
 			return
 		}
 		o := g.players[col].house.opts
+		if o.AcceptDraws && g.drawOffer[1-col] {
+			// A draw offered with the opponent's move is accepted before
+			// moving (a move would decline it), whichever of this timer
+			// and the offer's answer (houseOnOfferLocked) comes first.
+			_ = s.drawLocked(g, col, true)
+			return
+		}
 		if o.ResignAt > 0 && len(g.moves) >= o.ResignAt {
 			_ = s.resignLocked(g, col)
 			return

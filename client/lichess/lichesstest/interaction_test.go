@@ -430,6 +430,45 @@ func TestHouseAnswersOffers(t *testing.T) {
 	}
 }
 
+// A house player that accepts draws accepts one offered with a move
+// before it replies, whichever of its timers fires first (both wait
+// ThinkTime, 0 here); one that declines them replies.
+func TestHouseAnswersDrawOfferedWithMove(t *testing.T) {
+	for _, accept := range []bool{true, false} {
+		for range 5 {
+			s := newTestServer(t)
+			s.AddAccount("mybot", "tbot", true, 1500)
+			s.AddAccount("house", "th", false, 1500)
+			if err := s.SetHousePlayer("house", HouseOptions{Strategy: HouseFirst, AcceptDraws: accept}); err != nil {
+				t.Fatal(err)
+			}
+			id, err := s.Challenge("mybot", "house", ChallengeParams{ClockLimit: time.Minute, Color: "white"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.WaitGameStarted(testsupport.Context(t), "mybot"); err != nil {
+				t.Fatal(err)
+			}
+			base := s.URL()
+			wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/move/e2e4", nil), 200)
+			if err := s.WaitFor(testsupport.Context(t), func() bool { g, _ := s.Game(id); return len(g.Moves) == 2 }); err != nil {
+				t.Fatal(err)
+			}
+			wantStatus(t, post(t, base, "tbot", "/api/bot/game/"+id+"/move/d2d4?offeringDraw=true", nil), 200)
+			if err := s.WaitFor(testsupport.Context(t), func() bool { g, _ := s.Game(id); return g.Finished || len(g.Moves) == 4 }); err != nil {
+				t.Fatal(err)
+			}
+			g, _ := s.Game(id)
+			if accept && (g.Status != "draw" || len(g.Moves) != 3) {
+				t.Fatalf("accepting house: game %s after %d plies, want a draw after 3", g.Status, len(g.Moves))
+			}
+			if !accept && (g.Finished || len(g.Moves) != 4) {
+				t.Fatalf("declining house: game %s after %d plies, want it going on after 4", g.Status, len(g.Moves))
+			}
+		}
+	}
+}
+
 func TestAutoGoneAndHouseClaims(t *testing.T) {
 	s := newTestServer(t, WithAutoGone(20*time.Millisecond), WithClaimWait(time.Millisecond))
 	s.AddAccount("mybot", "tbot", true, 1500)
