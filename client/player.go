@@ -204,9 +204,9 @@ type Choice struct {
 	OfferDraw bool          // offer (or accept) a draw with the move; the worker also sets it by game.draw's offer rule
 	Resign    bool          // resign instead of moving
 	// TB is a tablebase's result for the position we move in, when one
-	// was asked (the online tablebase; local Syzygy tables will set it
-	// too): the worker accepts, offers and resigns by it (game.draw,
-	// game.resign).
+	// was asked (the online tablebase, or the built-in engine's local
+	// Syzygy tables): the worker accepts, offers and resigns by it
+	// (game.draw, game.resign).
 	TB TBResult
 	// Source says where the move came from, for the log and the archive:
 	// the built-in engine's ponder.Source (search, ponder, ponder-at-once,

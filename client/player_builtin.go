@@ -219,6 +219,11 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 			out.ScoreCP = d.Score
 		}
 	}
+	if d.TB.Known {
+		// The local tables hold the position: the draw and resign rules
+		// (game.draw.tablebase, game.resign.tablebase) use their result.
+		out.TB = TBResult{Known: true, WDL: int(d.TB.WDL), Source: "syzygy"}
+	}
 	return out, nil
 }
 

@@ -50,7 +50,9 @@
 // once (Source FromTablebase, source=tablebase; Decision.WDL and DTZ say
 // why): among the moves that keep the result, the shortest win (so a won
 // game is mated within the fifty-move rule), the longest loss, or a draw. Same exclusions as the books; an
-// unreadable table is logged and the search decides. The searches (also
+// unreadable table is logged and the search decides. Decision.TB is the
+// position's result whenever the tables hold it (also for an analysis,
+// which the search decides): the Lichess bot's draw and resign rules use it. The searches (also
 // ponder searches) probe the WDL tables after captures and pawn moves
 // (search.Limits.Tablebase; Options.TablebaseProbeDepth and
 // TablebaseProbeLimit).

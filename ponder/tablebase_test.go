@@ -126,3 +126,37 @@ func TestTablebaseInSearch(t *testing.T) {
 		t.Errorf("without tables: %+v", d)
 	}
 }
+
+// Decision.TB is the tables' result for the side to move whenever the
+// tables hold the position: with the tables' move, and with an analysis
+// that the search decides; a cursed win (the fifty-move counter counted)
+// stays apart from a win; a position the tables do not hold is not known.
+func TestDecisionTB(t *testing.T) {
+	tb := testTablebase(t)
+	for _, tc := range []struct {
+		name   string
+		fen    string
+		lim    ThinkLimits
+		source Source
+		known  bool
+		wdl    syzygy.WDL
+	}{
+		{"KQvK win", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Win},
+		{"KQvK loss", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Loss},
+		{"KRvKR draw", "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Draw},
+		{"KQvKR cursed win", "8/8/8/8/8/3k4/7r/QK6 w - - 98 60", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.CursedWin},
+		{"KQvK analysis", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", ThinkLimits{Depth: 2, MultiPV: 2}, FromSearch, true, syzygy.Win},
+		{"start position", board.StartFEN, ThinkLimits{Depth: 2}, FromSearch, false, syzygy.Draw},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newTestGame(t, Options{Tablebase: tb})
+			if err := g.SetPosition(tc.fen, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			d := think(t, g, tc.lim)
+			if d.Source != tc.source || d.TB.Known != tc.known || (tc.known && d.TB.WDL != tc.wdl) {
+				t.Errorf("source %v, TB %+v; want source %v, known %v, %v", d.Source, d.TB, tc.source, tc.known, tc.wdl)
+			}
+		})
+	}
+}

@@ -36,6 +36,7 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	if g.run != nil && !g.run.background {
 		return Decision{}, ErrBusy
 	}
+	g.rootTB = TBResult{}
 	// A book move is chosen with no search running: a ponder search is
 	// stopped first (what it learnt stays in the tree and TT). Its wait
 	// lets go of g.mu, and the game may change meanwhile (a new position,
@@ -191,18 +192,18 @@ func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 	return m.Move, true
 }
 
-// tablebaseMove probes the endgame tablebase at the current position (not
-// for an analysis: infinite, search moves, mate search, MultiPV above 1)
-// and chooses among the moves that keep the tables' result
-// (syzygy.Best): a win takes the shortest DTZ, so that the game always
-// progresses to mate within the fifty-move rule; a loss the longest; a draw
-// the first in move-generation order. A position the tables do not hold
+// tablebaseMove probes the endgame tablebase at the current position and
+// chooses among the moves that keep the tables' result (syzygy.Best): a
+// win takes the shortest DTZ, so that the game always progresses to mate
+// within the fifty-move rule; a loss the longest; a draw the first in
+// move-generation order. The position's result is kept in g.rootTB (for
+// Decision.TB) even for an analysis (infinite, search moves, mate search,
+// MultiPV above 1), which gives no move. A position the tables do not hold
 // (too many pieces, castling rights, a table missing) or an unreadable
 // table gives no move (the error is logged) and the search decides.
 func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
 	tb := g.opts.Tablebase
-	if tb == nil || lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 ||
-		g.pos.Occupied().Count() > tb.MaxPieces() || g.pos.CastlingRights() != 0 {
+	if tb == nil || g.pos.Occupied().Count() > tb.MaxPieces() || g.pos.CastlingRights() != 0 {
 		return syzygy.RootMove{}, false
 	}
 	moves, err := tb.ProbeRoot(g.pos, !g.opts.TablebaseIgnore50, g.tbMoves[:0])
@@ -214,6 +215,15 @@ func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
 		return syzygy.RootMove{}, false
 	}
 	best := syzygy.Best(moves)
+	g.rootTB = TBResult{Known: true, WDL: best[0].WDL}
+	for _, m := range best[1:] {
+		// Moves of the best rank may differ in WDL without the fifty-move
+		// rule (Options.TablebaseIgnore50): the position is worth the best.
+		g.rootTB.WDL = max(g.rootTB.WDL, m.WDL)
+	}
+	if lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
+		return syzygy.RootMove{}, false
+	}
 	pick := best[0]
 	for _, m := range best[1:] {
 		if (pick.DTZ > 0 && m.DTZ < pick.DTZ) || (pick.DTZ < 0 && m.DTZ < pick.DTZ) {
@@ -394,6 +404,7 @@ func (g *Game) moveStrings(d *Decision) {
 func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision {
 	g.moveStrings(&d)
 	d.Time = time.Since(start)
+	d.TB, g.rootTB = g.rootTB, TBResult{}
 	ms := g.pending
 	g.pending = MoveStats{}
 	ms.Ply = len(g.moves)

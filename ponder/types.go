@@ -165,6 +165,19 @@ type Decision struct {
 	// win; see syzygy.RootMove).
 	WDL syzygy.WDL
 	DTZ int
+	// TB is the tables' result for the position we move in, whenever the
+	// tables hold it: with FromTablebase, and also when a search decides
+	// there (an analysis, which never plays from the tables).
+	TB TBResult
+}
+
+// TBResult is the endgame tables' result for the side to move: Known
+// when the tables hold the position; WDL counts the game's fifty-move
+// counter, so cursed wins and blessed losses stay apart from wins and
+// losses (the best move's syzygy.RootMove.WDL).
+type TBResult struct {
+	Known bool
+	WDL   syzygy.WDL
 }
 
 // ErrClosed is returned by every call after Close.
@@ -208,6 +221,7 @@ type Game struct {
 	pred         *prediction
 	depths       depthClock
 	pending      MoveStats // stats gathered for the move being decided
+	rootTB       TBResult  // the tables' result for the position of the Think in progress (finish hands it on)
 	stats        GameStats
 	searches     int               // engine searches started
 	tbMoves      []syzygy.RootMove // buffer of tablebaseMove

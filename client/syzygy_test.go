@@ -1,0 +1,170 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+// The local Syzygy tables of engine/syzygy's tests (3–4 pieces).
+func testSyzygy(t *testing.T) *syzygy.Tablebase {
+	t.Helper()
+	tb, err := syzygy.Open("../engine/syzygy/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	return tb
+}
+
+// The built-in player with local tables plays the tables' move in a
+// position they hold and hands on their result (from our side, a cursed
+// win kept apart) as Choice.TB with source syzygy; without the tables, or
+// in a position they do not hold, the result is not known.
+func TestBuiltinPlayerTablebaseResult(t *testing.T) {
+	tb := testSyzygy(t)
+	for _, tc := range []struct {
+		name   string
+		tables bool
+		fen    string
+		white  bool
+		known  bool
+		wdl    int
+		source string
+	}{
+		{"win", true, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true, true, 2, "tablebase"},
+		{"loss", true, "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", false, true, -2, "tablebase"},
+		{"draw", true, "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", true, true, 0, "tablebase"},
+		{"cursed win", true, "8/8/8/8/8/3k4/7r/QK6 w - - 98 60", true, true, 1, "tablebase"},
+		{"too many pieces", true, "4k3/pp6/8/8/8/8/PP6/3QK3 w - - 0 1", true, false, 0, "search"},
+		{"no tables", false, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true, false, 0, "search"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			opts := BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 3, Seed: 1, Logger: testsupport.Logger(t)}
+			if tc.tables {
+				opts.Tablebase = tb
+			}
+			p, _ := NewBuiltinPlayer(opts)(ctx)
+			defer p.Close()
+			if err := p.NewGame(ctx, GameInfo{ID: "g", White: tc.white, InitialFEN: tc.fen, Variant: "fromPosition"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Position(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			c, err := p.Think(ctx, MoveClock{WTime: time.Minute, BTime: time.Minute, White: tc.white, Running: true, Deadline: time.Now().Add(time.Minute)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := TBResult{}
+			if tc.known {
+				want = TBResult{Known: true, WDL: tc.wdl, Source: "syzygy"}
+			}
+			if c.TB != want || c.Source != tc.source {
+				t.Errorf("move %s from %s, TB %+v; want from %s, TB %+v", c.Move, c.Source, c.TB, tc.source, want)
+			}
+		})
+	}
+}
+
+// secondThinkBlocks wraps a Player: from its second Think on, Think waits
+// until block is closed (or ctx ends), so that the answer to a draw offer
+// made after our first move sees that move's Choice.
+type secondThinkBlocks struct {
+	Player
+	block  chan struct{}
+	mu     sync.Mutex
+	thinks int
+}
+
+func (p *secondThinkBlocks) Think(ctx context.Context, c MoveClock) (Choice, error) {
+	p.mu.Lock()
+	p.thinks++
+	n := p.thinks
+	p.mu.Unlock()
+	if n >= 2 {
+		select {
+		case <-p.block:
+		case <-ctx.Done():
+		}
+	}
+	return p.Player.Think(ctx, c)
+}
+
+// End to end with the built-in engine and local tables (game.draw with
+// tablebase on): after our first move in a position the tables hold, an
+// offer of the opponent is declined in a tablebase win and accepted in a
+// tablebase draw (without Choice.TB the tables' move has no score, and
+// both would be declined; a result from the wrong side would accept the
+// win).
+func TestBuiltinDrawAnswerByLocalTablebase(t *testing.T) {
+	tb := testSyzygy(t)
+	for _, tc := range []struct {
+		name string
+		fen  string
+		want string
+	}{
+		{"win", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", "no"},
+		{"draw", "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", "yes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.addHuman("opponent")
+			block := make(chan struct{})
+			defer close(block)
+			builtin := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 3, Seed: 1, Tablebase: tb, Logger: testsupport.Logger(t)})
+			h.wrap = func(PlayerFactory) PlayerFactory {
+				return func(ctx context.Context) (Player, error) {
+					p, err := builtin(ctx)
+					return &secondThinkBlocks{Player: p, block: block}, err
+				}
+			}
+			id := h.startGame("opponent", true, lichesstest.ChallengeParams{FEN: tc.fen})
+			// A level score would accept: only the tables decline the win.
+			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 100000, DrawTablebase: true}}
+			_, stop := h.runBot(s, &playerPool{})
+			h.waitPlies(id, 1)
+			reply := firstLegalReply(t, tc.fen, h.game(id).Moves)
+			for _, err := range []error{h.srv.Move(id, "opponent", reply), h.srv.Draw(id, "opponent", true)} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			draw := "POST /api/bot/game/" + id + "/draw/*"
+			h.waitFor("the answer", func() bool { return h.requests(draw) >= 1 })
+			stop()
+			if d := h.lastSegments(draw); len(d) != 1 || d[0] != tc.want {
+				t.Errorf("draw answer %v, want %s", d, tc.want)
+			}
+		})
+	}
+}
+
+// firstLegalReply is the first legal move after moves from fen.
+func firstLegalReply(t *testing.T, fen string, moves []string) string {
+	t.Helper()
+	p, err := chessboard.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range moves {
+		m, err := p.ParseUCIMove(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.MakeMove(m)
+	}
+	var ml chessboard.MoveList
+	p.GenerateLegal(&ml)
+	if ml.N == 0 {
+		t.Fatalf("no legal reply after %v", moves)
+	}
+	return p.MoveToUCI(ml.Moves[0])
+}
