@@ -37,6 +37,11 @@ type OnlineSource struct {
 	// this many misses in a row (no move, a failure, a move that is not
 	// legal); 0: never stop.
 	MaxMisses int
+	// Skip, when set, leaves the source out in the positions it reports
+	// (a skip, no miss): the Lichess tablebase in a position that the
+	// built-in engine's local Syzygy tables hold (their move is played at
+	// once, and costs no request).
+	Skip func(online.Position) bool
 }
 
 // OnlineOptions configure NewOnlinePlayer.
@@ -233,6 +238,10 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		}
 		pos := online.Position{FEN: b.FEN(), Ply: len(moves)}
 		if !s.Source.Applies(pos) {
+			continue
+		}
+		if s.Skip != nil && s.Skip(pos) {
+			log.Debug().Str("source", name).Msg("online source skipped: our own knowledge covers the position")
 			continue
 		}
 		m, err := askSource(ctx, s.Source, pos, timeout)

@@ -733,3 +733,46 @@ func TestOnlineTablebaseResultAnswersDrawOffer(t *testing.T) {
 		t.Errorf("first move logged %v, the offer %v; want tablebase=win in both", played, offered)
 	}
 }
+
+// A source whose Skip reports the position is not asked (the Lichess
+// tablebase where the local tables hold the position): our own engine
+// moves, and the position Skip saw is the game's; without a skip, or with
+// one that reports false, the source is asked and its move played.
+func TestOnlineSourceSkip(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		skip  bool
+		asked bool
+	}{
+		{"skipped", true, false},
+		{"not skipped", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			src := h.source("tablebase")
+			var mu sync.Mutex
+			var seen []online.Position
+			src.Skip = func(pos online.Position) bool {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, pos)
+				return tc.skip
+			}
+			withOnline(h, src)
+			h.runBot(Settings{}, &playerPool{})
+			id, fen := onlineGame(h, "tablebase")
+			h.waitPlies(id, 1)
+			asked := len(h.srv.OnlineAnswers()) > 0
+			played := h.game(id).Moves[0]
+			fromSource := played == lichesstest.OnlineMove(fen)
+			mu.Lock()
+			defer mu.Unlock()
+			if asked != tc.asked || fromSource != tc.asked {
+				t.Errorf("asked %v, played %s (the source's: %v); want asked and played %v", asked, played, fromSource, tc.asked)
+			}
+			if len(seen) != 1 || seen[0].FEN != fen || seen[0].Ply != 0 {
+				t.Errorf("Skip saw %+v, want the start position %s once", seen, fen)
+			}
+		})
+	}
+}

@@ -57,7 +57,9 @@ type OnlineRules struct {
 	MaxMisses int
 }
 
-// OnlineTablebase is the Lichess tablebase (up to 7 pieces).
+// OnlineTablebase is the Lichess tablebase (up to 7 pieces). It is not
+// asked in a position that the built-in engine's local tables
+// (engine.syzygy) hold.
 type OnlineTablebase struct {
 	Enabled   bool          `yaml:"enabled"`
 	Timeout   time.Duration `yaml:"timeout"`

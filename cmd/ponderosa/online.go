@@ -9,13 +9,17 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/online"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
 
 // onlineSources makes the enabled online sources of cfg, in the order of
 // online.order. The Lichess ones talk through c (the explorer and the
 // cloud evaluation with the bot's token); chessdb gets a client of its own,
-// without it.
-func onlineSources(cfg *config.Config, c *lichess.Client) []client.OnlineSource {
+// without it. The Lichess tablebase is not asked in a position that the
+// built-in engine's local tables hold (local, nil: none): see
+// localTablesHold.
+func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebase) []client.OnlineSource {
 	o := cfg.Online
 	var out []client.OnlineSource
 	for _, key := range o.Enabled() {
@@ -37,13 +41,34 @@ func onlineSources(cfg *config.Config, c *lichess.Client) []client.OnlineSource 
 		default:
 			continue
 		}
-		out = append(out, client.OnlineSource{Source: s, Timeout: r.Timeout, MinTime: r.MinTime, MaxMisses: r.MaxMisses})
+		src := client.OnlineSource{Source: s, Timeout: r.Timeout, MinTime: r.MinTime, MaxMisses: r.MaxMisses}
+		if key == config.OnlineTablebaseKey && local != nil {
+			src.Skip = localTablesHold(local)
+		}
+		out = append(out, src)
 	}
 	return out
 }
 
+// localTablesHold reports the positions that the local tables hold
+// (syzygy.Tablebase.Holds: no castling right, at most their most pieces,
+// both tables of the material): there the built-in engine plays the
+// tables' move at once, and the Lichess tablebase is not asked. A FEN
+// that does not parse is not held.
+func localTablesHold(tb *syzygy.Tablebase) func(online.Position) bool {
+	return func(pos online.Position) bool {
+		if pos.Pieces() > tb.MaxPieces() || pos.CanCastle() {
+			return false // the cheap checks first
+		}
+		p, err := board.ParseFEN(pos.FEN)
+		return err == nil && tb.Holds(p)
+	}
+}
+
 // withOnline puts the enabled online sources of cfg in front of the
-// players of pf (pf itself when none is enabled).
-func withOnline(cfg *config.Config, c *lichess.Client, log zerolog.Logger, pf client.PlayerFactory) client.PlayerFactory {
-	return client.NewOnlinePlayer(pf, client.OnlineOptions{Sources: onlineSources(cfg, c), Logger: log})
+// players of pf (pf itself when none is enabled); local is the built-in
+// engine's Syzygy tables (nil: none), whose positions the Lichess
+// tablebase is not asked about.
+func withOnline(cfg *config.Config, c *lichess.Client, log zerolog.Logger, pf client.PlayerFactory, local *syzygy.Tablebase) client.PlayerFactory {
+	return client.NewOnlinePlayer(pf, client.OnlineOptions{Sources: onlineSources(cfg, c, local), Logger: log})
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/client/online"
 	"github.com/ponderosa-chess/ponderosa/config"
 )
 
@@ -13,14 +16,14 @@ import (
 // their rules.
 func TestOnlineSourcesFromConfig(t *testing.T) {
 	cfg := config.Default()
-	if s := onlineSources(cfg, nil); len(s) != 0 {
+	if s := onlineSources(cfg, nil, nil); len(s) != 0 {
 		t.Errorf("%d sources by default, want none", len(s))
 	}
 	cfg.Online.Order = []string{"chessdb", "cloud_eval", "tablebase", "explorer"}
 	cfg.Online.ChessDB.Enabled, cfg.Online.ChessDB.MaxMisses = true, 7
 	cfg.Online.Tablebase.Enabled, cfg.Online.Tablebase.Timeout = true, time.Second
 	var names []string
-	for _, s := range onlineSources(cfg, nil) {
+	for _, s := range onlineSources(cfg, nil, nil) {
 		names = append(names, s.Source.Name())
 		switch s.Source.Name() {
 		case "chessdb":
@@ -75,5 +78,66 @@ func TestRunDaemonOnlineSources(t *testing.T) {
 	}
 	if strings.Contains(r.logs.String(), runBotToken) {
 		t.Error("the token is in the log")
+	}
+}
+
+// With engine.syzygy.paths for the built-in engine, the Lichess tablebase
+// skips the positions the local tables hold (their move is played at
+// once); it is still asked where they do not (more pieces, a castling
+// right, a material without both tables), and always with an external
+// engine, which gets no tables from engine.syzygy.
+func TestOnlineTablebaseSkipsLocalTables(t *testing.T) {
+	abs, err := filepath.Abs("../../engine/syzygy/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n"+
+		"online:\n  tablebase: {enabled: true}\n  cloud_eval: {enabled: true}\n")
+	_, tables, err := playerFactoryTables(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tables == nil {
+		t.Fatal("no tables for the built-in engine")
+	}
+	var tb client.OnlineSource
+	for _, s := range onlineSources(cfg, nil, tables) {
+		switch s.Source.Name() {
+		case "tablebase":
+			tb = s
+		default:
+			if s.Skip != nil {
+				t.Errorf("%s skips positions: only the tablebase should", s.Source.Name())
+			}
+		}
+	}
+	if tb.Skip == nil {
+		t.Fatal("the online tablebase does not skip the local tables' positions")
+	}
+	for _, tc := range []struct {
+		fen  string
+		skip bool
+	}{
+		{"4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true},
+		{"8/8/8/4k3/8/8/4P3/4K3 w - - 0 1", true},
+		{"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", false},
+		{"4k3/pp6/8/8/8/8/PP6/3QK3 w - - 0 1", false},
+		{"4k3/8/8/8/8/8/8/b2QK3 w - - 0 1", false}, // KQvKB: WDL table only
+		{"not a fen", false},
+	} {
+		if got := tb.Skip(online.Position{FEN: tc.fen}); got != tc.skip {
+			t.Errorf("%s: skip %v, want %v", tc.fen, got, tc.skip)
+		}
+	}
+	cfg.Engine.Type = config.EngineExternal
+	cfg.Engine.External.Path = "/bin/true"
+	_, tables, err = playerFactoryTables(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range onlineSources(cfg, nil, tables) {
+		if s.Skip != nil {
+			t.Errorf("external engine: %s skips positions", s.Source.Name())
+		}
 	}
 }

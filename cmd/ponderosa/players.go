@@ -15,6 +15,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/uci"
 )
@@ -27,7 +28,16 @@ import (
 // cpu is the built-in engine's thread budget, one for the process (a
 // reload sets its total, cpuShare): nil makes one for this factory.
 func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare) (client.PlayerFactory, error) {
+	f, _, err := playerFactoryTables(cfg, log, cpu)
+	return f, err
+}
+
+// playerFactoryTables is playerFactory that also returns the built-in
+// engine's local Syzygy tables (nil: none, or an external engine), for
+// the online player (withOnline).
+func playerFactoryTables(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare) (client.PlayerFactory, *syzygy.Tablebase, error) {
 	var f client.PlayerFactory
+	var tables *syzygy.Tablebase
 	switch e := cfg.Engine; e.Type {
 	case config.EngineBuiltin, "":
 		// engine.builtin.hash_mb is the memory of all games together;
@@ -39,16 +49,17 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 		}
 		net, err := nnue.Choose(e.Builtin.Eval == config.EvalNNUE, e.Builtin.EvalFile)
 		if err != nil {
-			return nil, fmt.Errorf("engine.builtin.eval %s: %w", e.Builtin.Eval, err)
+			return nil, nil, fmt.Errorf("engine.builtin.eval %s: %w", e.Builtin.Eval, err)
 		}
 		books, err := e.Book.Open()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		tb, err := e.Syzygy.Open()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		tables = tb
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
 			Net:                 net,
 			HashMB:              hash,
@@ -75,13 +86,13 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 			Logger:  log,
 		})
 	default:
-		return nil, fmt.Errorf("engine.type %q: want %s or %s", e.Type, config.EngineBuiltin, config.EngineExternal)
+		return nil, nil, fmt.Errorf("engine.type %q: want %s or %s", e.Type, config.EngineBuiltin, config.EngineExternal)
 	}
 	perVariant := map[string]client.PlayerFactory{}
 	for key, x := range cfg.Engine.Variants {
 		name, ok := config.VariantUCINames[key]
 		if !ok {
-			return nil, fmt.Errorf("engine.variants.%s: not a variant that needs an engine of its own", key)
+			return nil, nil, fmt.Errorf("engine.variants.%s: not a variant that needs an engine of its own", key)
 		}
 		perVariant[key] = client.NewUCIPlayer(client.UCIOptions{
 			Path:    x.Path,
@@ -93,7 +104,7 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 			Logger:  log.With().Str("variant", key).Logger(),
 		})
 	}
-	return client.NewVariantPlayer(f, perVariant), nil
+	return client.NewVariantPlayer(f, perVariant), tables, nil
 }
 
 // cpuShare returns the built-in engine's thread budget for cfg

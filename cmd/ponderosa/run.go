@@ -205,11 +205,11 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 
 	settings := settingsFromConfig(cfg, stateDir)
 	cpu := cpuShare(cfg, nil) // the built-in engine's threads, for the life of the process
-	pf, err := playerFactory(cfg, log, cpu)
+	pf, tables, err := playerFactoryTables(cfg, log, cpu)
 	if err != nil {
 		return configError{err}
 	}
-	pf = withOnline(cfg, c, log, pf)
+	pf = withOnline(cfg, c, log, pf, tables)
 
 	players := newSwappableFactory(pf)
 	bot := client.NewBot(c, players.factory, settings, log)
@@ -407,11 +407,11 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pf, err := playerFactory(cfg, d.log, d.cpu)
+	pf, tables, err := playerFactoryTables(cfg, d.log, d.cpu)
 	if err != nil {
 		return err
 	}
-	pf = withOnline(cfg, d.lichess, d.log, pf)
+	pf = withOnline(cfg, d.lichess, d.log, pf, tables)
 	// The engines are started again only when what the probe looks at
 	// changed: a reload must not hold up the daemon's loop for nothing.
 	if !reflect.DeepEqual(probedFacts(cfg), probedFacts(d.cfg)) {

@@ -120,3 +120,34 @@ func TestProbeRootNoAllocs(t *testing.T) {
 		t.Errorf("ProbeRoot allocates %.1f times", n)
 	}
 }
+
+// Holds: a position whose material has both tables (either colour), two
+// bare kings; not with a castling right, too many pieces, a material
+// without tables, or one with its WDL table only (KQvKB here); and a
+// position it holds can be probed at the root.
+func TestHolds(t *testing.T) {
+	tb := openTestdata(t)
+	for _, tc := range []struct {
+		fen  string
+		want bool
+	}{
+		{"4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true},
+		{"3qk3/8/8/8/8/8/8/4K3 w - - 0 1", true}, // the mirrored material
+		{"4k3/8/8/8/8/8/8/4K3 b - - 0 1", true},
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", true},
+		{"4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", false},
+		{"4k3/pp6/8/8/8/8/PP6/3QK3 w - - 0 1", false},
+		{"4k3/8/8/8/8/8/8/2BQK3 w - - 0 1", false}, // KQBvK: no table here
+		{"4k3/8/8/8/8/8/8/b2QK3 w - - 0 1", false}, // KQvKB: WDL only
+	} {
+		p := mustFEN(t, tc.fen)
+		if got := tb.Holds(p); got != tc.want {
+			t.Errorf("%s: Holds %v, want %v", tc.fen, got, tc.want)
+		}
+		if tc.want {
+			if _, err := tb.ProbeRoot(p, true, nil); err != nil {
+				t.Errorf("%s: held, but ProbeRoot: %v", tc.fen, err)
+			}
+		}
+	}
+}

@@ -192,6 +192,22 @@ func Open(dirs ...string) (*Tablebase, error) {
 // found; 0 when there are none.
 func (tb *Tablebase) MaxPieces() int { return tb.largest }
 
+// Holds reports whether the tables found hold p for a root probe
+// (ProbeRoot): no castling right, at most MaxPieces pieces, and both the
+// WDL and the DTZ table of p's material (two bare kings need none). The
+// tables of the materials after a capture are not looked for, and no file
+// is opened: a probe may still fail.
+func (tb *Tablebase) Holds(p *board.Position) bool {
+	if tb.probeable(p) != nil {
+		return false
+	}
+	if p.Occupied().Count() == 2 {
+		return true
+	}
+	e := tb.entries[positionKey(p)]
+	return e != nil && e.wdl != nil && e.dtz != nil
+}
+
 // Tables returns the number of table files found (WDL and DTZ).
 func (tb *Tablebase) Tables() int { return len(tb.all) }
 
