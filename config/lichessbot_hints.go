@@ -26,7 +26,8 @@ var lichessBotHints = map[string]string{
 	"engine.xboard_options":      "XBoard engines are not supported",
 	"engine.polyglot": "here engine.book (files per variant, selection, min_weight, and max_depth in plies: twice lichess-bot's moves), " +
 		"for the built-in engine; an external engine takes its book through its own UCI options in engine.external.options",
-	"engine.lichess_bot_tbs": "tablebases read by the bot are not supported yet",
+	"engine.lichess_bot_tbs": "here engine.syzygy (paths; a max_pieces below 7 as probe_limit) for the built-in engine; " +
+		"an external engine takes its tables through its own SyzygyPath option in engine.external.options; Gaviota tables are not read",
 	"engine.draw_or_resign": "here game.draw (accept, within_cp, after_move: accepting draw offers; offer, offer_within_cp, offer_moves, offer_pieces: " +
 		"offering them; tablebase) and game.resign (enabled, below_cp: a positive margin, for_moves, tablebase)",
 	"engine.online_moves":                      "here the top-level online section: online.tablebase, online.explorer, online.cloud_eval and online.chessdb, each with enabled, timeout, min_time and max_misses, asked in online.order; `ponderosa import-lichess-bot` translates it",

@@ -55,12 +55,13 @@ matchmaking:
 	if err == nil || strings.Contains(err.Error(), "lichess-bot") {
 		t.Errorf("modes under game: %v", err)
 	}
-	// lichess-bot's books and draw rules point to engine.book and
-	// game.draw / game.resign.
-	_, err = Parse([]byte("engine:\n  polyglot: {enabled: true}\n  draw_or_resign: {resign_enabled: true}\n"), "c.yaml")
+	// lichess-bot's books, draw rules and tablebases point to engine.book,
+	// game.draw / game.resign and engine.syzygy.
+	_, err = Parse([]byte("engine:\n  polyglot: {enabled: true}\n  draw_or_resign: {resign_enabled: true}\n  lichess_bot_tbs: {syzygy: {enabled: true}}\n"), "c.yaml")
 	if err == nil || !strings.Contains(err.Error(), `lichess-bot's "polyglot": here engine.book (`) ||
-		!strings.Contains(err.Error(), `lichess-bot's "draw_or_resign": here game.draw (`) || strings.Contains(err.Error(), "not supported yet") {
-		t.Errorf("polyglot and draw_or_resign: %v", err)
+		!strings.Contains(err.Error(), `lichess-bot's "draw_or_resign": here game.draw (`) ||
+		!strings.Contains(err.Error(), `lichess-bot's "lichess_bot_tbs": here engine.syzygy (`) || strings.Contains(err.Error(), "not supported yet") {
+		t.Errorf("polyglot, draw_or_resign and lichess_bot_tbs: %v", err)
 	}
 	// One lichess-bot key alone does not bring the import hint.
 	_, err = Parse([]byte("url: https://lichess.org\n"), "c.yaml")

@@ -32,8 +32,9 @@ const (
 	// KindNoEquivalent: a lichess-bot setting ponderosa has no counterpart
 	// for; left out.
 	KindNoEquivalent
-	// KindLater: a setting ponderosa does not support yet (books,
-	// tablebases, draw and resign rules: issue 12).
+	// KindLater: a setting ponderosa does not support yet (none today:
+	// issue 12's books, tablebases, online sources and draw and resign
+	// rules are translated).
 	KindLater
 	// KindUnknown: not a key of lichess-bot; left out.
 	KindUnknown
@@ -355,12 +356,8 @@ func (t *translator) engine(e *section) {
 		"ponderosa logs every line exchanged with a UCI engine at log.level: trace")
 	e.dropUnless("silence_stderr", "false", "false: ponderosa too shows an engine's stderr lines (logged at warning level)",
 		"ponderosa always logs an engine's stderr lines, at warning level")
-	for _, k := range []struct{ key, what string }{
-		{"lichess_bot_tbs", "endgame tablebases read by the bot"},
-	} {
-		e.drop(KindLater, k.key, "not yet supported (issue 12 will add them): "+k.what)
-	}
 	t.polyglot(e)
+	t.tablebases(e)
 	t.drawOrResign(e)
 	t.online(e.sub("online_moves"))
 	engineOpts.rest()

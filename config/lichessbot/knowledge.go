@@ -206,7 +206,7 @@ func (t *translator) drawOrResign(e *section) {
 		}
 		if egtbDraw {
 			t.r.note(KindChanged, ln("offer_draw_for_egtb_zero"), key("offer_draw_for_egtb_zero"),
-				"true: written as game.draw.tablebase: true, by the results of online.tablebase (local tables, lichess_bot_tbs, are not read yet); "+
+				"true: written as game.draw.tablebase: true, by the tablebase results of the built-in engine's local tables (engine.syzygy, from lichess_bot_tbs) or online.tablebase; "+
 					"ponderosa also offers a draw in a blessed loss, and accepts one at once in a tablebase loss")
 		}
 	} else {
@@ -238,6 +238,99 @@ func (t *translator) drawOrResign(e *section) {
 	t.b.set(p("game.resign.tablebase"), resign && egtbResign, from(d, "resign_enabled", "resign_for_egtb_minus_two"))
 	if resign && egtbResign {
 		t.r.note(KindChanged, ln("resign_for_egtb_minus_two"), key("resign_for_egtb_minus_two"),
-			"true: written as game.resign.tablebase: true, by the results of online.tablebase (local tables, lichess_bot_tbs, are not read yet)")
+			"true: written as game.resign.tablebase: true, by the tablebase results of the built-in engine's local tables (engine.syzygy, from lichess_bot_tbs) or online.tablebase")
+	}
+}
+
+// tbMoveQualities are the values lichess-bot takes for
+// engine.lichess_bot_tbs.syzygy.move_quality and gaviota.move_quality (it
+// refuses to start with another).
+var tbMoveQualities = []string{"best", "suggest"}
+
+// tablebases translates engine.lichess_bot_tbs, the endgame tables that
+// lichess-bot reads itself, whatever the engine: its Syzygy tables become
+// engine.syzygy, which serves the built-in engine only (an external engine
+// is given its tables through its own SyzygyPath option); Gaviota tables
+// ponderosa does not read.
+func (t *translator) tablebases(e *section) {
+	if !e.written("lichess_bot_tbs") {
+		return
+	}
+	tbs := e.sub("lichess_bot_tbs")
+	if tbs.written("syzygy") {
+		t.syzygyTables(tbs.sub("syzygy"))
+	}
+	if tbs.written("gaviota") {
+		g := tbs.sub("gaviota")
+		enabled := g.boolean("enabled", false)
+		quality := g.str("move_quality", "best")
+		g.take("paths")
+		g.take("max_pieces")
+		g.take("min_dtm_to_consider_as_wdl_1")
+		g.rest()
+		switch {
+		case !slices.Contains(tbMoveQualities, quality):
+			t.r.problem(g.keyLine("move_quality"), g.path+".move_quality", "%q is not one of %s", quality, strings.Join(tbMoveQualities, ", "))
+		case enabled:
+			t.r.note(KindNoEquivalent, g.line, g.path, "ponderosa reads Syzygy tables only (engine.syzygy), no Gaviota tables: left out")
+		default:
+			t.r.note(KindSame, g.line, g.path, "enabled is false: nothing to carry over")
+		}
+	}
+	tbs.rest()
+}
+
+// syzygyTables translates engine.lichess_bot_tbs.syzygy into
+// engine.syzygy: the directories (made absolute from the import
+// directory) and, below 7 pieces, max_pieces as the search's probe limit.
+func (t *translator) syzygyTables(s *section) {
+	enabled := s.boolean("enabled", false)
+	paths, _ := s.strList("paths")
+	maxPieces := s.number("max_pieces", 7)
+	quality := s.str("move_quality", "best")
+	s.rest()
+	if !slices.Contains(tbMoveQualities, quality) {
+		t.r.problem(s.keyLine("move_quality"), s.path+".move_quality", "%q is not one of %s", quality, strings.Join(tbMoveQualities, ", "))
+		return
+	}
+	switch {
+	case !enabled:
+		t.r.note(KindSame, s.line, s.path, "enabled is false: no tables to carry over (ponderosa reads none unless engine.syzygy.paths names them)")
+		return
+	case t.external:
+		t.r.note(KindNoEquivalent, s.line, s.path,
+			"lichess-bot reads its tables itself, whatever the engine; ponderosa's engine.syzygy serves its built-in engine only. "+
+				"Give the external engine the tables through its own UCI option in engine.external.options "+
+				"(SyzygyPath: the directories joined by ':', by ';' on Windows)")
+		return
+	case maxPieces < 3:
+		t.r.note(KindChanged, s.keyLine("max_pieces"), s.path+".max_pieces",
+			"%g: lichess-bot then never reads its tables (they hold 3 pieces or more): nothing carried over", maxPieces)
+		return
+	}
+	var dirs []string
+	for _, d := range paths {
+		if d != "" {
+			dirs = append(dirs, t.absolute(s.path+".paths", d, s.keyLine("paths")))
+		}
+	}
+	if len(dirs) == 0 {
+		t.r.note(KindChanged, s.line, s.path, "enabled, but no paths: nothing to carry over")
+		return
+	}
+	t.b.set(p("engine.syzygy.paths"), dirs, "")
+	t.b.mapping(p("engine.syzygy")).HeadComment = s.path + ".paths, with enabled: true"
+	limit := 7
+	if maxPieces < 7 {
+		limit = int(math.Floor(maxPieces))
+		t.r.note(KindChanged, s.keyLine("max_pieces"), s.path+".max_pieces",
+			"%g: ponderosa plays from every table it finds (to keep the limit, name directories holding only tables of at most %d pieces); "+
+				"the built-in engine's search probes them up to it: written as engine.syzygy.probe_limit: %d", maxPieces, limit, limit)
+	}
+	t.b.set(p("engine.syzygy.probe_limit"), limit, from(s, "max_pieces"))
+	if quality == "suggest" {
+		t.r.note(KindChanged, s.keyLine("move_quality"), s.path+".move_quality",
+			"suggest: lichess-bot let the engine choose among the moves that keep the result; "+
+				"ponderosa plays the tables' move at once (the shortest win, the longest loss)")
 	}
 }

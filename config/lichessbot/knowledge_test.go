@@ -1,6 +1,7 @@
 package lichessbot
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,5 +326,111 @@ func TestImportAccountsForEveryKeyBuiltin(t *testing.T) {
 	checkAccounted(t, data, res)
 	if b := loadYAML(t, res).Engine.Book; len(b.Files["standard"]) != 1 || b.MaxDepth != 20 || b.Selection != "uniform_random" {
 		t.Errorf("book %+v", b)
+	}
+}
+
+// tbDir makes a lichess-bot directory holding engines/syzygy with the
+// KQvK tables of engine/syzygy's tests.
+func tbDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "engines", "syzygy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"KQvK.rtbw", "KQvK.rtbz"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "engine", "syzygy", "testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "engines", "syzygy", name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestImportLichessBotTBs: with the built-in engine playing, lichess-bot's
+// Syzygy tables become engine.syzygy (paths from lichess-bot's directory;
+// max_pieces below 7 as the search's probe limit, with a note; suggest
+// noted as played at once); Gaviota tables have no equivalent.
+func TestImportLichessBotTBs(t *testing.T) {
+	dir := tbDir(t)
+	for _, tc := range []struct {
+		name      string
+		syzygy    string
+		limit     int
+		changed   []string // notes of kind KindChanged expected
+		unchanged []string // keys with no note
+	}{
+		{"defaults", "{enabled: true, paths: [engines/syzygy]}", 7, nil,
+			[]string{"engine.lichess_bot_tbs.syzygy", "engine.lichess_bot_tbs.syzygy.max_pieces", "engine.lichess_bot_tbs.syzygy.move_quality"}},
+		{"5 pieces, suggest", "{enabled: true, paths: engines/syzygy, max_pieces: 5, move_quality: suggest}", 5,
+			[]string{"engine.lichess_bot_tbs.syzygy.max_pieces", "engine.lichess_bot_tbs.syzygy.move_quality"}, []string{"engine.lichess_bot_tbs.syzygy"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := builtinEngine + "  lichess_bot_tbs:\n    syzygy: " + tc.syzygy + "\n    gaviota: {enabled: true, paths: [engines/gaviota], max_pieces: 5, min_dtm_to_consider_as_wdl_1: 120}\n" + plainChallenge
+			res := importText(t, in, Options{Dir: dir})
+			cfg := loadYAML(t, res)
+			s := cfg.Engine.Syzygy
+			if !slices.Equal(s.Paths, []string{filepath.Join(dir, "engines", "syzygy")}) || s.ProbeLimit != tc.limit {
+				t.Errorf("engine.syzygy paths %v probe_limit %d, want [%s] %d:\n%s", s.Paths, s.ProbeLimit, filepath.Join(dir, "engines", "syzygy"), tc.limit, res.YAML)
+			}
+			if tb, err := s.Open(); err != nil || tb == nil || tb.MaxPieces() != 3 {
+				t.Errorf("the imported tables do not open: %v", err)
+			}
+			for _, k := range tc.changed {
+				if n, ok := findNote(res, k); !ok || n.Kind != KindChanged {
+					t.Errorf("%s: %+v %v, want a changed note", k, n, ok)
+				}
+			}
+			for _, k := range tc.unchanged {
+				if n, ok := findNote(res, k); ok {
+					t.Errorf("%s reported: %+v", k, n)
+				}
+			}
+			if n, ok := findNote(res, "engine.lichess_bot_tbs.gaviota"); !ok || n.Kind != KindNoEquivalent || !strings.Contains(n.Msg, "no Gaviota") {
+				t.Errorf("gaviota: %+v %v", n, ok)
+			}
+			if later := notesOf(res, KindLater); len(later) != 0 {
+				t.Errorf("not-yet-supported notes %v", later)
+			}
+		})
+	}
+}
+
+// TestImportLichessBotTBsNotCarried: no engine.syzygy when the tables are
+// off, read for an external engine (which gets them through its own
+// SyzygyPath option), never read (max_pieces below 3) or have no paths; a
+// move_quality lichess-bot refuses is a problem.
+func TestImportLichessBotTBsNotCarried(t *testing.T) {
+	dir := tbDir(t)
+	const external = "engine:\n  dir: /\n  name: bin/sh\n"
+	for _, tc := range []struct {
+		name, engine, syzygy string
+		kind                 Kind
+		key, msg             string
+	}{
+		{"disabled", builtinEngine, "{enabled: false, paths: [engines/syzygy]}", KindSame, "engine.lichess_bot_tbs.syzygy", "enabled is false"},
+		{"external engine", external, "{enabled: true, paths: [engines/syzygy]}", KindNoEquivalent, "engine.lichess_bot_tbs.syzygy", "SyzygyPath"},
+		{"max_pieces 2", builtinEngine, "{enabled: true, paths: [engines/syzygy], max_pieces: 2}", KindChanged, "engine.lichess_bot_tbs.syzygy.max_pieces", "never reads"},
+		{"no paths", builtinEngine, "{enabled: true, paths: []}", KindChanged, "engine.lichess_bot_tbs.syzygy", "no paths"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.engine + "  lichess_bot_tbs:\n    syzygy: " + tc.syzygy + "\n" + plainChallenge
+			res := importText(t, in, Options{Dir: dir})
+			cfg := loadYAML(t, res)
+			if len(cfg.Engine.Syzygy.Paths) != 0 || strings.Contains(string(res.YAML), "syzygy:") {
+				t.Errorf("tables were written:\n%s", res.YAML)
+			}
+			if n, ok := findNote(res, tc.key); !ok || n.Kind != tc.kind || !strings.Contains(n.Msg, tc.msg) {
+				t.Errorf("note %s: %+v %v", tc.key, n, ok)
+			}
+		})
+	}
+	in := builtinEngine + "  lichess_bot_tbs:\n    syzygy: {enabled: true, paths: [engines/syzygy], move_quality: good}\n" + plainChallenge
+	_, err := Import([]byte(in), "c.yml", Options{Dir: dir})
+	var probs config.Errors
+	if !errors.As(err, &probs) || len(probs) != 1 || probs[0].Key != "engine.lichess_bot_tbs.syzygy.move_quality" {
+		t.Errorf("move_quality good: %v, want one problem, engine.lichess_bot_tbs.syzygy.move_quality", err)
 	}
 }
