@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -167,4 +168,49 @@ func firstLegalReply(t *testing.T, fen string, moves []string) string {
 		t.Fatalf("no legal reply after %v", moves)
 	}
 	return p.MoveToUCI(ml.Moves[0])
+}
+
+// End to end with the built-in engine and local tables: with
+// game.resign.tablebase the bot resigns at its first move in a position
+// the tables prove lost (no score is needed; before both sides moved,
+// Lichess makes it an abort); without it, it plays on.
+func TestBuiltinResignsByLocalTablebase(t *testing.T) {
+	tb := testSyzygy(t)
+	const fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1" // KQvK, we are Black
+	for _, tc := range []struct {
+		name   string
+		on     bool
+		resign bool
+	}{
+		{"on", true, true},
+		{"off", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.addHuman("opponent")
+			builtin := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 3, Seed: 1, Tablebase: tb, Logger: testsupport.Logger(t)})
+			h.wrap = func(PlayerFactory) PlayerFactory { return builtin }
+			id := h.startGame("opponent", false, lichesstest.ChallengeParams{FEN: fen})
+			s := Settings{Game: GameSettings{ResignTablebase: tc.on}}
+			_, stop := h.runBot(s, &playerPool{})
+			if err := h.srv.Move(id, "opponent", firstLegalReply(t, fen, nil)); err != nil {
+				t.Fatal(err)
+			}
+			if tc.resign {
+				g := h.waitOver(id)
+				stop()
+				// Lichess (and lichesstest) turns a resignation before
+				// both sides moved into an abort.
+				if acts := h.actions(id); !slices.Equal(acts, []string{"resign"}) || len(g.Moves) != 1 || (g.Status != "resign" && g.Status != "aborted") {
+					t.Errorf("game %s/%s after %d plies, actions %v; want our resignation at our first move", g.Status, g.Winner, len(g.Moves), acts)
+				}
+				return
+			}
+			h.waitPlies(id, 2)
+			stop()
+			if g := h.game(id); g.Finished {
+				t.Errorf("game over (%s) with resign.tablebase off", g.Status)
+			}
+		})
+	}
 }
