@@ -69,6 +69,11 @@ type matchState struct {
 	outAt    time.Time // when sent
 	declined map[string]time.Time
 	early    map[string]bool // our challenges closed before CreateChallenge returned
+	// sending is true while CreateChallenge is in flight; startedEarly
+	// holds the games that started meanwhile, one of which may be our
+	// challenge's (accepted, and even over, before its id came back).
+	sending      bool
+	startedEarly map[string]bool
 }
 
 // onGameStart forgets our challenge when its game starts, and says so:
@@ -78,7 +83,22 @@ func (m *matchState) onGameStart(id string) bool {
 		m.outID, m.outTo = "", ""
 		return true
 	}
+	if m.sending && id != "" {
+		if m.startedEarly == nil {
+			m.startedEarly = map[string]bool{}
+		}
+		m.startedEarly[id] = true
+	}
 	return false
+}
+
+// sendingChallenge notes that CreateChallenge is (or is no longer) in
+// flight.
+func (b *Bot) sendingChallenge(on bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.mm.sending = on
+	clear(b.mm.startedEarly)
 }
 
 // onOutgoingClosed notes a decline or cancel of our challenge.
@@ -174,11 +194,13 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	opp := cands[rand.IntN(len(cands))]
+	b.sendingChallenge(true)
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
 		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
 		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
 	})
 	if err != nil {
+		b.sendingChallenge(false)
 		b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
 		return
 	}
@@ -235,12 +257,17 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 func (b *Bot) challengeSent(id, opp string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.mm.early[id] {
+	_, running := b.games[id]
+	started := running || b.mm.startedEarly[id] // it may be over already
+	b.mm.sending = false
+	clear(b.mm.startedEarly)
+	switch {
+	case b.mm.early[id]:
 		delete(b.mm.early, id)
-	} else if _, started := b.games[id]; !started {
-		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
-	} else {
+	case started:
 		b.countBotGameLocked(id) // accepted and started before we got here
+	default:
+		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
 	}
 }
 

@@ -75,3 +75,34 @@ func TestMatchmakerHoldsBack(t *testing.T) {
 		t.Fatalf("online bots listed %d times when idle, want 1", n)
 	}
 }
+
+// A game of our challenge that started, and even ended, before
+// CreateChallenge's answer came back still counts as a bot game, and does
+// not leave the challenge pending (which would hold a slot until its
+// timeout and never count the game).
+func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
+	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
+	b.sendingChallenge(true)
+	b.mu.Lock()
+	if b.mm.onGameStart("g1") {
+		t.Error("a game with no challenge of ours pending counted at its start")
+	}
+	b.mu.Unlock()
+	// The game ran and ended (it is no longer in b.games); now the answer.
+	b.challengeSent("g1", "opp")
+	if n := b.botGames.count(time.Now()); n != 1 {
+		t.Errorf("bot games counted: %d, want 1", n)
+	}
+	if b.mm.outID != "" {
+		t.Errorf("challenge %s left pending after its game", b.mm.outID)
+	}
+	// A game that started while nothing was being sent is not taken for
+	// ours later.
+	b.mu.Lock()
+	b.mm.onGameStart("g2")
+	b.mu.Unlock()
+	b.challengeSent("g3", "opp")
+	if b.mm.outID != "g3" || b.botGames.count(time.Now()) != 1 {
+		t.Errorf("after g3 was sent: pending %q, bot games %d; want g3 pending, 1 counted", b.mm.outID, b.botGames.count(time.Now()))
+	}
+}
