@@ -51,7 +51,8 @@
 // fails is made again through the PlayerFactory, and when no time is left a
 // legal fallback move is played. Besides moving
 // it answers draw offers (by evaluation and move number, by a tablebase
-// result, or when we cannot win on material) and takeback requests, offers
+// result for the position of the offer, which is then answered with our
+// next move, or when we cannot win on material) and takeback requests, offers
 // draws with its moves by the rule of drawoffer.go, resigns a lost position
 // (by evaluation, or a tablebase loss) when told to, claims the win (or a draw) when the opponent has left, aborts
 // when the opponent never makes a first move, greets and says goodbye in

@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -34,8 +35,11 @@ type drawOffers struct {
 // offerFacts are what the worker knows of the game at one of our moves.
 type offerFacts struct {
 	index    int // our move's number in the game: 0 for our first move
-	fullMove int // the full move number (1 for the game's first move)
+	fullMove int // the position's full move number (from the initial FEN's)
 	pieces   int // pieces on the board, kings and pawns included; 0 when unknown
+	// refused: the opponent's draw offer is pending at this move and we
+	// refused it; an offer with our move would accept it (Lichess).
+	refused bool
 	// clocked: the game has a real-time clock, and ours and theirs are
 	// the time left on each side (not checked otherwise: correspondence,
 	// unlimited).
@@ -62,6 +66,8 @@ const timeTroubleRatio = 4
 // with at least OfferMinOpponentClock on their clock and at least a
 // quarter of ours. A player that offers a draw itself (d.OfferDraw) is
 // honoured whatever the rule says; its offer counts as ours for the pause.
+// Nothing offers while the opponent's own offer is pending and was refused
+// (f.refused): on Lichess our offer would accept theirs.
 func offerDraw(s GameSettings, st drawOffers, d Choice, f offerFacts) (drawOffers, bool, string) {
 	next := st
 	if st.offered && st.offeredAt < f.index {
@@ -79,6 +85,9 @@ func offerDraw(s GameSettings, st drawOffers, d Choice, f offerFacts) (drawOffer
 	offered := func(why string) (drawOffers, bool, string) {
 		next.offered, next.offeredAt = true, f.index
 		return next, true, why
+	}
+	if f.refused {
+		return next, false, "the opponent's draw offer was refused: an offer with our move would accept it"
 	}
 	if d.OfferDraw {
 		return offered("the player offers a draw")
@@ -128,7 +137,7 @@ func countPieces(fen string) int {
 
 // offerFacts is the situation of job j's move for the offer rule.
 func (g *gameWorker) offerFacts(j moveJob, now time.Time) offerFacts {
-	f := offerFacts{index: j.ply / 2, fullMove: j.ply/2 + 1, pieces: j.pieces}
+	f := offerFacts{index: j.ply / 2, fullMove: fullMoveAt(g.info.InitialFEN, j.ply), pieces: j.pieces}
 	if g.corr || (g.info.Initial <= 0 && g.info.Increment <= 0) {
 		return f
 	}
@@ -143,4 +152,24 @@ func (g *gameWorker) offerFacts(j moveJob, now time.Time) offerFacts {
 		f.ours = max(f.ours-now.Sub(j.receivedAt), 0)
 	}
 	return f
+}
+
+// fullMoveAt is the full move number of the position after ply plies from
+// the initial position fen ("" for the standard start): the FEN's full
+// move number (its last field; 1 when missing or not a number) plus the
+// full moves since, counted from the FEN's side to move.
+func fullMoveAt(fen string, ply int) int {
+	start, black := 1, false
+	if f := strings.Fields(fen); len(f) >= 2 {
+		black = f[1] == "b"
+		if len(f) >= 6 {
+			if n, err := strconv.Atoi(f[len(f)-1]); err == nil && n >= 1 {
+				start = n
+			}
+		}
+	}
+	if black {
+		ply++
+	}
+	return start + ply/2
 }

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,6 +243,29 @@ func TestOfferDrawPlayerOffers(t *testing.T) {
 	}
 }
 
+// While the opponent's refused offer is pending (f.refused) nothing
+// offers, neither the rule nor the player, and the refused move does not
+// count as our offer for the pause.
+func TestOfferDrawNotWhenRefused(t *testing.T) {
+	s := offerRules()
+	f := facts(5)
+	f.refused = true
+	for _, d := range []Choice{
+		{HasScore: true, TB: TBResult{Known: true, WDL: 0}},
+		{HasScore: true, OfferDraw: true},
+	} {
+		next, offer, why := offerDraw(s, drawOffers{level: 5}, d, f)
+		if offer || next.offered || why == "" {
+			t.Errorf("%+v with a refused pending offer: offer %v, state %+v, why %q; want no offer and a reason", d, offer, next, why)
+		}
+		f.refused = false
+		if _, offer, _ := offerDraw(s, drawOffers{level: 5}, d, f); !offer {
+			t.Errorf("%+v without a pending offer: no offer", d)
+		}
+		f.refused = true
+	}
+}
+
 func TestCountPieces(t *testing.T) {
 	for fen, want := range map[string]int{
 		StartFEN:                            32,
@@ -334,9 +359,36 @@ func TestDrawOfferNotInTimeTrouble(t *testing.T) {
 	}
 }
 
-// End to end: an offer of the opponent is accepted by the tablebase result
-// of our last move (a draw or a loss for us) whatever the score, and
-// declined when the tablebase says we win, even at a level score.
+// drawAnswer waits until the bot has answered the opponent's draw offer,
+// made with the opponent's move at ply 1, and has made its move at ply 2
+// (when the game goes on); it returns "yes" when the game ended drawn by
+// our move offering a draw (which agrees to theirs) or by a POST
+// …/draw/yes, else the bot's last …/draw/{answer}, and our moves' offers.
+func (h *harness) drawAnswer(id string) (string, string) {
+	h.t.Helper()
+	draw := "POST /api/bot/game/" + id + "/draw/*"
+	h.waitFor("the answer", func() bool {
+		g := h.game(id)
+		return g.Finished || (h.requests(draw) >= 1 && len(g.Moves) >= 3)
+	})
+	g := h.game(id)
+	offers := h.ourOffers(id)
+	d := h.lastSegments(draw)
+	switch {
+	case g.Finished && g.Status == "draw" && (strings.HasSuffix(offers, "O") || slices.Contains(d, "yes")):
+		return "yes", offers
+	case len(d) == 1:
+		return d[0], offers
+	}
+	return fmt.Sprintf("game %s, answers %v", g.Status, d), offers
+}
+
+// End to end: an offer that comes with the opponent's move is answered by
+// the tablebase result of our next move (for the position of the offer),
+// with that move: a draw or a loss for us is accepted whatever the score
+// (our move offers a draw, which agrees to theirs), a win declined even at
+// a level score (…/draw/no, and our move offers nothing). With
+// DrawTablebase off the score decides at once.
 func TestAcceptDrawByTablebase(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -355,27 +407,154 @@ func TestAcceptDrawByTablebase(t *testing.T) {
 			h.addHuman("opponent")
 			id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
 			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawTablebase: tc.useTB}}
-			block := make(chan struct{})
-			defer close(block)
 			pool := &playerPool{next: func(i int, p *testPlayer) {
-				p.score, p.block, p.blockAt = tc.score, block, 2
+				p.score = tc.score
 				p.tb = TBResult{Known: true, WDL: tc.wdl, Source: "test"}
 			}}
 			_, stop := h.runBot(s, pool)
 			h.waitPlies(id, 1)
-			for _, err := range []error{h.srv.Move(id, "opponent", "e7e5"), h.srv.Draw(id, "opponent", true)} {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if err := h.srv.MoveOfferingDraw(id, "opponent", "e7e5"); err != nil {
+				t.Fatal(err)
 			}
-			draw := "POST /api/bot/game/" + id + "/draw/*"
-			h.waitFor("the answer", func() bool { return h.requests(draw) >= 1 })
+			got, offers := h.drawAnswer(id)
 			stop()
-			if d := h.lastSegments(draw); len(d) != 1 || d[0] != tc.want {
-				t.Errorf("draw answer %v, want %s", d, tc.want)
+			if got != tc.want {
+				t.Errorf("draw answer %s (our offers %s), want %s", got, offers, tc.want)
+			}
+			if tc.want == "no" && strings.Contains(offers, "O") {
+				t.Errorf("our moves' offers %s after declining the opponent's", offers)
 			}
 		})
 	}
+}
+
+// End to end: the tablebase result of our previous move (for the position
+// before it, one move old when the opponent offers) answers no offer: a
+// draw there, a win after the opponent's move, is declined; unknown there,
+// a draw after it, is accepted, whatever the score.
+func TestDrawOfferAnsweredByFreshTablebase(t *testing.T) {
+	draw, win := TBResult{Known: true, WDL: 0, Source: "test"}, TBResult{Known: true, WDL: 2, Source: "test"}
+	for _, tc := range []struct {
+		name string
+		tbs  map[int]TBResult
+		want string
+	}{
+		{"a draw before, a win now", map[int]TBResult{0: draw, 2: win}, "no"},
+		{"unknown before, a draw now", map[int]TBResult{2: draw}, "yes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.addHuman("opponent")
+			id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawTablebase: true}}
+			_, stop := h.runBot(s, &playerPool{next: func(i int, p *testPlayer) { p.score, p.tbs = 400, tc.tbs }})
+			h.waitPlies(id, 1)
+			if err := h.srv.MoveOfferingDraw(id, "opponent", "e7e5"); err != nil {
+				t.Fatal(err)
+			}
+			got, offers := h.drawAnswer(id)
+			stop()
+			if got != tc.want {
+				t.Errorf("draw answer %s (our offers %s), want %s", got, offers, tc.want)
+			}
+		})
+	}
+}
+
+// End to end: when the bot refuses the opponent's pending offer, its move
+// offers no draw, though the offer rule would offer one (on Lichess the
+// offer would accept theirs): refused at once by the score, or with the
+// move by a tablebase win.
+func TestNoOfferWithMoveAfterRefusing(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		useTB bool
+		score int
+	}{
+		{"refused by the score", false, 100},
+		{"refused by a tablebase win", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.addHuman("opponent")
+			id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+			s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawTablebase: tc.useTB,
+				OfferDraws: true, OfferWithinCP: 200, OfferForMoves: 1, OfferAfterMove: 2}}
+			_, stop := h.runBot(s, &playerPool{next: func(i int, p *testPlayer) {
+				p.score, p.tb = tc.score, TBResult{Known: true, WDL: 2, Source: "test"}
+			}})
+			h.waitPlies(id, 1)
+			if err := h.srv.MoveOfferingDraw(id, "opponent", "e7e5"); err != nil {
+				t.Fatal(err)
+			}
+			got, offers := h.drawAnswer(id)
+			stop()
+			if got != "no" || offers != ".." {
+				t.Errorf("draw answer %s, our moves' offers %s; want no and ..", got, offers)
+			}
+		})
+	}
+}
+
+// The full move number counts from the initial FEN's, and from its side
+// to move.
+func TestFullMoveAt(t *testing.T) {
+	for _, tc := range []struct {
+		fen       string
+		ply, want int
+	}{
+		{"", 0, 1}, {"", 1, 1}, {"", 2, 2}, {"", 5, 3},
+		{StartFEN, 4, 3},
+		{"8/8/4k3/8/8/4K3/8/8 w - - 0 30", 0, 30},
+		{"8/8/4k3/8/8/4K3/8/8 w - - 0 30", 1, 30},
+		{"8/8/4k3/8/8/4K3/8/8 w - - 0 30", 2, 31},
+		{"8/8/4k3/8/8/4K3/8/8 b - - 0 30", 0, 30},
+		{"8/8/4k3/8/8/4K3/8/8 b - - 0 30", 1, 31},
+		{"8/8/4k3/8/8/4K3/8/8 b - - 0 30", 2, 31},
+		{"8/8/4k3/8/8/4K3/8/8 b - - 0 30", 3, 32},
+		{"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 12", 2, 13}, // three-check
+		{"8/8/4k3/8/8/4K3/8/8 b -", 1, 2},
+	} {
+		if got := fullMoveAt(tc.fen, tc.ply); got != tc.want {
+			t.Errorf("fullMoveAt(%q, %d) = %d, want %d", tc.fen, tc.ply, got, tc.want)
+		}
+	}
+}
+
+// End to end, in a game from a position at move 30: the offer rule's
+// offer_after_move and the accept rule's after_move count from the FEN's
+// move number, not from 1.
+func TestDrawRulesFromPosition(t *testing.T) {
+	const fen = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 30"
+	t.Run("offer", func(t *testing.T) {
+		h := newHarness(t)
+		h.addHouse("opponent", houseFirst(0))
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: fen})
+		s := Settings{Game: GameSettings{OfferDraws: true, OfferWithinCP: 25, OfferForMoves: 1, OfferAfterMove: 30}}
+		_, stop := h.runBot(s, &playerPool{next: func(i int, p *testPlayer) { p.score = 0 }})
+		h.resignAfter(id, "opponent", 4)
+		h.waitOver(id)
+		stop()
+		if got := h.ourOffers(id); !strings.HasPrefix(got, "O") {
+			t.Errorf("our moves' offers %s from move 30, want an offer with the first", got)
+		}
+	})
+	t.Run("accept", func(t *testing.T) {
+		h := newHarness(t)
+		h.addHuman("opponent")
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: fen})
+		s := Settings{Game: GameSettings{AcceptDraws: true, DrawWithinCP: 25, DrawAfterMove: 31}}
+		_, stop := h.runBot(s, &playerPool{next: func(i int, p *testPlayer) { p.score = 0 }})
+		h.waitPlies(id, 1)
+		if err := h.srv.MoveOfferingDraw(id, "opponent", "g8f6"); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := h.drawAnswer(id)
+		stop()
+		if got != "yes" {
+			t.Errorf("draw answer %s at move 31, want yes", got)
+		}
+	})
 }
 
 // End to end: with ResignTablebase the bot resigns when the tablebase

@@ -62,6 +62,12 @@ type gameWorker struct {
 	evalMu   sync.Mutex
 	lastEval *Choice  // set by the mover before it posts; for !eval and draw offers
 	lastTB   TBResult // the tablebase result of our last move (unknown if none); for draw offers
+	// lastTBPly is the ply of the position lastTB is for (-1: none): a
+	// result for an earlier position answers no offer (game_offers.go).
+	lastTBPly int
+	// their is the opponent's draw offer that the mover must know of
+	// (game_offers.go).
+	their theirOffer
 
 	offers drawOffers // the draw-offer rule's state after our last posted move (drawoffer.go)
 
@@ -108,6 +114,8 @@ func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
 		moverPanics:     map[int]int{},
 		choices:         map[int]Choice{},
 		drawAnswered:    -1,
+		lastTBPly:       -1,
+		their:           theirOffer{ply: -1},
 		takebackAnswers: -1,
 	}
 }
@@ -346,6 +354,9 @@ func (g *gameWorker) syncMoves(moves []string) error {
 	g.l().Info().Int("from_ply", len(g.moves)).Int("to_ply", len(moves)).Msg("moves taken back")
 	g.b, g.moves, g.canon = b, slices.Clone(moves), canon
 	g.postedPly = -1
+	g.evalMu.Lock()
+	g.their = theirOffer{ply: -1} // an offer before the takeback is gone
+	g.evalMu.Unlock()
 	if g.moverCancel != nil && g.moverPly != len(moves) {
 		g.moverCancel()
 	}

@@ -22,6 +22,9 @@ type moveResult struct {
 	err    error
 	posted bool       // the move (or resignation) reached Lichess
 	offers drawOffers // the draw-offer rule's state after the move (kept once it is posted)
+	// drawAnswered: the mover answered the opponent's draw offer at this
+	// ply (declined it, or accepted it by a posted move offering a draw).
+	drawAnswered bool
 }
 
 // maybeMove starts the mover when it is our turn and this ply has no move
@@ -75,6 +78,9 @@ func (g *gameWorker) moverResult(ctx context.Context, r moveResult) {
 	default:
 		g.failed[r.ply]++
 		g.l().Error().Err(r.err).Int("move_ply", r.ply).Msg("move not played")
+	}
+	if r.drawAnswered {
+		g.drawAnswered = r.ply
 	}
 	if !g.finished {
 		g.answerOffers(ctx, g.state)
@@ -161,7 +167,8 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 		dd := d
 		g.lastEval = &dd
 	}
-	g.lastTB = d.TB
+	g.lastTB, g.lastTBPly = d.TB, j.ply
+	their := g.their
 	g.evalMu.Unlock()
 	if g.shouldResign(d) {
 		ev := log.Info()
@@ -177,10 +184,24 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 		res.posted = res.err == nil
 		return
 	}
+	facts := g.offerFacts(j, time.Now())
+	accepting := false
+	if their.ply == j.ply {
+		// The opponent's draw offer is pending at this move.
+		if their.deferred {
+			accepting = g.answerWithMove(their, d, facts, log)
+			res.drawAnswered = !accepting // declined; an acceptance once posted
+		}
+		// An offer with our move would accept theirs: not when refused.
+		facts.refused = !accepting
+	}
 	var offer bool
 	var why string
-	res.offers, offer, why = offerDraw(g.s.Game, j.offers, d, g.offerFacts(j, time.Now()))
+	res.offers, offer, why = offerDraw(g.s.Game, j.offers, d, facts)
 	switch {
+	case accepting:
+		offer = true
+		log.Info().Msg("accepting the draw offer with the move (offeringDraw)")
 	case offer:
 		log.Info().Str("why", why).Msg("offering a draw with the move")
 	case why != "":
@@ -200,6 +221,7 @@ func (g *gameWorker) think(ctx context.Context, j moveJob, res *moveResult) {
 	res.err = g.post(ctx, d, log)
 	if res.err == nil {
 		res.posted = true
+		res.drawAnswered = res.drawAnswered || accepting
 		g.afterOurMove(j, d.Move, log)
 	}
 }

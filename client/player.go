@@ -224,7 +224,8 @@ type Choice struct {
 // turns (or may turn) into a draw (cursed), 0 a draw, -1 a loss the
 // fifty-move rule saves (or may save: blessed), -2 a loss. A source unsure
 // whether the fifty-move rule applies (the online tablebase's maybe-win
-// and maybe-loss) gives ±1, so that such a position is never resigned and
+// and maybe-loss, and its syzygy-win and syzygy-loss unless the halfmove
+// clock is 0) gives ±1, so that such a position is never resigned and
 // never offered as a draw we might win.
 type TBResult struct {
 	Known bool

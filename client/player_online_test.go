@@ -695,8 +695,9 @@ func TestOnlineSourceFaultsFallBackBullet(t *testing.T) {
 }
 
 // The online tablebase's result reaches the worker: the move's log line
-// says it, and it answers the opponent's draw offer (a win for us, by the
-// fake: declined) with game.draw.tablebase on.
+// says it, and, with game.draw.tablebase on, it answers the opponent's
+// draw offer made with their move (a win for us, by the fake: declined)
+// with our next move, whose result is for the position of the offer.
 func TestOnlineTablebaseResultAnswersDrawOffer(t *testing.T) {
 	h := newHarness(t)
 	buf := withLog(h)
@@ -708,10 +709,10 @@ func TestOnlineTablebaseResultAnswersDrawOffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range []error{h.srv.Move(id, "Alice", b.LegalMoves()[0]), h.srv.Draw(id, "Alice", true)} {
-		if err != nil {
-			t.Fatal(err)
-		}
+	// The offer comes with the move: our next move answers it, by its
+	// own tablebase result.
+	if err := h.srv.MoveOfferingDraw(id, "Alice", b.LegalMoves()[0]); err != nil {
+		t.Fatal(err)
 	}
 	draw := "POST /api/bot/game/" + id + "/draw/*"
 	h.waitFor("the answer", func() bool { return h.requests(draw) >= 1 })

@@ -29,6 +29,7 @@ type testPlayer struct {
 	mate     int
 	tb       TBResult                    // the tablebase result of each Choice...
 	tbAt     int                         // ... from this ply on
+	tbs      map[int]TBResult            // by ply: the tablebase result there (overrides tb)
 	release  chan struct{}               // for hang: closed by the test at cleanup
 	block    chan struct{}               // if set, Think waits on it (respecting ctx)
 	blockAt  int                         // ... but only from this ply on
@@ -74,6 +75,9 @@ func (p *testPlayer) Think(ctx context.Context, lim MoveClock) (Choice, error) {
 	var tb TBResult
 	if len(p.moves) >= p.tbAt {
 		tb = p.tb
+	}
+	if r, ok := p.tbs[len(p.moves)]; ok {
+		tb = r
 	}
 	delay := p.delay
 	p.seen = append(p.seen, moves)

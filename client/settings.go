@@ -33,10 +33,13 @@ type GameSettings struct {
 	// never aborts.
 	AbortAfter time.Duration
 	// AcceptDraws: answer draw offers by the rule below (false: decline all).
-	// A draw offer is accepted from full move DrawAfterMove on when our
-	// last evaluation is within DrawWithinCP centipawns of 0, and at once
-	// when we cannot win on material, or, with DrawTablebase, when the
-	// tablebase result of our last move says a draw or a loss for us.
+	// A draw offer is accepted from full move DrawAfterMove on (counted
+	// from the initial FEN's move number) when our last evaluation is
+	// within DrawWithinCP centipawns of 0, and at once when we cannot win
+	// on material, or, with DrawTablebase, when the tablebase result for
+	// the position of the offer says a draw or a loss for us: an offer made
+	// on our turn is then answered with our move, whose result is for that
+	// position (game_offers.go); a result one move old never answers.
 	AcceptDraws   bool
 	DrawAfterMove int
 	DrawWithinCP  int
@@ -47,7 +50,9 @@ type GameSettings struct {
 	// OfferDraws: offer a draw with our move (drawoffer.go) when our score
 	// has been within OfferWithinCP centipawns of 0 for OfferForMoves of
 	// our scored moves in a row (at least 1), from full move
-	// OfferAfterMove on, or when the tablebase says drawn; only with at
+	// OfferAfterMove on (counted from the initial FEN's move number), or
+	// when the tablebase says drawn; never while the opponent's offer is
+	// pending and refused (our offer would accept it); only with at
 	// most OfferMaxPieces pieces on the board (0: any); not during the
 	// OfferPauseMoves moves of ours that follow a refused offer; never
 	// while the opponent's clock is below OfferMinOpponentClock or below a

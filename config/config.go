@@ -543,15 +543,17 @@ type Messages struct {
 type DrawRule struct {
 	// Accept turns accepting draw offers on. Default true.
 	Accept bool `yaml:"accept"`
-	// AfterMove is the first full move at which an offer may be accepted
-	// by the evaluation. Default 30.
+	// AfterMove is the first full move (counted from the starting
+	// position's number) at which an offer may be accepted by the
+	// evaluation. Default 30.
 	AfterMove int `yaml:"after_move"`
 	// WithinCP is the largest absolute score, in centipawns, at which an
 	// offer is accepted. Default 25.
 	WithinCP int `yaml:"within_cp"`
 	// Tablebase uses a tablebase's result (the online tablebase today),
-	// when our move's answer has one: with Accept, an offer is accepted at
-	// once in a position the tablebase calls a draw or a loss for us; with
+	// when our move's answer has one: with Accept, an offer made on our
+	// turn is answered with our next move, by its result for the position
+	// of the offer (accepted if a draw or a loss for us); with
 	// Offer, a draw is offered in one it calls a draw (a blessed loss
 	// included). Default true.
 	Tablebase bool `yaml:"tablebase"`

@@ -134,6 +134,20 @@ func TestTablebaseWDL(t *testing.T) {
 		{"position unknown, from the best move", `{"category":"unknown","moves":[{"uci":"a1a2","category":"blessed-loss","dtz":-101}]}`, 1, true},
 		{"position missing, from the best move", `{"moves":[{"uci":"a1a2","category":"win","dtz":3}]}`, -2, true},
 	}
+	// A syzygy-win or syzygy-loss is exact only at a halfmove clock of
+	// 0: else it may be spoilt (or saved) by the fifty-move rule, as a
+	// maybe-result. The best move's is exact after a zeroing move.
+	clocked := []struct {
+		name, fen, body string
+		wdl             int
+	}{
+		{"syzygy loss at clock 7", "8/8/8/4k3/8/8/4P3/4K3 w - - 7 40", `{"category":"syzygy-loss","moves":[{"uci":"a1a2","category":"syzygy-win","dtz":5}]}`, -1},
+		{"syzygy win at clock 7", "8/8/8/4k3/8/8/4P3/4K3 w - - 7 40", `{"category":"syzygy-win","moves":[{"uci":"a1a2","category":"syzygy-loss","dtz":-5}]}`, 1},
+		{"syzygy win at clock 0", "8/8/8/4k3/8/8/4P3/4K3 w - - 0 40", `{"category":"syzygy-win","moves":[{"uci":"a1a2","category":"syzygy-loss","dtz":-5}]}`, 2},
+		{"syzygy win without a clock", "8/8/8/4k3/8/8/4P3/4K3 w -", `{"category":"syzygy-win","moves":[{"uci":"a1a2","category":"syzygy-loss","dtz":-5}]}`, 1},
+		{"best move's syzygy loss, zeroing", "8/8/8/4k3/8/8/4P3/4K3 w - - 7 40", `{"category":"unknown","moves":[{"uci":"e2e4","category":"syzygy-loss","dtz":-5,"zeroing":true}]}`, 2},
+		{"best move's syzygy loss, not zeroing", "8/8/8/4k3/8/8/4P3/4K3 w - - 0 40", `{"category":"unknown","moves":[{"uci":"e1d1","category":"syzygy-loss","dtz":-5}]}`, 1},
+	}
 	c := &canned{}
 	base := serve(t, c)
 	tb := &Tablebase{Client: client(t, base), BaseURL: base}
@@ -146,7 +160,16 @@ func TestTablebaseWDL(t *testing.T) {
 			t.Errorf("%s: %+v %v, want WDL %d (known %v)", tc.name, m, err, tc.wdl, tc.known)
 		}
 	}
-	if _, ok := WDL("unknown"); ok {
+	for _, tc := range clocked {
+		c.mu.Lock()
+		c.body = tc.body
+		c.mu.Unlock()
+		m, err := tb.Move(context.Background(), Position{FEN: tc.fen})
+		if err != nil || !m.HasWDL || m.WDL != tc.wdl {
+			t.Errorf("%s: %+v %v, want WDL %d", tc.name, m, err, tc.wdl)
+		}
+	}
+	if _, ok := WDL("unknown", 0); ok {
 		t.Error(`WDL("unknown") is known`)
 	}
 }

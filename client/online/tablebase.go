@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 )
@@ -75,26 +77,57 @@ func distance(d *int, big int) int {
 }
 
 // WDL converts a category of the Lichess tablebase into Syzygy's WDL for
-// the side it is given for: win and syzygy-win 2, cursed-win and maybe-win
-// 1, draw 0, blessed-loss and maybe-loss -1, syzygy-loss and loss -2. A
-// maybe-win or maybe-loss (the tablebase cannot tell whether the
-// fifty-move rule spoils it) counts as cursed or blessed, so that it is
-// never resigned and never offered as a draw that might be won. ok is
-// false for unknown and anything else.
-func WDL(category string) (wdl int, ok bool) {
+// the side it is given for, in a position whose halfmove clock (plies since
+// the last capture or pawn move) is halfmove: win 2, cursed-win and
+// maybe-win 1, draw 0, blessed-loss and maybe-loss -1, loss -2.
+//
+// syzygy-win and syzygy-loss are ±2 only with a halfmove clock of 0, and
+// ±1 otherwise: they come from tables whose DTZ is rounded, which are exact
+// only when no move since the last capture or pawn move has left the
+// tablebase's line (the Lichess API's words), and the clock says nothing of
+// those moves. A maybe-win or maybe-loss (the tablebase cannot tell
+// whether the fifty-move rule spoils it) counts as cursed or blessed. So a
+// result the fifty-move rule might change is never resigned and never
+// offered as a draw that might be won. ok is false for unknown and
+// anything else.
+func WDL(category string, halfmove int) (wdl int, ok bool) {
 	switch category {
-	case "win", "syzygy-win":
+	case "win":
 		return 2, true
+	case "syzygy-win":
+		if halfmove == 0 {
+			return 2, true
+		}
+		return 1, true
 	case "cursed-win", "maybe-win":
 		return 1, true
 	case "draw":
 		return 0, true
 	case "blessed-loss", "maybe-loss":
 		return -1, true
-	case "syzygy-loss", "loss":
+	case "syzygy-loss":
+		if halfmove == 0 {
+			return -2, true
+		}
+		return -1, true
+	case "loss":
 		return -2, true
 	}
 	return 0, false
+}
+
+// halfmoveClock is the halfmove clock of a FEN (its fifth field); -1 when
+// it has none or it is not a number (so that no result counts as exact).
+func halfmoveClock(fen string) int {
+	f := strings.Fields(fen)
+	if len(f) < 5 {
+		return -1
+	}
+	n, err := strconv.Atoi(f[4])
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }
 
 // compareTablebase orders moves best first for the mover.
@@ -152,9 +185,18 @@ func (t *Tablebase) Move(ctx context.Context, p Position) (Move, error) {
 	m := Move{UCI: best.UCI, Note: note}
 	// The position's result for us: its own category, or else that of
 	// the best move, which is the opponent's after it.
-	if w, ok := WDL(e.Category); ok {
+	// After a zeroing move the clock is 0; otherwise it goes up by one
+	// (or stays unknown).
+	half := halfmoveClock(p.FEN)
+	after := half + 1
+	if best.Zeroing {
+		after = 0
+	} else if half < 0 {
+		after = -1
+	}
+	if w, ok := WDL(e.Category, half); ok {
 		m.WDL, m.HasWDL = w, true
-	} else if w, ok := WDL(best.Category); ok {
+	} else if w, ok := WDL(best.Category, after); ok {
 		m.WDL, m.HasWDL = -w, true
 	}
 	return m, nil

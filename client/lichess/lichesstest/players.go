@@ -209,6 +209,16 @@ func (s *Server) Move(id, username, uci string) error {
 	})
 }
 
+// MoveOfferingDraw plays uci for username in game id with a draw offer,
+// as POST …/move/{uci}?offeringDraw=true would: the offer comes with the
+// move (or, if the other side offers, accepts theirs).
+func (s *Server) MoveOfferingDraw(id, username, uci string) error {
+	offer := true
+	return s.withPlayer(id, username, "move "+uci+" offering a draw", func(g *game, col int) error {
+		return s.playMoveLocked(g, col, uci, &offer)
+	})
+}
+
 // Resign resigns game id for username (an abortable game is aborted, as on
 // Lichess).
 func (s *Server) Resign(id, username string) error {
