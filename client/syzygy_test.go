@@ -3,7 +3,6 @@ package client
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,36 +74,12 @@ func TestBuiltinPlayerTablebaseResult(t *testing.T) {
 	}
 }
 
-// secondThinkBlocks wraps a Player: from its second Think on, Think waits
-// until block is closed (or ctx ends), so that the answer to a draw offer
-// made after our first move sees that move's Choice.
-type secondThinkBlocks struct {
-	Player
-	block  chan struct{}
-	mu     sync.Mutex
-	thinks int
-}
-
-func (p *secondThinkBlocks) Think(ctx context.Context, c MoveClock) (Choice, error) {
-	p.mu.Lock()
-	p.thinks++
-	n := p.thinks
-	p.mu.Unlock()
-	if n >= 2 {
-		select {
-		case <-p.block:
-		case <-ctx.Done():
-		}
-	}
-	return p.Player.Think(ctx, c)
-}
-
 // End to end with the built-in engine and local tables (game.draw with
-// tablebase on): after our first move in a position the tables hold, an
-// offer of the opponent is declined in a tablebase win and accepted in a
-// tablebase draw (without Choice.TB the tables' move has no score, and
-// both would be declined; a result from the wrong side would accept the
-// win).
+// tablebase on): an offer that comes with the opponent's move is answered
+// with our next move, by the tables' result for the offer's position: a
+// tablebase win is declined, a tablebase draw accepted (our move offers a
+// draw, which agrees to theirs). Without Choice.TB the tables' move has no
+// score, and both would go by the score rule (here: accept).
 func TestBuiltinDrawAnswerByLocalTablebase(t *testing.T) {
 	tb := testSyzygy(t)
 	for _, tc := range []struct {
@@ -118,14 +93,8 @@ func TestBuiltinDrawAnswerByLocalTablebase(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			h.addHuman("opponent")
-			block := make(chan struct{})
-			defer close(block)
-			builtin := NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 3, Seed: 1, Tablebase: tb, Logger: testsupport.Logger(t)})
 			h.wrap = func(PlayerFactory) PlayerFactory {
-				return func(ctx context.Context) (Player, error) {
-					p, err := builtin(ctx)
-					return &secondThinkBlocks{Player: p, block: block}, err
-				}
+				return NewBuiltinPlayer(BuiltinOptions{HashMB: 1, TreeMB: 1, MaxDepth: 3, Seed: 1, Tablebase: tb, Logger: testsupport.Logger(t)})
 			}
 			id := h.startGame("opponent", true, lichesstest.ChallengeParams{FEN: tc.fen})
 			// A level score would accept: only the tables decline the win.
@@ -133,16 +102,13 @@ func TestBuiltinDrawAnswerByLocalTablebase(t *testing.T) {
 			_, stop := h.runBot(s, &playerPool{})
 			h.waitPlies(id, 1)
 			reply := firstLegalReply(t, tc.fen, h.game(id).Moves)
-			for _, err := range []error{h.srv.Move(id, "opponent", reply), h.srv.Draw(id, "opponent", true)} {
-				if err != nil {
-					t.Fatal(err)
-				}
+			if err := h.srv.MoveOfferingDraw(id, "opponent", reply); err != nil {
+				t.Fatal(err)
 			}
-			draw := "POST /api/bot/game/" + id + "/draw/*"
-			h.waitFor("the answer", func() bool { return h.requests(draw) >= 1 })
+			got, offers := h.drawAnswer(id)
 			stop()
-			if d := h.lastSegments(draw); len(d) != 1 || d[0] != tc.want {
-				t.Errorf("draw answer %v, want %s", d, tc.want)
+			if got != tc.want {
+				t.Errorf("draw answer %s (our offers %s), want %s", got, offers, tc.want)
 			}
 		})
 	}
