@@ -274,6 +274,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
+		g.bot.obs.GameStarted(g.gameFacts())
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
@@ -418,6 +419,9 @@ func gameResult(status, winner, color string) string {
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
+	if !g.finished {
+		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
+	}
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
 	// finished", logged by the Bot), not with the game stream.
