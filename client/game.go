@@ -465,6 +465,9 @@ func (g *gameWorker) stopMover() {
 		// A move whose post was cut short by the end of the game may have
 		// reached Lichess all the same: the game says so.
 		g.choices[r.ply] = r.choice
+		if r.err != nil {
+			g.bot.obs.MovePlayed(g.gameFacts(), r.choice)
+		}
 	}
 }
 
