@@ -20,8 +20,9 @@ type Options struct {
 	AccessToken string
 	// Metrics is served on /metrics (nil: no /metrics).
 	Metrics *Metrics
-	// StreamActivity returns when the event stream last showed life (nil:
-	// /healthz always answers 200, e.g. for the demo).
+	// StreamActivity returns when the event stream last showed life, the
+	// zero time while it has never been open (nil: /healthz always
+	// answers 200, e.g. for the demo).
 	StreamActivity func() time.Time
 	// HealthWindow is how long the stream may stay silent before /healthz
 	// answers 503 (0: 2 minutes).
@@ -107,7 +108,7 @@ func WithWriteTimeout(d time.Duration, h http.Handler) http.Handler {
 
 // Health is /healthz's answer.
 type Health struct {
-	Status string `json:"status"` // "ok" or "stale"
+	Status string `json:"status"` // "ok", "stale", or "not_connected" (the stream was never open)
 	// StreamSilenceSeconds is how long the event stream has been silent.
 	StreamSilenceSeconds float64 `json:"event_stream_silence_seconds"`
 	WindowSeconds        float64 `json:"window_seconds"`
@@ -119,7 +120,12 @@ func (s *Server) Health() Health {
 	if s.o.StreamActivity == nil {
 		return h
 	}
-	silence := max(s.o.Now().Sub(s.o.StreamActivity()), 0)
+	last := s.o.StreamActivity()
+	if last.IsZero() {
+		h.Status = "not_connected"
+		return h
+	}
+	silence := max(s.o.Now().Sub(last), 0)
 	h.StreamSilenceSeconds = silence.Round(time.Millisecond).Seconds()
 	if silence >= s.o.HealthWindow {
 		h.Status = "stale"

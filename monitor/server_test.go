@@ -36,13 +36,20 @@ func get(t *testing.T, h http.Handler, target string, header http.Header) (int, 
 func TestHealthzStale(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	last := now.Add(-10 * time.Second)
+	var last time.Time // not connected yet
 	s := New(Options{
 		HealthWindow:   time.Minute,
 		StreamActivity: func() time.Time { mu.Lock(); defer mu.Unlock(); return last },
 		Now:            func() time.Time { mu.Lock(); defer mu.Unlock(); return now },
 	})
 	code, body := get(t, s.Handler(), "/healthz", nil)
+	if code != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"not_connected"`) {
+		t.Fatalf("before the stream opened: %d %s, want 503 not_connected", code, body)
+	}
+	mu.Lock()
+	last = now.Add(-10 * time.Second)
+	mu.Unlock()
+	code, body = get(t, s.Handler(), "/healthz", nil)
 	if code != http.StatusOK {
 		t.Fatalf("fresh stream: %d %s, want 200", code, body)
 	}

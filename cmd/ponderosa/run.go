@@ -234,7 +234,14 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		// Served until runDaemon returns: the drain included.
 		httpCtx, stopHTTP := context.WithCancel(context.Background())
 		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
-			StreamActivity: mon.LastActivity, HealthWindow: healthy, Log: log})
+			StreamActivity: func() time.Time {
+				select {
+				case <-mon.Streaming():
+					return mon.LastActivity()
+				default:
+					return time.Time{} // never open yet: not healthy
+				}
+			}, HealthWindow: healthy, Log: log})
 		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
 		if err != nil {
 			stopHTTP()
