@@ -1,8 +1,10 @@
 package client
 
 import (
+	"context"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
@@ -100,5 +102,57 @@ func TestObserverSeesGame(t *testing.T) {
 	}
 	if o.finished[id] != resultWin {
 		t.Errorf("result observed %q, want win (the opponent resigned)", o.finished[id])
+	}
+}
+
+// The built-in player's choices carry the engine's figures for the
+// Observer: the hash table's size, the tree's memory, and from our second
+// move on the re-rooting's kept share; a ponder hit is a predicted move.
+func TestBuiltinPlayerEngineFacts(t *testing.T) {
+	ctx := context.Background()
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1})
+	p, err := f(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var moves []string
+	for i, reply := range []string{"e7e5", "b8c6", "g8f6"} {
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+		d, err := p.Think(ctx, limitsIn(5*time.Second, true))
+		if err != nil {
+			t.Fatalf("move %d: %v", i, err)
+		}
+		e := d.Engine
+		switch {
+		case e == nil:
+			t.Fatalf("move %d: no engine figures", i)
+		case e.HashBytes != 4<<20:
+			t.Errorf("move %d: hash %d bytes, want 4 MiB", i, e.HashBytes)
+		case e.TreeBytes <= 0:
+			t.Errorf("move %d: tree %d bytes", i, e.TreeBytes)
+		case i > 0 && !e.Rerooted:
+			t.Errorf("move %d: no re-rooting after our earlier move", i)
+		case e.KeptFraction < 0 || e.KeptFraction > 1:
+			t.Errorf("move %d: kept fraction %v", i, e.KeptFraction)
+		case e.PonderHit && !e.Predicted, e.PonderHit && !e.PonderTop3:
+			t.Errorf("move %d: a ponder hit not predicted or not in the top 3: %+v", i, e)
+		}
+		moves = append(moves, d.Move)
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Ponder(ctx); err != nil {
+			t.Fatalf("ponder: %v", err)
+		}
+		if !legalIn(t, moves, reply) {
+			reply = firstLegal(t, moves)
+		}
+		moves = append(moves, reply)
 	}
 }
