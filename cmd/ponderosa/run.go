@@ -468,6 +468,9 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	if cfg.StateDir != d.cfg.StateDir {
 		restart = append(restart, "state_dir")
 	}
+	if cfg.HTTP != d.cfg.HTTP {
+		restart = append(restart, "http")
+	}
 	if len(restart) > 0 {
 		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))
 	}
