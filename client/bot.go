@@ -52,11 +52,12 @@ type Bot struct {
 	mm          matchState
 	wg          sync.WaitGroup
 	hooks       *testHooks // set by tests before Run; nil otherwise
+	obs         Observer   // never nil (nopObserver): WithObserver
 }
 
 // NewBot makes a bot that plays with players from factory.
-func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Logger) *Bot {
-	return &Bot{
+func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Logger, opts ...BotOption) *Bot {
+	b := &Bot{
 		c:           c,
 		factory:     factory,
 		log:         log,
@@ -70,7 +71,12 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		drainC:      make(chan struct{}),
 		mm:          matchState{declined: map[string]time.Time{}},
 		storeC:      make(chan storeOp, 256),
+		obs:         nopObserver{},
 	}
+	for _, o := range opts {
+		o(b)
+	}
+	return b
 }
 
 // Settings returns the current settings (with defaults filled in).
@@ -183,6 +189,7 @@ func (b *Bot) Run(ctx context.Context) error {
 		}
 		d := bo.next()
 		b.log.Warn().Err(err).Dur("retry_in", d).Msg("event stream dropped; reconnecting")
+		b.obs.StreamReconnect()
 		select {
 		case <-ctx.Done():
 		case <-time.After(d):

@@ -70,6 +70,16 @@
 // go through a goroutine, so that a slow or locked database never holds up
 // the event loop; a game's record is written when the game ends.
 //
+// # Observer
+//
+// A Bot made WithObserver tells an Observer what it does, for metrics
+// (package monitor serves them; this package knows no metrics library):
+// games started and finished (result, speed), each of our moves that
+// reached Lichess (the Choice, with the built-in engine's ponder, tree and
+// memory figures in Choice.Engine), challenges accepted, queued or
+// declined (with the reason) and event stream reconnects.
+// BotGamesToday gives the bot games of the last 24 hours.
+//
 // # Panics
 //
 // A panic in a game ends neither the daemon nor another game. Each of the

@@ -282,6 +282,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
+		g.bot.obs.GameStarted(g.gameFacts())
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
@@ -429,6 +430,9 @@ func gameResult(status, winner, color string) string {
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
+	if !g.finished {
+		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
+	}
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
 	// finished", logged by the Bot), not with the game stream.
@@ -472,6 +476,9 @@ func (g *gameWorker) stopMover() {
 		// A move whose post was cut short by the end of the game may have
 		// reached Lichess all the same: the game says so.
 		g.choices[r.ply] = r.choice
+		if r.err != nil {
+			g.bot.obs.MovePlayed(g.gameFacts(), r.choice)
+		}
 	}
 }
 

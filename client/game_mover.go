@@ -526,6 +526,7 @@ func (g *gameWorker) post(ctx context.Context, d Choice, log zerolog.Logger) err
 				ev = ev.Bool("offering_draw", true)
 			}
 			logChoice(ev, d).Msg("move played")
+			g.bot.obs.MovePlayed(g.gameFacts(), d)
 			return nil
 		}
 		if ctx.Err() != nil {

@@ -42,6 +42,8 @@ type harness struct {
 	wrap func(PlayerFactory) PlayerFactory
 	// store, when set, is given to those bots (SetStore).
 	store Store
+	// botOpts are given to NewBot for those bots.
+	botOpts []BotOption
 }
 
 // newHarness starts a server with our bot's account, fast keep-alives and
@@ -96,7 +98,7 @@ func (h *harness) runBot(s Settings, pool *playerPool, opts ...lichess.Option) (
 	if h.wrap != nil {
 		f = h.wrap(f)
 	}
-	b := NewBot(h.client(opts...), f, s, log)
+	b := NewBot(h.client(opts...), f, s, log, h.botOpts...)
 	b.hooks = h.hooks
 	if h.store != nil {
 		b.SetStore(h.store)

@@ -217,6 +217,9 @@ type Choice struct {
 	// why an online source chose it.
 	Source string
 	Note   string
+	// Engine holds the built-in engine's figures of the move (pondering,
+	// the tree kept, memory), for metrics; nil for other players.
+	Engine *EngineFacts
 }
 
 // TBResult is a tablebase's result for the side to move (us), under the

@@ -212,6 +212,11 @@ func (p *builtinPlayer) Think(ctx context.Context, c MoveClock) (Choice, error) 
 		return Choice{}, errors.New("builtin player: no legal move in this position")
 	}
 	out := Choice{Move: d.UCI, Depth: d.Depth, PV: d.PV, Nodes: d.Nodes, Duration: d.Time, Source: d.Source.String()}
+	if ms, ok := g.LastMove(); ok {
+		out.Engine = &EngineFacts{Predicted: ms.Predicted, PonderHit: ms.PonderHit, PonderTop3: ms.PonderTop3,
+			Rerooted: ms.TreeNodesBefore > 0, KeptFraction: ms.KeptFraction,
+			TreeBytes: int64(ms.TreeBytes), HashBytes: int64(g.Engine().TT().SizeMB()) << 20}
+	}
 	if d.Source != ponder.FromForced && d.Source != ponder.FromBook && d.Source != ponder.FromTablebase { // no search, no score
 		out.HasScore = true
 		out.Mate = d.Mate

@@ -217,6 +217,7 @@ func (b *Bot) admit(ctx context.Context, chs []*lichess.Challenge) {
 	for _, ch := range added {
 		if b.queue.has(ch.ID) {
 			b.challengeLog(ch).Info().Int("waiting", waiting).Msg("challenge queued: every slot is busy")
+			b.obs.ChallengeAnswered(ChallengeQueued, "")
 		}
 	}
 	if len(added) > 0 {
@@ -485,6 +486,7 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 	log := b.challengeLog(ch)
 	defer panics.Recover(func(e *panics.Error) { panics.Log(*log, e, "answering a challenge panicked") })
 	if a.reason != "" {
+		b.obs.ChallengeAnswered(ChallengeDeclined, a.reason)
 		ev := log.Info().Str("reason", a.reason)
 		if a.rule != "" {
 			ev = ev.Str("rule", a.rule)
@@ -520,6 +522,7 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		}
 		return
 	}
+	b.obs.ChallengeAnswered(ChallengeAccepted, "")
 	if ch.Challenger.IsBot() {
 		b.mu.Lock()
 		if pg, ok := b.pending[ch.ID]; ok {

@@ -36,6 +36,9 @@ type Config struct {
 	Game           Game           `yaml:"game"`
 	Log            Log            `yaml:"log"`
 	Shutdown       Shutdown       `yaml:"shutdown"`
+	// HTTP is the daemon's HTTP server: health and metrics (off by
+	// default).
+	HTTP HTTP `yaml:"http"`
 
 	// source names the file the config came from ("" when built in code);
 	// dir is that file's directory when Load read it ("" otherwise);
@@ -627,6 +630,22 @@ type Shutdown struct {
 	// running afterwards are resigned or aborted. Keep the systemd unit's
 	// TimeoutStopSec above it. Default 10m.
 	GracePeriod time.Duration `yaml:"grace_period"`
+}
+
+// HTTP configures the daemon's read-only HTTP server (/healthz, /metrics
+// and the web view). It never serves the Lichess token.
+type HTTP struct {
+	// Listen is the address to serve on, host:port, e.g.
+	// "127.0.0.1:8080". Default "" (no server). A host that is not a
+	// loopback address, or none (":8080", every interface), makes the
+	// server reachable from other machines: check-config and the daemon
+	// warn, louder without an access token.
+	Listen string `yaml:"listen"`
+	// AccessToken, when set, is asked of every request: the header
+	// "Authorization: Bearer <token>" or the query parameter
+	// access_token=<token>. It is never logged nor served. Default ""
+	// (no token asked).
+	AccessToken string `yaml:"access_token"`
 }
 
 // Default returns the configuration used for every key the file leaves out.

@@ -41,7 +41,9 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 		Bool("matchmaking", c.Matchmaking.Enabled).
 		Dur("move_overhead", c.Game.MoveOverhead).
 		Dur("grace_period", c.Shutdown.GracePeriod).
-		Strs("online", c.Online.Enabled())
+		Strs("online", c.Online.Enabled()).
+		Str("http_listen", c.HTTP.Listen).
+		Bool("http_access_token", c.HTTP.AccessToken != "") // whether one is set, never the token
 	if len(c.Engine.Variants) > 0 {
 		e.Strs("variant_engines", slices.Sorted(maps.Keys(c.Engine.Variants)))
 	}
@@ -240,6 +242,7 @@ func (c *Config) Summary() string {
 	}
 	line("log", "level %s, format %s, to %s", c.Log.Level, c.Log.Format, to)
 	line("shutdown", "games may finish for %v", c.Shutdown.GracePeriod)
+	line("http", "%s", c.httpSummary())
 	return b.String()
 }
 

@@ -94,6 +94,7 @@ func (c *Config) Validate() error {
 	v.correspondence()
 	v.game()
 	v.log()
+	v.httpServer()
 	if g := c.Shutdown.GracePeriod; g < 0 || g > 24*time.Hour {
 		v.add("shutdown.grace_period", "must be between 0s and 24h, got %v", g)
 	}
@@ -575,6 +576,9 @@ func (c *Config) Warnings() []string {
 		case b.ThreadsTotal == 0 && b.Threads > n:
 			w = append(w, fmt.Sprintf("engine.builtin.threads (%d) is more than the %d CPUs here, which threads_total (unset) defaults to: a search will get at most %d threads", b.Threads, n, n))
 		}
+	}
+	if hw := c.HTTPWarning(); hw != "" {
+		w = append(w, hw)
 	}
 	if !c.Challenge.Accept && !c.Matchmaking.Enabled {
 		w = append(w, "challenge.accept is false and matchmaking is off: the bot will never play")

@@ -65,6 +65,8 @@ type Client struct {
 	refusedOnce sync.Once
 	// confirming serializes the GET /api/account that confirms a 401.
 	confirming sync.Mutex
+	// obs is told of rate limits (never nil: nopObserver by default).
+	obs Observer
 }
 
 // Option changes a Client made by New.
@@ -90,6 +92,16 @@ func WithStreamIdleTimeout(d time.Duration) Option {
 // Retry-After header.
 func WithRateLimitCooldown(d time.Duration) Option {
 	return func(c *Client) { c.cooldowns.fallback = d }
+}
+
+// WithObserver sets who is told of 429 answers and refused requests (for
+// metrics); nil: nobody.
+func WithObserver(o Observer) Option {
+	return func(c *Client) {
+		if o != nil {
+			c.obs = o
+		}
+	}
 }
 
 // WithRequestTimeout sets the time limit of non-streaming requests.
@@ -122,6 +134,7 @@ func New(baseURL string, ts oauth2.TokenSource, opts ...Option) (*Client, error)
 		baseHTTP:    &http.Client{},
 		background:  make(chan struct{}, 1),
 		refused:     make(chan struct{}),
+		obs:         nopObserver{},
 	}
 	for _, o := range opts {
 		o(c)
@@ -268,6 +281,9 @@ func (c *Client) toLichess(r request) bool {
 // becomes an *APIError (a 429 also starts the cool-down).
 func (c *Client) do(ctx context.Context, r request) (*http.Response, context.CancelFunc, error) {
 	if err := c.cooldowns.wait(ctx, r.limitKey, r.essential); err != nil {
+		if errors.Is(err, ErrCoolingDown) {
+			c.obs.CooldownRefused(EndpointFamily(r.limitKey))
+		}
 		return nil, nil, fmt.Errorf("%s: %w", r.op, err)
 	}
 	parent := ctx // for the confirmation of a 401
@@ -342,6 +358,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 	if resp.StatusCode == http.StatusTooManyRequests {
 		ae.RetryAfter = c.cooldowns.start(r.limitKey, resp.Header.Get("Retry-After"), time.Now())
 		c.log.Warn().Str("endpoint", r.limitKey).Dur("cooldown", ae.RetryAfter).Msg("rate limited by Lichess")
+		c.obs.RateLimited(EndpointFamily(r.limitKey), ae.RetryAfter)
 	}
 	return nil, nil, ae
 }

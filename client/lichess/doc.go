@@ -56,5 +56,7 @@
 // (IsRateLimited matches both). Lichess
 // asks for one request at a time: the non-essential requests go one at a
 // time, and the essential ones never queue behind them, since a game's
-// clock would pay for it.
+// clock would pay for it. An Observer (WithObserver) is told of each 429
+// and of each request refused in a cool-down, by endpoint family, for
+// metrics (package monitor); this package knows no metrics library.
 package lichess

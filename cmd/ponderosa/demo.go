@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,6 +22,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/logging"
+	"github.com/ponderosa-chess/ponderosa/monitor"
 )
 
 // demoOpts are the flags of `ponderosa demo`.
@@ -29,6 +34,8 @@ type demoOpts struct {
 	ponder     bool
 	verbose    bool      // the bots' logs on logOut
 	logOut     io.Writer // for verbose
+	// metrics, when set, observes both bots (and their Lichess clients).
+	metrics *monitor.Metrics
 }
 
 // The demo's two bot accounts and their tokens (local server only).
@@ -43,10 +50,12 @@ const (
 // Lichess-compatible server, over real HTTP, with the real client.
 func demoCmd(e env, args []string) int {
 	fs := newFlagSet(e, "demo",
-		"usage: ponderosa demo [-tc 1+0] [-moves-limit N] [-depth N] [-v]",
+		"usage: ponderosa demo [-tc 1+0] [-moves-limit N] [-depth N] [-v] [-http ADDR]",
 		"\nStarts a local Lichess-compatible server with two bot accounts and runs two",
 		"bots with the built-in engine; one challenges the other and the game is",
-		"printed move by move. No network or token needed.",
+		"printed move by move. No network or token needed. With -http the daemon's",
+		"HTTP server (/healthz, /metrics) serves the demo's bots on ADDR (e.g.",
+		"127.0.0.1:8080) during the game and after it, until Ctrl-C.",
 	)
 	tc := fs.String("tc", "1+0", "time control, minutes+seconds (at least bullet: base + 40×increment ≥ 30s)")
 	moves := fs.Int("moves-limit", 80, "adjudicate the game after this many moves (0: play to the end)")
@@ -54,6 +63,7 @@ func demoCmd(e env, args []string) int {
 	hash := fs.Int("hash", 16, "transposition table per bot, MiB")
 	ponder := fs.Bool("ponder", true, "think on the opponent's time")
 	verbose := fs.Bool("v", false, "show the bots' logs")
+	httpAddr := fs.String("http", "", "serve /healthz and /metrics on this address (host:port) until Ctrl-C")
 	if !parseArgs(fs, args) {
 		return exitUsage
 	}
@@ -67,11 +77,58 @@ func demoCmd(e env, args []string) int {
 		return exitUsage
 	}
 	o := demoOpts{tc: t, movesLimit: *moves, depth: *depth, hashMB: *hash, ponder: *ponder, verbose: *verbose, logOut: e.stderr}
-	if _, err := runDemo(context.Background(), e.stdout, o); err != nil {
+	ctx := context.Background()
+	if *httpAddr != "" {
+		if _, _, err := net.SplitHostPort(*httpAddr); err != nil {
+			fmt.Fprintf(e.stderr, "demo: -http %q: not host:port (e.g. 127.0.0.1:8080)\n", *httpAddr)
+			return exitUsage
+		}
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	if err := demoServe(ctx, e.stdout, e.stderr, o, *httpAddr, nil); err != nil {
 		fmt.Fprintln(e.stderr, "demo:", err)
 		return exitFailure
 	}
 	return exitOK
+}
+
+// demoServe runs the demo; with httpAddr it serves the demo's metrics and
+// health there from before the game until ctx ends (onHTTP, if set, gets
+// the address bound).
+func demoServe(ctx context.Context, out, errOut io.Writer, o demoOpts, httpAddr string, onHTTP func(net.Addr)) error {
+	if httpAddr == "" {
+		_, err := runDemo(ctx, out, o)
+		return err
+	}
+	o.metrics = monitor.NewMetrics(appVersion())
+	log := logging.New(errOut, "info", logging.FormatConsole)
+	srv := monitor.New(monitor.Options{Metrics: o.metrics, Log: log})
+	warn := ""
+	if !config.ListenLoopback(httpAddr) {
+		warn = fmt.Sprintf("-http %q is reachable from other machines (the demo asks no access token)", httpAddr)
+	}
+	httpCtx, stopHTTP := context.WithCancel(context.Background())
+	addr, wait, err := startHTTP(httpCtx, httpAddr, warn, srv, log)
+	if err != nil {
+		stopHTTP()
+		return err
+	}
+	defer wait()
+	defer stopHTTP()
+	if onHTTP != nil {
+		onHTTP(addr)
+	}
+	fmt.Fprintf(out, "serving http://%s/metrics and /healthz\n", addr)
+	if _, err := runDemo(ctx, out, o); err != nil && ctx.Err() == nil {
+		return err
+	}
+	if ctx.Err() == nil {
+		fmt.Fprintf(out, "\nstill serving http://%s until Ctrl-C\n", addr)
+		<-ctx.Done()
+	}
+	return nil
 }
 
 // decisionLog keeps the players' decisions by game and ply, for the eval
@@ -175,17 +232,19 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	var wg sync.WaitGroup
 	defer func() { stopBots(); wg.Wait() }()
 	clients := map[string]*lichess.Client{}
+	var bots []*client.Bot
 	for _, acct := range []struct{ name, token string }{{demoWhite, demoWhiteToken}, {demoBlack, demoBlackToken}} {
 		l := logger.With().Str("bot", acct.name).Logger()
 		c, err := lichess.New(srv.URL(), oauth2.StaticTokenSource(&oauth2.Token{AccessToken: acct.token}),
-			lichess.WithLogger(l), lichess.WithUserAgent("ponderosa-demo/"+appVersion()))
+			lichess.WithLogger(l), lichess.WithUserAgent("ponderosa-demo/"+appVersion()), lichess.WithObserver(observerOf(o.metrics)))
 		if err != nil {
 			return none, err
 		}
 		clients[acct.name] = c
 		f := client.NewBuiltinPlayer(client.BuiltinOptions{HashMB: o.hashMB, Threads: 1, TreeMB: 16,
 			Ponder: o.ponder, MaxDepth: o.depth, Logger: l})
-		bot := client.NewBot(c, observed(f, decisions), settings, l)
+		bot := client.NewBot(c, observed(f, decisions), settings, l, client.WithObserver(observerOf(o.metrics)))
+		bots = append(bots, bot)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -238,6 +297,19 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 			adjudicated = adjudicate(srv, snap, decisions)
 		}
 	}
+	// The bots end their games too (their records, the metrics' count of
+	// finished games) before they are stopped.
+	idle := func() bool {
+		for _, b := range bots {
+			if len(b.Games()) > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for end := time.Now().Add(5 * time.Second); !idle() && time.Now().Before(end) && ctx.Err() == nil; {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if adjudicated != "" {
 		fmt.Fprintf(out, "\nmove limit (%d) reached: %s\n", o.movesLimit, adjudicated)
 	}
@@ -246,6 +318,17 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 		return snap, errors.New("the game was aborted")
 	}
 	return snap, nil
+}
+
+// observerOf is m as an observer of both kinds, or nil for none.
+func observerOf(m *monitor.Metrics) interface {
+	client.Observer
+	lichess.Observer
+} {
+	if m == nil {
+		return nil
+	}
+	return m
 }
 
 // adjudicate ends a game at the moves limit: the side the last evaluation

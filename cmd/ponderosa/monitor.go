@@ -117,6 +117,14 @@ func (m *streamMonitor) Healthy(window time.Duration) bool {
 	return time.Since(m.last) < window
 }
 
+// LastActivity is when the event stream last showed life (the start,
+// before it was first opened).
+func (m *streamMonitor) LastActivity() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
 // Open is the number of event streams open now.
 func (m *streamMonitor) Open() int {
 	m.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -20,6 +21,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
 	"github.com/ponderosa-chess/ponderosa/logging"
+	"github.com/ponderosa-chess/ponderosa/monitor"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/store"
 )
@@ -84,6 +86,9 @@ type daemonOpts struct {
 	onReady func(*client.Bot)
 	// onReload, if set, is called after each reload attempt with its error.
 	onReload func(error)
+	// onHTTP, if set, is called with the address the HTTP server (http.listen)
+	// is bound to, once it serves (tests listen on port 0).
+	onHTTP func(net.Addr)
 	// startWindow bounds the whole start-up, from runDaemon's call to the
 	// event stream open: not connected to Lichess by then, the daemon gives
 	// up (0: defaultStartWindow).
@@ -155,6 +160,9 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		return configError{fmt.Errorf("token: %w", err)}
 	}
 	red.Add(token)
+	if t := cfg.HTTP.AccessToken; t != "" {
+		red.Add(t)
+	}
 	stateDir, stateFrom, err := cfg.ResolveStateDir(o.getenv)
 	if err != nil {
 		return configError{err}
@@ -168,8 +176,12 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		Msg("ponderosa starting")
 
 	mon := newStreamMonitor(o.transport)
+	// The metrics are counted from the start; served only with http.listen.
+	met := monitor.NewMetrics(appVersion())
+	met.SetStreamSilence(func() time.Duration { return time.Since(mon.LastActivity()) })
 	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
 		lichess.WithHTTPClient(&http.Client{Transport: mon}),
+		lichess.WithObserver(met),
 		lichess.WithLogger(log),
 		lichess.WithUserAgent("ponderosa/"+appVersion()),
 		lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout),
@@ -212,7 +224,35 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	pf = withOnline(cfg, c, log, pf, tables)
 
 	players := newSwappableFactory(pf)
-	bot := client.NewBot(c, players.factory, settings, log)
+	bot := client.NewBot(c, players.factory, settings, log, client.WithObserver(met))
+	met.SetBot(bot)
+	// The stream may be silent this long before the watchdog and /healthz
+	// call the daemon unhealthy: the idle timeout, the longest reconnect
+	// backoff and some slack.
+	healthy := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second
+	if cfg.HTTP.Listen != "" {
+		// Served until runDaemon returns: the drain included.
+		httpCtx, stopHTTP := context.WithCancel(context.Background())
+		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
+			StreamActivity: func() time.Time {
+				select {
+				case <-mon.Streaming():
+					return mon.LastActivity()
+				default:
+					return time.Time{} // never open yet: not healthy
+				}
+			}, HealthWindow: healthy, Log: log})
+		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
+		if err != nil {
+			stopHTTP()
+			return configError{fmt.Errorf("http.listen: %w", err)}
+		}
+		defer waitHTTP()
+		defer stopHTTP()
+		if o.onHTTP != nil {
+			o.onHTTP(addr)
+		}
+	}
 	// The state store: the game archive and the counters. A database that
 	// cannot be used does not stop the bot: what it would have written is
 	// spooled and written when it works again.
@@ -275,7 +315,6 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	if o.onReady != nil {
 		o.onReady(bot)
 	}
-	healthy := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second // idle timeout + longest reconnect backoff + slack
 	go sdWatchdog(runCtx, func() bool { return mon.Healthy(healthy) }, func(err error) {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
@@ -428,6 +467,9 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	}
 	if cfg.StateDir != d.cfg.StateDir {
 		restart = append(restart, "state_dir")
+	}
+	if cfg.HTTP != d.cfg.HTTP {
+		restart = append(restart, "http")
 	}
 	if len(restart) > 0 {
 		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,8 @@ type runEnv struct {
 	cancel  context.CancelFunc
 	done    chan error
 	bot     *client.Bot
+	// httpAddr receives the HTTP server's address (http.listen) when set.
+	httpAddr chan net.Addr
 }
 
 // runConfig is a configuration for the test server; extra is appended.
@@ -105,6 +108,11 @@ func (r *runEnv) start(getenv map[string]string) {
 			signals:    r.sigs,
 			onReady:    func(b *client.Bot) { ready <- b },
 			onReload:   func(err error) { r.reloads <- err },
+			onHTTP: func(a net.Addr) {
+				if r.httpAddr != nil {
+					r.httpAddr <- a
+				}
+			},
 		})
 	}()
 	r.t.Cleanup(func() {

@@ -1,0 +1,96 @@
+package client
+
+import "time"
+
+// Observer is told what the bot does, for metrics (cmd/ponderosa serves
+// them on /metrics); the client itself knows no metrics library. Its
+// methods are called on the bot's goroutines (the event stream's, a game
+// worker's), several at once: each must be safe for concurrent use and
+// return quickly; some are called with the bot's lock held, so none may
+// call back into the Bot. Set it with WithObserver.
+type Observer interface {
+	// GameStarted: a game worker began on a game (a game joined after a
+	// restart included).
+	GameStarted(g GameFacts)
+	// GameFinished: the game ended; result is from our side (win, loss,
+	// draw, aborted, unknown).
+	GameFinished(g GameFacts, result string)
+	// MovePlayed: our move reached Lichess. c.Duration is the player's
+	// thinking time; c.Engine holds the built-in engine's figures (nil for
+	// other players).
+	MovePlayed(g GameFacts, c Choice)
+	// ChallengeAnswered: an incoming challenge was accepted, queued or
+	// declined (ChallengeAccepted, ChallengeQueued, ChallengeDeclined);
+	// reason is the decline reason's Lichess key ("" otherwise).
+	ChallengeAnswered(outcome, reason string)
+	// StreamReconnect: the event stream dropped and is being opened again.
+	StreamReconnect()
+}
+
+// Challenge outcomes for Observer.ChallengeAnswered.
+const (
+	ChallengeAccepted = "accepted"
+	ChallengeQueued   = "queued"
+	ChallengeDeclined = "declined"
+)
+
+// GameFacts are what an Observer is told of a game: a few words, never
+// the players' names.
+type GameFacts struct {
+	ID      string
+	Speed   string // Lichess speed: bullet, blitz, rapid, classical, correspondence, …
+	Variant string // Lichess variant key
+	Rated   bool
+}
+
+// EngineFacts are the built-in engine's figures for one of our moves
+// (ponder.MoveStats, trimmed): Choice.Engine.
+type EngineFacts struct {
+	// Predicted: we had predicted the opponent's last move; PonderHit: it
+	// was played; PonderTop3: it was among our three likeliest.
+	Predicted, PonderHit, PonderTop3 bool
+	// Rerooted: a tree existed before the moves since our last decision
+	// were committed; KeptFraction is the share of it the new root kept.
+	Rerooted     bool
+	KeptFraction float64
+	// TreeBytes is the game's search tree now; HashBytes its
+	// transposition table.
+	TreeBytes, HashBytes int64
+}
+
+// BotOption changes a Bot made by NewBot.
+type BotOption func(*Bot)
+
+// WithObserver sets the bot's Observer (nil: none).
+func WithObserver(o Observer) BotOption {
+	return func(b *Bot) {
+		if o != nil {
+			b.obs = o
+		}
+	}
+}
+
+type nopObserver struct{}
+
+func (nopObserver) GameStarted(GameFacts)          {}
+func (nopObserver) GameFinished(GameFacts, string) {}
+func (nopObserver) MovePlayed(GameFacts, Choice)   {}
+func (nopObserver) ChallengeAnswered(_, _ string)  {}
+func (nopObserver) StreamReconnect()               {}
+
+// BotGamesToday returns the bot-vs-bot games of the last 24 hours and the
+// most the settings allow (challenge.max_bot_games_per_day, counting
+// incoming and outgoing).
+func (b *Bot) BotGamesToday() (played, limit int) {
+	limit = b.Settings().Challenge.MaxBotGamesPerDay
+	return b.botGames.count(time.Now()), limit
+}
+
+// gameFacts are the facts of g for the Observer.
+func (g *gameWorker) gameFacts() GameFacts {
+	f := GameFacts{ID: g.id}
+	if g.full != nil {
+		f.Speed, f.Variant, f.Rated = g.full.Speed, g.full.Variant.Key, g.full.Rated
+	}
+	return f
+}

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+// observed records what an Observer is told.
+type observed struct {
+	mu         sync.Mutex
+	started    []GameFacts
+	finished   map[string]string // game id → result
+	moves      map[string]int    // game id → moves played
+	speeds     map[string]bool   // speeds of the moves played
+	answers    []string          // outcome/reason
+	reconnects int
+}
+
+func newObserved() *observed {
+	return &observed{finished: map[string]string{}, moves: map[string]int{}, speeds: map[string]bool{}}
+}
+
+func (o *observed) GameStarted(g GameFacts) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.started = append(o.started, g)
+}
+
+func (o *observed) GameFinished(g GameFacts, result string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, twice := o.finished[g.ID]; twice {
+		o.finished[g.ID] = "twice"
+		return
+	}
+	o.finished[g.ID] = result
+}
+
+func (o *observed) MovePlayed(g GameFacts, c Choice) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.moves[g.ID]++
+	o.speeds[g.Speed] = true
+}
+
+func (o *observed) ChallengeAnswered(outcome, reason string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.answers = append(o.answers, outcome+"/"+reason)
+}
+
+func (o *observed) StreamReconnect() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.reconnects++
+}
+
+// The Observer hears of the challenges answered (a decline with its
+// reason), the game's start, each of our moves and the end with our
+// result, once.
+func TestObserverSeesGame(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	o := newObserved()
+	e.botOpts = []BotOption{WithObserver(o)}
+	e.runBot(Settings{}, &playerPool{})
+	atomic := e.challenge("Greedy", lichesstest.ChallengeParams{ClockLimit: blitz.ClockLimit, Variant: "atomic"})
+	e.waitFor("the decline", func() bool { st, _ := e.srv.ChallengeStatus(atomic); return st == "declined" })
+	id := e.challenge("Greedy", blitz)
+	e.resignAfter(id, "Greedy", 8)
+	e.waitOver(id)
+	g := e.game(id)
+	ours := 0
+	for i := range g.Moves {
+		if (i%2 == 0) == (g.White == botName) {
+			ours++
+		}
+	}
+	// A move's post returns after Lichess has it: the end may be heard
+	// first.
+	testsupport.WaitFor(t, "the observer to hear of the end and our moves", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		_, ok := o.finished[id]
+		return ok && o.moves[id] >= ours
+	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.answers) != 2 || o.answers[0] != "declined/variant" || o.answers[1] != "accepted/" {
+		t.Errorf("challenges answered %q, want [declined/variant accepted/]", o.answers)
+	}
+	if len(o.started) != 1 || o.started[0].ID != id || o.started[0].Speed != g.Speed || g.Speed == "" {
+		t.Errorf("games started %+v, want %s with its speed", o.started, id)
+	}
+	if o.moves[id] != ours || ours == 0 {
+		t.Errorf("moves observed %d, want our %d of %v", o.moves[id], ours, g.Moves)
+	}
+	if o.finished[id] != resultWin {
+		t.Errorf("result observed %q, want win (the opponent resigned)", o.finished[id])
+	}
+}
+
+// The built-in player's choices carry the engine's figures for the
+// Observer: the hash table's size, the tree's memory, and from our second
+// move on the re-rooting's kept share; a ponder hit is a predicted move.
+func TestBuiltinPlayerEngineFacts(t *testing.T) {
+	ctx := context.Background()
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1})
+	p, err := f(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var moves []string
+	for i, reply := range []string{"e7e5", "b8c6", "g8f6"} {
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+		d, err := p.Think(ctx, limitsIn(5*time.Second, true))
+		if err != nil {
+			t.Fatalf("move %d: %v", i, err)
+		}
+		e := d.Engine
+		switch {
+		case e == nil:
+			t.Fatalf("move %d: no engine figures", i)
+		case e.HashBytes != 4<<20:
+			t.Errorf("move %d: hash %d bytes, want 4 MiB", i, e.HashBytes)
+		case e.TreeBytes <= 0:
+			t.Errorf("move %d: tree %d bytes", i, e.TreeBytes)
+		case i > 0 && !e.Rerooted:
+			t.Errorf("move %d: no re-rooting after our earlier move", i)
+		case e.KeptFraction < 0 || e.KeptFraction > 1:
+			t.Errorf("move %d: kept fraction %v", i, e.KeptFraction)
+		case e.PonderHit && !e.Predicted, e.PonderHit && !e.PonderTop3:
+			t.Errorf("move %d: a ponder hit not predicted or not in the top 3: %+v", i, e)
+		}
+		moves = append(moves, d.Move)
+		if err := p.Position(ctx, moves); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Ponder(ctx); err != nil {
+			t.Fatalf("ponder: %v", err)
+		}
+		if !legalIn(t, moves, reply) {
+			reply = firstLegal(t, moves)
+		}
+		moves = append(moves, reply)
+	}
+}
