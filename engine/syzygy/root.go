@@ -17,7 +17,9 @@ type RootMove struct {
 	DTZ int
 	// WDL is the move's result with the root's fifty-move counter
 	// counted: a win that would come too late is a CursedWin, a loss that
-	// comes too late a BlessedLoss.
+	// comes too late a BlessedLoss. As DTZ may be one ply short, Win and
+	// Loss need |DTZ| + the counter <= 99; at exactly 100 the move is
+	// reported CursedWin (BlessedLoss).
 	WDL WDL
 	// Rank orders the moves: higher is better, and moves of equal rank are
 	// equally good for the tables (the search may choose among them).
@@ -76,8 +78,11 @@ func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove)
 		rm := RootMove{Move: m, DTZ: dtz}
 		switch {
 		case dtz > 0:
+			// DTZ may be one ply short (see Rank): a win is proven only
+			// with one ply to spare, and one at the limit is reported as
+			// cursed.
 			rm.WDL = CursedWin
-			if dtz+cnt50 <= 100 {
+			if dtz+cnt50 <= 99 {
 				rm.WDL = Win
 			}
 			// DTZ may be one ply short: a win is safe with one to spare.
@@ -90,8 +95,11 @@ func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove)
 				rm.Rank = maxRank
 			}
 		case dtz < 0:
+			// Likewise a loss is proven only with one ply to spare: one
+			// at the limit may be blessed, and is reported so (a rule
+			// that resigns a loss never resigns it).
 			rm.WDL = BlessedLoss
-			if -dtz+cnt50 <= 100 {
+			if -dtz+cnt50 <= 99 {
 				rm.WDL = Loss
 			}
 			rm.Rank = -maxRank

@@ -3,6 +3,8 @@ package syzygy
 import (
 	"errors"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -106,6 +108,65 @@ func TestProbeRootConvertsWins(t *testing.T) {
 				t.Fatalf("game from %s: no mate in 600 plies", start)
 			}
 		}
+	}
+}
+
+// TestProbeRootWDLAtTheLimit: as a move's DTZ may be one ply short, a
+// win or loss is reported as proven (Win, Loss) only when |DTZ| plus the
+// root's fifty-move counter is at most 99; at exactly 100 it is a
+// CursedWin (BlessedLoss), so that a rule resigning a tablebase loss never
+// resigns one the fifty-move rule may still save.
+func TestProbeRootWDLAtTheLimit(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	withClock := func(p *board.Position, cnt50 int) *board.Position {
+		f := strings.Fields(p.FEN())
+		f[4] = strconv.Itoa(cnt50)
+		return mustFEN(t, strings.Join(f, " "))
+	}
+	wins, losses := 0, 0
+	for i := 0; i < 400 && (wins < 20 || losses < 20); i++ {
+		p := randomPosition(rng, []string{"KQvKR", "KRvK", "KQvK", "KPvK"}[i%4])
+		moves, err := tb.ProbeRoot(p, true, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.FEN(), err)
+		}
+		for _, m := range moves {
+			d := m.DTZ
+			if d == 0 || d > 99 || d < -99 {
+				continue
+			}
+			n := d
+			if n < 0 {
+				n = -n
+			}
+			for _, tc := range []struct {
+				cnt50 int
+				want  WDL
+			}{{99 - n, Win}, {100 - n, CursedWin}} {
+				if d < 0 {
+					tc.want = -tc.want
+				}
+				q := withClock(p, tc.cnt50)
+				got, err := tb.ProbeRoot(q, true, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", q.FEN(), err)
+				}
+				for _, g := range got {
+					if g.Move == m.Move && g.WDL != tc.want {
+						t.Errorf("%s: %s with DTZ %d: %v, want %v", q.FEN(), m.Move, g.DTZ, g.WDL, tc.want)
+					}
+				}
+			}
+			if d > 0 {
+				wins++
+			} else {
+				losses++
+			}
+		}
+	}
+	if wins == 0 || losses == 0 {
+		t.Fatalf("%d wins, %d losses checked", wins, losses)
 	}
 }
 
