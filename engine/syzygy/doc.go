@@ -12,6 +12,7 @@
 //	d, err := tb.ProbeDTZ(pos)         // plies to zeroing, signed; ±100 offset when cursed/blessed
 //	moves, err := tb.ProbeRoot(pos, rule50, buf[:0]) // every legal move ranked
 //	keep := syzygy.Best(moves)         // the moves that preserve the result
+//	moves, err = tb.ProbeRootWDL(pos, rule50, buf[:0]) // the same without DTZ tables
 //
 // Positions with castling rights, or with more pieces than the largest
 // table found, give ErrCastling or ErrNoTable at once; a material whose

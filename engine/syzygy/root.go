@@ -117,6 +117,49 @@ func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove)
 	return moves, nil
 }
 
+// ProbeRootWDL ranks the legal moves of p with the WDL tables alone, for
+// when ProbeRoot cannot (a DTZ table missing: ErrNoTable). Each move's WDL
+// is the tables' result of the position it leads to (a repetition a
+// draw), from the mover's view, as if the fifty-move counter were reset:
+// without DTZ the root's counter cannot be counted. DTZ is 0. Rank is the
+// WDL, except that without rule50 a cursed win ranks as a win and a
+// blessed loss as a loss. Best then gives the moves that keep the result;
+// unlike ProbeRoot's, they need not make progress, so a win among them is
+// for a search to convert. moves is reused as in ProbeRoot. Errors are
+// those of ProbeWDL.
+func (tb *Tablebase) ProbeRootWDL(p *board.Position, rule50 bool, moves []RootMove) ([]RootMove, error) {
+	moves = moves[:0]
+	if err := tb.probeable(p); err != nil {
+		return moves, err
+	}
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	for _, m := range ml.Slice() {
+		p.MakeMove(m)
+		w, err := Draw, error(nil)
+		if p.RepetitionCount() < 2 {
+			w, err = tb.wdl(p)
+		}
+		p.UnmakeMove()
+		if err != nil {
+			return moves[:0], err
+		}
+		rm := RootMove{Move: m, WDL: -w, Rank: int(-w)}
+		if !rule50 && rm.WDL == CursedWin {
+			rm.Rank = int(Win)
+		} else if !rule50 && rm.WDL == BlessedLoss {
+			rm.Rank = int(Loss)
+		}
+		moves = append(moves, rm)
+	}
+	for i := 1; i < len(moves); i++ { // stable, best first
+		for j := i; j > 0 && moves[j].Rank > moves[j-1].Rank; j-- {
+			moves[j], moves[j-1] = moves[j-1], moves[j]
+		}
+	}
+	return moves, nil
+}
+
 // Best returns the leading moves of ProbeRoot's answer that share the best
 // rank: the moves that keep the result (and, with DTZ, convert a win
 // within the fifty-move rule).
