@@ -2,6 +2,8 @@ package ponder
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,15 +25,17 @@ func testTablebase(t *testing.T) *syzygy.Tablebase {
 }
 
 // A won KQvKR played by the Game for both sides from the tables: every
-// move comes from the tables without a search (source=tablebase in the
-// stats log), the winner's moves keep the win, and the game ends in mate
-// within the fifty-move rule.
+// winner's move comes from the tables without a search (source=tablebase
+// in the stats log) and keeps the win; the loser's moves are searched
+// among the moves that keep the loss (or, when only one does, played from
+// the tables at once); the game ends in mate within the fifty-move rule.
 func TestTablebaseMovesConvertWin(t *testing.T) {
 	tb := testTablebase(t)
 	var logBuf bytes.Buffer
 	g := newTestGame(t, Options{Tablebase: tb, Logger: zerolog.New(&logBuf)})
 	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
 	var moves []string
+	atOnce, searched := 0, 0
 	if err := g.SetPosition(fen, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +50,19 @@ func TestTablebaseMovesConvertWin(t *testing.T) {
 			break
 		}
 		d := think(t, g, ThinkLimits{Depth: 1})
-		if d.Source != FromTablebase || d.Nodes != 0 {
+		winner := ply%2 == 0
+		if winner && (d.Source != FromTablebase || d.Nodes != 0) {
 			t.Fatalf("ply %d: %+v, want a tablebase move", ply, d)
 		}
-		if winner := ply%2 == 0; winner && (d.WDL != syzygy.Win || d.DTZ <= 0) {
+		if winner && (d.WDL != syzygy.Win || d.DTZ <= 0) {
 			t.Fatalf("ply %d: the winner's move %s gives %v (dtz %d)", ply, d.UCI, d.WDL, d.DTZ)
+		}
+		if d.Source == FromTablebase {
+			atOnce++
+		} else if winner || d.Source != FromSearch || !d.Tablebase || d.WDL != syzygy.Loss {
+			t.Fatalf("ply %d: %+v, want a search among the moves that keep the loss", ply, d)
+		} else {
+			searched++
 		}
 		m, err := p.ParseUCIMove(d.UCI)
 		if err != nil {
@@ -63,11 +75,11 @@ func TestTablebaseMovesConvertWin(t *testing.T) {
 			t.Fatalf("no mate within the fifty-move rule: %v", moves)
 		}
 	}
-	if g.Searches() != 0 {
-		t.Errorf("%d searches", g.Searches())
+	if g.Searches() != searched || searched == 0 {
+		t.Errorf("%d searches, %d searched moves of the loser", g.Searches(), searched)
 	}
-	if n := strings.Count(logBuf.String(), `"source":"tablebase"`); n != len(moves) {
-		t.Errorf("%d moves logged with source=tablebase, want %d", n, len(moves))
+	if n := strings.Count(logBuf.String(), `"source":"tablebase"`); n != atOnce {
+		t.Errorf("%d moves logged with source=tablebase, want %d", n, atOnce)
 	}
 }
 
@@ -124,5 +136,95 @@ func TestTablebaseInSearch(t *testing.T) {
 	}
 	if d := think(t, g, ThinkLimits{Depth: 6}); d.Score > search.TBWin-search.MaxPly {
 		t.Errorf("without tables: %+v", d)
+	}
+}
+
+// tbKept returns the moves that keep the result of fen by the tables.
+func tbKept(t *testing.T, tb *syzygy.Tablebase, fen string, wdlOnly bool) (keep []syzygy.RootMove, all int) {
+	t.Helper()
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := tb.ProbeRoot
+	if wdlOnly {
+		probe = tb.ProbeRootWDL
+	}
+	moves, err := probe(p, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syzygy.Best(moves), len(moves)
+}
+
+// checkKeptSearch checks a decision searched among the moves in keep only.
+func checkKeptSearch(t *testing.T, d Decision, keep []syzygy.RootMove, want syzygy.WDL) {
+	t.Helper()
+	in := func(m board.Move) bool {
+		for _, k := range keep {
+			if k.Move == m {
+				return true
+			}
+		}
+		return false
+	}
+	if d.Source != FromSearch || !d.Tablebase || d.WDL != want || !in(d.Move) || d.Nodes == 0 {
+		t.Fatalf("%+v: want a search among the %d moves that keep %v", d, len(keep), want)
+	}
+	for _, rm := range d.RootMoves {
+		if !in(rm.Move) {
+			t.Errorf("root move %s searched: it does not keep %v", rm.Move, want)
+		}
+	}
+}
+
+// In a drawn position the tables hold, Think does not play the first
+// drawing move at once: it searches among the moves that keep the draw
+// (an opponent may still go wrong), never one that loses.
+func TestTablebaseDrawIsSearched(t *testing.T) {
+	tb := testTablebase(t)
+	const fen = "4k3/8/8/8/8/8/r7/4K2R w - - 0 1" // KRvKR
+	keep, all := tbKept(t, tb, fen, false)
+	if keep[0].WDL != syzygy.Draw || len(keep) < 2 || len(keep) == all {
+		t.Fatalf("%s: %d of %d moves keep %v; the test wants a draw with several drawing and some losing moves", fen, len(keep), all, keep[0].WDL)
+	}
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition(fen, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkKeptSearch(t, think(t, g, ThinkLimits{Depth: 4}), keep, syzygy.Draw)
+}
+
+// With only the WDL tables (no .rtbz), the root moves are ranked by WDL and
+// a won position is searched among the moves that keep the win.
+func TestTablebaseWDLOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw"} {
+		data, err := os.ReadFile(filepath.Join("../engine/syzygy/testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := syzygy.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
+	keep, all := tbKept(t, tb, fen, true)
+	if keep[0].WDL != syzygy.Win || len(keep) == all {
+		t.Fatalf("%s: %d of %d moves keep %v; the test wants a win that some moves spoil", fen, len(keep), all, keep[0].WDL)
+	}
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition(fen, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 4})
+	checkKeptSearch(t, d, keep, syzygy.Win)
+	if d.DTZ != 0 {
+		t.Errorf("DTZ %d without DTZ tables", d.DTZ)
 	}
 }

@@ -73,7 +73,8 @@ type Options struct {
 	BookOptions book.Options
 	// Tablebase (Syzygy tables, nil: none) is probed before each search
 	// for our move: in a position it holds, Think plays the tables' move
-	// at once (see tablebaseMove). TablebaseIgnore50 leaves the game's
+	// at once or searches among the moves that keep its result (see
+	// tablebaseMoves). TablebaseIgnore50 leaves the game's
 	// fifty-move counter out of the choice (UCI Syzygy50MoveRule false;
 	// see syzygy.ProbeRoot). SetTablebase changes both.
 	Tablebase         *syzygy.Tablebase
@@ -160,11 +161,15 @@ type Decision struct {
 	Budget    Budget
 	RootMoves []search.RootMove
 	NoMove    bool // the position has no legal move (game over)
-	// WDL and DTZ are the tables' verdict on Move for a FromTablebase
-	// decision (DTZ in plies from the current position, positive when we
-	// win; see syzygy.RootMove).
-	WDL syzygy.WDL
-	DTZ int
+	// Tablebase is set when the endgame tablebase chose Move (a
+	// FromTablebase decision) or the moves it was searched among (a
+	// FromSearch decision in a draw or a loss, or a win known only by WDL);
+	// WDL and DTZ are then the tables' verdict on Move (DTZ in plies from
+	// the current position, positive when we win, 0 when only WDL tables
+	// were found; see syzygy.RootMove).
+	Tablebase bool
+	WDL       syzygy.WDL
+	DTZ       int
 }
 
 // ErrClosed is returned by every call after Close.
@@ -210,7 +215,7 @@ type Game struct {
 	pending      MoveStats // stats gathered for the move being decided
 	stats        GameStats
 	searches     int               // engine searches started
-	tbMoves      []syzygy.RootMove // buffer of tablebaseMove
+	tbMoves      []syzygy.RootMove // buffer of tablebaseMoves
 }
 
 // NewGame returns a Game at the standard start position.
