@@ -228,3 +228,25 @@ func TestTablebaseWDLOnly(t *testing.T) {
 		t.Errorf("DTZ %d without DTZ tables", d.DTZ)
 	}
 }
+
+// A tablebase move comes with the tables' score at depth 0: a win is
+// search.TBWin less its DTZ (a tablebase win, no mate), a mating move a
+// mate in 1.
+func TestTablebaseScore(t *testing.T) {
+	tb := testTablebase(t)
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition("8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 5})
+	if d.Source != FromTablebase || d.Depth != 0 || d.Mate != 0 || d.Score != search.TBWin-d.DTZ || d.Score < search.TBWinInMaxPly {
+		t.Errorf("KQvKR win: %+v, want score TBWin-DTZ at depth 0", d)
+	}
+	if err := g.SetPosition("7k/8/6K1/8/8/8/8/1Q6 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d = think(t, g, ThinkLimits{Depth: 5})
+	if d.Source != FromTablebase || d.UCI != "b1b8" || d.Mate != 1 || d.Score != search.MateScore-1 {
+		t.Errorf("mate in 1: %+v, want b1b8 scored mate 1", d)
+	}
+}

@@ -90,6 +90,7 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		g.ageTT(len(g.moves), false)
 		d := Decision{Move: m.Move, Source: FromTablebase, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0),
 			Tablebase: true, WDL: m.WDL, DTZ: m.DTZ}
+		d.Score, d.Mate = g.tablebaseScore(m)
 		if c := g.tree.findChild(g.cur, m.Move); c != nilNode {
 			d.Ponder = g.tree.pool[c].best
 		}
@@ -255,6 +256,28 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		return best, true
 	}
 	return best, len(best) == 1
+}
+
+// tablebaseScore scores a move the tables chose, on the search's scale
+// (search.TBWin): a move that mates is a mate in 1; a win TBWin less its
+// DTZ in plies (at least 1), a loss the negative; a draw 0, and so are a
+// cursed win and a blessed loss unless the fifty-move rule is ignored, as
+// the search scores them.
+func (g *Game) tablebaseScore(m syzygy.RootMove) (score, mate int) {
+	g.pos.MakeMove(m.Move)
+	mated := g.pos.InCheck() && !g.pos.HasLegalMoves()
+	g.pos.UnmakeMove()
+	if mated {
+		return search.MateScore - 1, 1
+	}
+	dist := max(abs(m.DTZ), 1)
+	switch {
+	case m.WDL == syzygy.Win || (m.WDL == syzygy.CursedWin && g.opts.TablebaseIgnore50):
+		return search.TBWin - dist, 0
+	case m.WDL == syzygy.Loss || (m.WDL == syzygy.BlessedLoss && g.opts.TablebaseIgnore50):
+		return -search.TBWin + dist, 0
+	}
+	return 0, 0
 }
 
 // SetTablebase replaces the endgame tablebase (nil: none), whether the

@@ -166,7 +166,10 @@ type Decision struct {
 	// FromSearch decision in a draw or a loss, or a win known only by WDL);
 	// WDL and DTZ are then the tables' verdict on Move (DTZ in plies from
 	// the current position, positive when we win, 0 when only WDL tables
-	// were found; see syzygy.RootMove).
+	// were found; see syzygy.RootMove). A FromTablebase decision has Depth
+	// 0 and Score (and Mate) from the tables: a win is search.TBWin less
+	// its DTZ, a loss the negative, a draw 0, a move that mates a mate in
+	// 1 (see Game.tablebaseScore).
 	Tablebase bool
 	WDL       syzygy.WDL
 	DTZ       int
