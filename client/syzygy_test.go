@@ -23,10 +23,11 @@ func testSyzygy(t *testing.T) *syzygy.Tablebase {
 	return tb
 }
 
-// The built-in player with local tables plays the tables' move in a
-// position they hold and hands on their result (from our side, a cursed
-// win kept apart) as Choice.TB with source syzygy; without the tables, or
-// in a position they do not hold, the result is not known.
+// The built-in player with local tables plays the tables' move in a won
+// position they hold (in a draw or a loss it searches among the moves that
+// keep the result) and hands on their result either way (from our side, a
+// cursed win kept apart) as Choice.TB with source syzygy; without the
+// tables, or in a position they do not hold, the result is not known.
 func TestBuiltinPlayerTablebaseResult(t *testing.T) {
 	tb := testSyzygy(t)
 	for _, tc := range []struct {
@@ -39,8 +40,8 @@ func TestBuiltinPlayerTablebaseResult(t *testing.T) {
 		source string
 	}{
 		{"win", true, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true, true, 2, "tablebase"},
-		{"loss", true, "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", false, true, -2, "tablebase"},
-		{"draw", true, "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", true, true, 0, "tablebase"},
+		{"loss", true, "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", false, true, -2, "search"},
+		{"draw", true, "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", true, true, 0, "search"},
 		{"cursed win", true, "8/8/8/8/8/3k4/7r/QK6 w - - 98 60", true, true, 1, "tablebase"},
 		{"too many pieces", true, "4k3/pp6/8/8/8/8/PP6/3QK3 w - - 0 1", true, false, 0, "search"},
 		{"no tables", false, "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true, false, 0, "search"},

@@ -99,8 +99,10 @@ type Engine struct {
 }
 
 // Syzygy configures the Syzygy endgame tablebases of the built-in engine:
-// in a position the tables hold, the engine plays their move at once,
-// without a search (engine/syzygy, ponder).
+// in a position the tables hold, the engine keeps to the moves that keep
+// their result: a win known by DTZ is played at once, without a search; in
+// a draw or a loss (or with WDL files only) a short search chooses among
+// those moves (engine/syzygy, ponder).
 type Syzygy struct {
 	// Paths are directories of .rtbw/.rtbz files (a table in an earlier
 	// directory hides one of the same name in a later one). Load takes a
@@ -114,7 +116,9 @@ type Syzygy struct {
 	// ProbeDepth (default 1) and ProbeLimit (default 7) set the search's
 	// WDL probes: right after a capture or pawn move, in positions of at
 	// most ProbeLimit pieces, at depth ProbeDepth or more (with fewer
-	// pieces than the limit at any depth).
+	// pieces than the limit at any depth). ProbeLimit 0 turns every use of
+	// the tables off, the root's moves and result included (as UCI
+	// SyzygyProbeLimit 0): the daemon does not open them.
 	ProbeDepth int `yaml:"probe_depth"`
 	ProbeLimit int `yaml:"probe_limit"`
 }

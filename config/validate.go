@@ -217,7 +217,7 @@ func (v *validator) engine() {
 func (v *validator) syzygy() {
 	paths := v.c.Engine.Syzygy.Paths
 	v.intIn("engine.syzygy.probe_depth", v.c.Engine.Syzygy.ProbeDepth, 1, 100, "")
-	v.intIn("engine.syzygy.probe_limit", v.c.Engine.Syzygy.ProbeLimit, 0, 7, "0: no probes in the search")
+	v.intIn("engine.syzygy.probe_limit", v.c.Engine.Syzygy.ProbeLimit, 0, 7, "0: the tables are not used at all")
 	for i, path := range paths {
 		if path == "" {
 			v.add(fmt.Sprintf("engine.syzygy.paths[%d]", i), "empty: give a directory of Syzygy tables")

@@ -46,13 +46,19 @@
 // changes the books between moves.
 //
 // Endgame tablebases: with Options.Tablebase (engine/syzygy), Think then
-// probes the tables' root moves and, in a position they hold, plays one at
-// once (Source FromTablebase, source=tablebase; Decision.WDL and DTZ say
-// why): among the moves that keep the result, the shortest win (so a won
-// game is mated within the fifty-move rule), the longest loss, or a draw. Same exclusions as the books; an
-// unreadable table is logged and the search decides. Decision.TB is the
-// position's result whenever the tables hold it (also for an analysis,
-// which the search decides): the Lichess bot's draw and resign rules use it. The searches (also
+// probes the tables' root moves. In a win known by DTZ it plays the
+// shortest win at once (Source FromTablebase, source=tablebase;
+// Decision.Tablebase, WDL and DTZ say why), so a won game is mated within
+// the fifty-move rule; likewise when a single move keeps the result. In a
+// draw or a loss (where a fallible opponent may still go wrong), and in a
+// win known only by the WDL tables (no .rtbz: syzygy.ProbeRootWDL), it runs
+// a short search (half the budget) among the moves that keep the result
+// (Source FromSearch with Decision.Tablebase set). Same exclusions as the
+// books; an unreadable table is logged and the search decides.
+// Decision.TB is the position's result whenever the tables hold it (with
+// the tables' move, the restricted search, and also an analysis, which the
+// search decides among all moves): the Lichess bot's draw and resign rules
+// use it. The searches (also
 // ponder searches) probe the WDL tables after captures and pawn moves
 // (search.Limits.Tablebase; Options.TablebaseProbeDepth and
 // TablebaseProbeLimit).

@@ -2,6 +2,8 @@ package ponder
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -23,15 +25,17 @@ func testTablebase(t *testing.T) *syzygy.Tablebase {
 }
 
 // A won KQvKR played by the Game for both sides from the tables: every
-// move comes from the tables without a search (source=tablebase in the
-// stats log), the winner's moves keep the win, and the game ends in mate
-// within the fifty-move rule.
+// winner's move comes from the tables without a search (source=tablebase
+// in the stats log) and keeps the win; the loser's moves are searched
+// among the moves that keep the loss (or, when only one does, played from
+// the tables at once); the game ends in mate within the fifty-move rule.
 func TestTablebaseMovesConvertWin(t *testing.T) {
 	tb := testTablebase(t)
 	var logBuf bytes.Buffer
 	g := newTestGame(t, Options{Tablebase: tb, Logger: zerolog.New(&logBuf)})
 	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
 	var moves []string
+	atOnce, searched := 0, 0
 	if err := g.SetPosition(fen, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -46,11 +50,19 @@ func TestTablebaseMovesConvertWin(t *testing.T) {
 			break
 		}
 		d := think(t, g, ThinkLimits{Depth: 1})
-		if d.Source != FromTablebase || d.Nodes != 0 {
+		winner := ply%2 == 0
+		if winner && (d.Source != FromTablebase || d.Nodes != 0) {
 			t.Fatalf("ply %d: %+v, want a tablebase move", ply, d)
 		}
-		if winner := ply%2 == 0; winner && (d.WDL != syzygy.Win || d.DTZ <= 0) {
+		if winner && (d.WDL != syzygy.Win || d.DTZ <= 0) {
 			t.Fatalf("ply %d: the winner's move %s gives %v (dtz %d)", ply, d.UCI, d.WDL, d.DTZ)
+		}
+		if d.Source == FromTablebase {
+			atOnce++
+		} else if winner || d.Source != FromSearch || !d.Tablebase || d.WDL != syzygy.Loss {
+			t.Fatalf("ply %d: %+v, want a search among the moves that keep the loss", ply, d)
+		} else {
+			searched++
 		}
 		m, err := p.ParseUCIMove(d.UCI)
 		if err != nil {
@@ -63,11 +75,11 @@ func TestTablebaseMovesConvertWin(t *testing.T) {
 			t.Fatalf("no mate within the fifty-move rule: %v", moves)
 		}
 	}
-	if g.Searches() != 0 {
-		t.Errorf("%d searches", g.Searches())
+	if g.Searches() != searched || searched == 0 {
+		t.Errorf("%d searches, %d searched moves of the loser", g.Searches(), searched)
 	}
-	if n := strings.Count(logBuf.String(), `"source":"tablebase"`); n != len(moves) {
-		t.Errorf("%d moves logged with source=tablebase, want %d", n, len(moves))
+	if n := strings.Count(logBuf.String(), `"source":"tablebase"`); n != atOnce {
+		t.Errorf("%d moves logged with source=tablebase, want %d", n, atOnce)
 	}
 }
 
@@ -128,9 +140,11 @@ func TestTablebaseInSearch(t *testing.T) {
 }
 
 // Decision.TB is the tables' result for the side to move whenever the
-// tables hold the position: with the tables' move, and with an analysis
-// that the search decides; a cursed win (the fifty-move counter counted)
-// stays apart from a win; a position the tables do not hold is not known.
+// tables hold the position: with the tables' move, with the search among
+// the moves that keep a loss or a draw (Decision.Tablebase set), and with
+// an analysis that the search decides among all moves; a cursed win (the
+// fifty-move counter counted) stays apart from a win; a position the
+// tables do not hold is not known.
 func TestDecisionTB(t *testing.T) {
 	tb := testTablebase(t)
 	for _, tc := range []struct {
@@ -142,8 +156,8 @@ func TestDecisionTB(t *testing.T) {
 		wdl    syzygy.WDL
 	}{
 		{"KQvK win", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Win},
-		{"KQvK loss", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Loss},
-		{"KRvKR draw", "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.Draw},
+		{"KQvK loss", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1", ThinkLimits{Depth: 1}, FromSearch, true, syzygy.Loss},
+		{"KRvKR draw", "4k3/8/8/8/8/8/r7/4K2R w - - 0 1", ThinkLimits{Depth: 1}, FromSearch, true, syzygy.Draw},
 		{"KQvKR cursed win", "8/8/8/8/8/3k4/7r/QK6 w - - 98 60", ThinkLimits{Depth: 1}, FromTablebase, true, syzygy.CursedWin},
 		{"KQvK analysis", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1", ThinkLimits{Depth: 2, MultiPV: 2}, FromSearch, true, syzygy.Win},
 		{"start position", board.StartFEN, ThinkLimits{Depth: 2}, FromSearch, false, syzygy.Draw},
@@ -157,6 +171,130 @@ func TestDecisionTB(t *testing.T) {
 			if d.Source != tc.source || d.TB.Known != tc.known || (tc.known && d.TB.WDL != tc.wdl) {
 				t.Errorf("source %v, TB %+v; want source %v, known %v, %v", d.Source, d.TB, tc.source, tc.known, tc.wdl)
 			}
+			// The tables chose the move or the moves searched, except in an
+			// analysis or a position they do not hold.
+			if want := tc.known && tc.lim.MultiPV <= 1; d.Tablebase != want {
+				t.Errorf("Decision.Tablebase %v, want %v", d.Tablebase, want)
+			}
 		})
+	}
+}
+
+// tbKept returns the moves that keep the result of fen by the tables.
+func tbKept(t *testing.T, tb *syzygy.Tablebase, fen string, wdlOnly bool) (keep []syzygy.RootMove, all int) {
+	t.Helper()
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := tb.ProbeRoot
+	if wdlOnly {
+		probe = tb.ProbeRootWDL
+	}
+	moves, err := probe(p, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return syzygy.Best(moves), len(moves)
+}
+
+// checkKeptSearch checks a decision searched among the moves in keep only.
+func checkKeptSearch(t *testing.T, d Decision, keep []syzygy.RootMove, want syzygy.WDL) {
+	t.Helper()
+	in := func(m board.Move) bool {
+		for _, k := range keep {
+			if k.Move == m {
+				return true
+			}
+		}
+		return false
+	}
+	if d.Source != FromSearch || !d.Tablebase || d.WDL != want || !in(d.Move) || d.Nodes == 0 {
+		t.Fatalf("%+v: want a search among the %d moves that keep %v", d, len(keep), want)
+	}
+	for _, rm := range d.RootMoves {
+		if !in(rm.Move) {
+			t.Errorf("root move %s searched: it does not keep %v", rm.Move, want)
+		}
+	}
+}
+
+// In a drawn position the tables hold, Think does not play the first
+// drawing move at once: it searches among the moves that keep the draw
+// (an opponent may still go wrong), never one that loses.
+func TestTablebaseDrawIsSearched(t *testing.T) {
+	tb := testTablebase(t)
+	const fen = "4k3/8/8/8/8/8/r7/4K2R w - - 0 1" // KRvKR
+	keep, all := tbKept(t, tb, fen, false)
+	if keep[0].WDL != syzygy.Draw || len(keep) < 2 || len(keep) == all {
+		t.Fatalf("%s: %d of %d moves keep %v; the test wants a draw with several drawing and some losing moves", fen, len(keep), all, keep[0].WDL)
+	}
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition(fen, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 4})
+	checkKeptSearch(t, d, keep, syzygy.Draw)
+	if !d.TB.Known || d.TB.WDL != syzygy.Draw {
+		t.Errorf("Decision.TB %+v, want the tables' draw", d.TB)
+	}
+}
+
+// With only the WDL tables (no .rtbz), the root moves are ranked by WDL and
+// a won position is searched among the moves that keep the win.
+func TestTablebaseWDLOnly(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw"} {
+		data, err := os.ReadFile(filepath.Join("../engine/syzygy/testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := syzygy.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
+	keep, all := tbKept(t, tb, fen, true)
+	if keep[0].WDL != syzygy.Win || len(keep) == all {
+		t.Fatalf("%s: %d of %d moves keep %v; the test wants a win that some moves spoil", fen, len(keep), all, keep[0].WDL)
+	}
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition(fen, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 4})
+	checkKeptSearch(t, d, keep, syzygy.Win)
+	if !d.TB.Known || d.TB.WDL != syzygy.Win {
+		t.Errorf("Decision.TB %+v, want the WDL tables' win", d.TB)
+	}
+	if d.DTZ != 0 {
+		t.Errorf("DTZ %d without DTZ tables", d.DTZ)
+	}
+}
+
+// A tablebase move comes with the tables' score at depth 0: a win is
+// search.TBWin less its DTZ (a tablebase win, no mate), a mating move a
+// mate in 1.
+func TestTablebaseScore(t *testing.T) {
+	tb := testTablebase(t)
+	g := newTestGame(t, Options{Tablebase: tb})
+	if err := g.SetPosition("8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{Depth: 5})
+	if d.Source != FromTablebase || d.Depth != 0 || d.Mate != 0 || d.Score != search.TBWin-d.DTZ || d.Score < search.TBWinInMaxPly {
+		t.Errorf("KQvKR win: %+v, want score TBWin-DTZ at depth 0", d)
+	}
+	if err := g.SetPosition("7k/8/6K1/8/8/8/8/1Q6 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d = think(t, g, ThinkLimits{Depth: 5})
+	if d.Source != FromTablebase || d.UCI != "b1b8" || d.Mate != 1 || d.Score != search.MateScore-1 {
+		t.Errorf("mate in 1: %+v, want b1b8 scored mate 1", d)
 	}
 }

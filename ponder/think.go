@@ -24,7 +24,8 @@ import (
 // (Decision.Ponder is NoMove), so that a GUI does not ponder on a reply
 // from the tree and then, on ponderhit, play a searched move in a position
 // that the book knows. Then one of the endgame tablebase (Options.Tablebase,
-// see tablebaseMove). With lim.Ponder it is UCI "go ponder", which never
+// see tablebaseMoves), or a search restricted to the moves that keep its
+// result. With lim.Ponder it is UCI "go ponder", which never
 // plays from the books or the tables.
 func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info)) (Decision, error) {
 	start := time.Now()
@@ -79,23 +80,37 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		d := Decision{Move: m, Source: FromBook, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0)}
 		return g.finish(d, start, nil), nil
 	}
-	if m, ok := g.tablebaseMove(lim); ok {
+	tbKeep, tbAtOnce := g.tablebaseMoves(lim)
+	if tbAtOnce {
 		// The tables' move: no search, handled as a book move.
+		m := tbKeep[0]
 		if r := g.run; r != nil {
 			g.stopAndWait(r)
 		}
 		g.commit()
 		g.ageTT(len(g.moves), false)
 		d := Decision{Move: m.Move, Source: FromTablebase, Budget: PlanMove(lim, white, g.opts.MoveOverhead, 0),
-			WDL: m.WDL, DTZ: m.DTZ}
+			Tablebase: true, WDL: m.WDL, DTZ: m.DTZ}
+		d.Score, d.Mate = g.tablebaseScore(m)
 		if c := g.tree.findChild(g.cur, m.Move); c != nilNode {
 			d.Ponder = g.tree.pool[c].best
 		}
 		return g.finish(d, start, nil), nil
 	}
+	if len(tbKeep) > 0 {
+		// A search among the moves that keep the tables' result (see
+		// tablebaseMoves): like "go searchmoves", so neither a ponder
+		// search nor the tree (which know every move) answers for it.
+		slim.SearchMoves = slim.SearchMoves[:0]
+		lim.SearchMoves = lim.SearchMoves[:0:0]
+		for _, m := range tbKeep {
+			slim.SearchMoves = append(slim.SearchMoves, m.Move)
+			lim.SearchMoves = append(lim.SearchMoves, m.Move.String())
+		}
+	}
 	var carried *Budget // budget left by a converted ponder search that stopped at its cap
 	if r := g.run; r != nil {
-		if r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
+		if len(tbKeep) == 0 && r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
 			// Ponder hit: the running search already searches this position.
 			g.commit()
 			g.ageTT(len(g.moves), false)
@@ -130,6 +145,10 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 	if carried != nil {
 		b = *carried
 	}
+	if len(tbKeep) > 0 && b.Timed {
+		// A short search: the tables already know the result.
+		b.Soft, b.Hard = max(b.Soft/2, MinThink), max(b.Hard/2, MinThink)
+	}
 
 	if b.Timed && lim.MoveTime == 0 && ml.N == 1 {
 		d := Decision{Move: ml.Moves[0], Source: FromForced, Budget: b}
@@ -161,6 +180,11 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		return Decision{}, err
 	}
 	d := g.fromResult(r.res, FromSearch, b)
+	for _, m := range tbKeep {
+		if m.Move == d.Move {
+			d.Tablebase, d.WDL, d.DTZ = true, m.WDL, m.DTZ
+		}
+	}
 	return g.finish(d, start, &r.res), nil
 }
 
@@ -192,27 +216,37 @@ func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 	return m.Move, true
 }
 
-// tablebaseMove probes the endgame tablebase at the current position and
-// chooses among the moves that keep the tables' result (syzygy.Best): a
-// win takes the shortest DTZ, so that the game always progresses to mate
-// within the fifty-move rule; a loss the longest; a draw the first in
-// move-generation order. The position's result is kept in g.rootTB (for
-// Decision.TB) even for an analysis (infinite, search moves, mate search,
-// MultiPV above 1), which gives no move. A position the tables do not hold
+// tablebaseMoves probes the endgame tablebase at the current position and
+// returns the moves that keep the tables' result (syzygy.Best), first the
+// one to play at once when atOnce: in a win known by DTZ the shortest DTZ,
+// so that the game always progresses to mate within the fifty-move rule; a
+// single move that keeps the result, whatever it is. Otherwise (a draw or a
+// loss, where a fallible opponent may still go wrong, or a win known only by
+// WDL) Think searches among the moves returned. Without the DTZ table the
+// moves are ranked by WDL alone (syzygy.ProbeRootWDL). The position's
+// result is kept in g.rootTB (for Decision.TB) even for an analysis
+// (infinite, search moves, mate search, MultiPV above 1), which gets no
+// moves: the search decides among all. A position the tables do not hold
 // (too many pieces, castling rights, a table missing) or an unreadable
-// table gives no move (the error is logged) and the search decides.
-func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
+// table gives no moves (the error is logged) and the search decides among
+// all.
+func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce bool) {
 	tb := g.opts.Tablebase
 	if tb == nil || g.pos.Occupied().Count() > tb.MaxPieces() || g.pos.CastlingRights() != 0 {
-		return syzygy.RootMove{}, false
+		return nil, false
 	}
-	moves, err := tb.ProbeRoot(g.pos, !g.opts.TablebaseIgnore50, g.tbMoves[:0])
+	rule50 := !g.opts.TablebaseIgnore50
+	moves, err := tb.ProbeRoot(g.pos, rule50, g.tbMoves[:0])
+	byDTZ := err == nil
+	if errors.Is(err, syzygy.ErrNoTable) {
+		moves, err = tb.ProbeRootWDL(g.pos, rule50, moves[:0])
+	}
 	g.tbMoves = moves
 	if err != nil || len(moves) == 0 {
 		if err != nil && !errors.Is(err, syzygy.ErrNoTable) {
 			g.log.Warn().Err(err).Msg("tablebase probe failed; searching instead")
 		}
-		return syzygy.RootMove{}, false
+		return nil, false
 	}
 	best := syzygy.Best(moves)
 	g.rootTB = TBResult{Known: true, WDL: best[0].WDL}
@@ -222,15 +256,39 @@ func (g *Game) tablebaseMove(lim ThinkLimits) (syzygy.RootMove, bool) {
 		g.rootTB.WDL = max(g.rootTB.WDL, m.WDL)
 	}
 	if lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
-		return syzygy.RootMove{}, false
+		return nil, false
 	}
-	pick := best[0]
-	for _, m := range best[1:] {
-		if (pick.DTZ > 0 && m.DTZ < pick.DTZ) || (pick.DTZ < 0 && m.DTZ < pick.DTZ) {
-			pick = m
+	if byDTZ && best[0].DTZ > 0 {
+		for i, m := range best[1:] {
+			if m.DTZ < best[0].DTZ {
+				best[0], best[i+1] = best[i+1], best[0]
+			}
 		}
+		return best, true
 	}
-	return pick, true
+	return best, len(best) == 1
+}
+
+// tablebaseScore scores a move the tables chose, on the search's scale
+// (search.TBWin): a move that mates is a mate in 1; a win TBWin less its
+// DTZ in plies (at least 1), a loss the negative; a draw 0, and so are a
+// cursed win and a blessed loss unless the fifty-move rule is ignored, as
+// the search scores them.
+func (g *Game) tablebaseScore(m syzygy.RootMove) (score, mate int) {
+	g.pos.MakeMove(m.Move)
+	mated := g.pos.InCheck() && !g.pos.HasLegalMoves()
+	g.pos.UnmakeMove()
+	if mated {
+		return search.MateScore - 1, 1
+	}
+	dist := max(abs(m.DTZ), 1)
+	switch {
+	case m.WDL == syzygy.Win || (m.WDL == syzygy.CursedWin && g.opts.TablebaseIgnore50):
+		return search.TBWin - dist, 0
+	case m.WDL == syzygy.Loss || (m.WDL == syzygy.BlessedLoss && g.opts.TablebaseIgnore50):
+		return -search.TBWin + dist, 0
+	}
+	return 0, 0
 }
 
 // SetTablebase replaces the endgame tablebase (nil: none), whether the

@@ -73,7 +73,8 @@ type Options struct {
 	BookOptions book.Options
 	// Tablebase (Syzygy tables, nil: none) is probed before each search
 	// for our move: in a position it holds, Think plays the tables' move
-	// at once (see tablebaseMove). TablebaseIgnore50 leaves the game's
+	// at once or searches among the moves that keep its result (see
+	// tablebaseMoves). TablebaseIgnore50 leaves the game's
 	// fifty-move counter out of the choice (UCI Syzygy50MoveRule false;
 	// see syzygy.ProbeRoot). SetTablebase changes both.
 	Tablebase         *syzygy.Tablebase
@@ -160,21 +161,30 @@ type Decision struct {
 	Budget    Budget
 	RootMoves []search.RootMove
 	NoMove    bool // the position has no legal move (game over)
-	// WDL and DTZ are the tables' verdict on Move for a FromTablebase
-	// decision (DTZ in plies from the current position, positive when we
-	// win; see syzygy.RootMove).
-	WDL syzygy.WDL
-	DTZ int
+	// Tablebase is set when the endgame tablebase chose Move (a
+	// FromTablebase decision) or the moves it was searched among (a
+	// FromSearch decision in a draw or a loss, or a win known only by WDL);
+	// WDL and DTZ are then the tables' verdict on Move (DTZ in plies from
+	// the current position, positive when we win, 0 when only WDL tables
+	// were found; see syzygy.RootMove). A FromTablebase decision has Depth
+	// 0 and Score (and Mate) from the tables: a win is search.TBWin less
+	// its DTZ, a loss the negative, a draw 0, a move that mates a mate in
+	// 1 (see Game.tablebaseScore).
+	Tablebase bool
+	WDL       syzygy.WDL
+	DTZ       int
 	// TB is the tables' result for the position we move in, whenever the
-	// tables hold it: with FromTablebase, and also when a search decides
-	// there (an analysis, which never plays from the tables).
+	// tables hold it: with FromTablebase, with a search restricted to the
+	// moves that keep the result (Tablebase set), and also when a search
+	// decides among all moves there (an analysis, which never plays from
+	// nor is restricted by the tables).
 	TB TBResult
 }
 
 // TBResult is the endgame tables' result for the side to move: Known
 // when the tables hold the position; WDL counts the game's fifty-move
 // counter, so cursed wins and blessed losses stay apart from wins and
-// losses (the best move's syzygy.RootMove.WDL).
+// losses (the best WDL among the best-ranked moves, syzygy.Best).
 type TBResult struct {
 	Known bool
 	WDL   syzygy.WDL
@@ -224,7 +234,7 @@ type Game struct {
 	rootTB       TBResult  // the tables' result for the position of the Think in progress (finish hands it on)
 	stats        GameStats
 	searches     int               // engine searches started
-	tbMoves      []syzygy.RootMove // buffer of tablebaseMove
+	tbMoves      []syzygy.RootMove // buffer of tablebaseMoves
 }
 
 // NewGame returns a Game at the standard start position.

@@ -50,10 +50,16 @@ const (
 	OptOwnBook  = "OwnBook"
 	OptBookFile = "BookFile"
 	// OptSyzygyPath lists directories of Syzygy tables (separated by ':',
-	// ';' on Windows). In a position the tables hold, "go" answers at once
-	// with their move among those that keep the result: the shortest win,
-	// so that a won game is mated within the fifty-move rule (not for "go
-	// ponder", "go infinite", MultiPV or search moves). A directory or
+	// ';' on Windows). In a won position the tables hold, "go" answers at
+	// once with the shortest win among the moves that keep it, so that a
+	// won game is mated within the fifty-move rule, also under "go depth"
+	// or "go nodes" (not for "go ponder", "go infinite", MultiPV or search
+	// moves), with "info depth 0 score cp|mate ..." (a win is scored like
+	// the search's tablebase wins, TBWin less the DTZ: cp 31xxx; a mating
+	// move mate 1) and "info string tablebase WDL <result> DTZ <plies>". In
+	// a draw or a loss, or with WDL files only, a short search among the
+	// moves that keep the result decides (its limits apply), followed by
+	// the same info string. A directory or
 	// table that cannot be read is an error naming it, and the engine
 	// plays without tables. OptSyzygy50MoveRule (on by default) counts the
 	// game's fifty-move counter in the choice (wins that would come too
@@ -63,9 +69,10 @@ const (
 	OptSyzygy50MoveRule = "Syzygy50MoveRule"
 	// OptSyzygyProbeDepth (default 1) and OptSyzygyProbeLimit (default 7)
 	// set the search's WDL probes: right after a capture or pawn move, in
-	// positions of at most ProbeLimit pieces (0: none), at depth
-	// ProbeDepth or more (with fewer pieces than the limit at any depth);
-	// "info" reports tbhits.
+	// positions of at most ProbeLimit pieces, at depth ProbeDepth or more
+	// (with fewer pieces than the limit at any depth); "info" reports
+	// tbhits. ProbeLimit 0 turns every use of the tables off, the root's
+	// included.
 	OptSyzygyProbeDepth = "SyzygyProbeDepth"
 	OptSyzygyProbeLimit = "SyzygyProbeLimit"
 	optEmptyPath        = "<empty>" // how GUIs send an empty string option
@@ -341,7 +348,11 @@ func (b *EngineBackend) SetOption(name, value string) error {
 // b.mu held.
 func (b *EngineBackend) setTablebase() {
 	o := b.gopts
-	b.game.SetTablebase(o.Tablebase, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
+	tb := o.Tablebase
+	if o.TablebaseProbeLimit < 0 {
+		tb = nil // SyzygyProbeLimit 0: no table use at all, the root's included
+	}
+	b.game.SetTablebase(tb, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
 }
 
 // chooseTablebase opens the Syzygy tables of the directories in path
@@ -582,6 +593,14 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 			return "", ""
 		}
 		return ml.Moves[0].UCI(chess960), ""
+	}
+	if info != nil && d.Source == ponder.FromTablebase {
+		// The tables' move, without a search: depth 0 with the tables'
+		// score (see ponder.Decision.Score).
+		info(decisionInfo(d))
+	}
+	if info != nil && d.Tablebase {
+		info(Info{Text: fmt.Sprintf("tablebase WDL %s DTZ %d", d.WDL, d.DTZ)})
 	}
 	if info != nil && d.UCI != lastPV && d.Depth > 0 {
 		// The move came from an unfinished iteration, the tree or a

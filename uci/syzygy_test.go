@@ -123,3 +123,52 @@ func TestEngineSyzygyTBHits(t *testing.T) {
 		t.Errorf("with tables: %d tbhits, score cp %d; want tbhits and a tablebase win", hits, score)
 	}
 }
+
+// A tablebase move comes with "info depth 0" and the tables' score (a win
+// scored as the search scores tablebase wins, a mating move mate 1) and an
+// "info string tablebase WDL ... DTZ ..."; "go depth N" and "go nodes N"
+// still answer with the tables' move. A draw is searched among the moves
+// that keep it, with the same info string.
+func TestEngineSyzygyInfo(t *testing.T) {
+	c, _ := startEngine(t)
+	c.send("setoption name SyzygyPath value "+syzygyTestdata, "isready")
+	c.untilLine("readyok")
+	for _, tc := range []struct{ fen, goCmd, score, text string }{
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", "go wtime 60000 btime 60000", "cp 31", "tablebase WDL Win DTZ "},
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", "go depth 3", "cp 31", "tablebase WDL Win DTZ "},
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", "go nodes 1000", "cp 31", "tablebase WDL Win DTZ "},
+		{"7k/8/6K1/8/8/8/8/1Q6 w - - 0 1", "go depth 3", "mate 1", "tablebase WDL Win DTZ 1"},
+	} {
+		c.send("position fen "+tc.fen, tc.goCmd)
+		lines := c.untilPrefix("bestmove")
+		all := strings.Join(lines, "\n")
+		if searched(lines) || !strings.Contains(all, "info depth 0 multipv 1 score "+tc.score) ||
+			!strings.Contains(all, "info string "+tc.text) {
+			t.Errorf("%s, %s: want depth 0, score %s and %q:\n%s", tc.fen, tc.goCmd, tc.score, tc.text, all)
+		}
+	}
+	c.send("position fen 4k3/8/8/8/8/8/r7/4K2R w - - 0 1", "go depth 3")
+	lines := c.untilPrefix("bestmove")
+	if all := strings.Join(lines, "\n"); !searched(lines) || !strings.Contains(all, "info string tablebase WDL Draw DTZ 0") {
+		t.Errorf("a draw: want a search and the tables' verdict:\n%s", all)
+	}
+}
+
+// SyzygyProbeLimit 0 turns the tables off at the root too: "go" searches
+// (no tablebase move, no tbhits); back at 7 the tables answer again.
+func TestEngineSyzygyProbeLimitZero(t *testing.T) {
+	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
+	c, _ := startEngine(t)
+	c.send("setoption name SyzygyPath value "+syzygyTestdata, "setoption name SyzygyProbeLimit value 0",
+		"position fen "+fen, "go depth 3")
+	lines := c.untilPrefix("bestmove")
+	all := strings.Join(lines, "\n")
+	if !searched(lines) || strings.Contains(all, "tablebase") || strings.Contains(all, "tbhits") {
+		t.Errorf("limit 0: want a search without the tables:\n%s", all)
+	}
+	c.send("setoption name SyzygyProbeLimit value 7", "position fen "+fen, "go depth 3")
+	lines = c.untilPrefix("bestmove")
+	if all := strings.Join(lines, "\n"); searched(lines) || !strings.Contains(all, "source=tablebase") {
+		t.Errorf("limit 7: want the tables' move:\n%s", all)
+	}
+}

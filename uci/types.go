@@ -163,7 +163,8 @@ type Info struct {
 func (i Info) String() string {
 	var b strings.Builder
 	b.WriteString("info")
-	if i.Depth > 0 {
+	if i.Depth > 0 || (i.Depth == 0 && i.Score.String() != "") {
+		// depth 0 with a score: a move chosen without a search (tablebase)
 		writeKV(&b, "depth", int64(i.Depth))
 	}
 	if i.SelDepth > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,9 +54,15 @@ func playerFactoryTables(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPU
 		if err != nil {
 			return nil, nil, err
 		}
-		tb, err := e.Syzygy.Open()
-		if err != nil {
-			return nil, nil, err
+		// engine.syzygy.probe_limit 0 turns every use of the tables off,
+		// the root's included, as UCI SyzygyProbeLimit 0 does: they are
+		// not opened, so the built-in engine and the online player
+		// (withOnline) see no local tables.
+		var tb *syzygy.Tablebase
+		if e.Syzygy.ProbeLimit > 0 {
+			if tb, err = e.Syzygy.Open(); err != nil {
+				return nil, nil, err
+			}
 		}
 		tables = tb
 		f = client.NewBuiltinPlayer(client.BuiltinOptions{
@@ -73,7 +78,7 @@ func playerFactoryTables(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPU
 			Tablebase:           tb,
 			TablebaseIgnore50:   !e.Syzygy.FiftyMoveRule,
 			TablebaseProbeDepth: e.Syzygy.ProbeDepth,
-			TablebaseProbeLimit: cmp.Or(e.Syzygy.ProbeLimit, -1), // 0: no probes in the search
+			TablebaseProbeLimit: e.Syzygy.ProbeLimit,
 			Logger:              log,
 		})
 	case config.EngineExternal:

@@ -62,3 +62,42 @@ func TestCheckConfigBadSyzygy(t *testing.T) {
 		t.Errorf("code %d, stderr %s", code, stderr)
 	}
 }
+
+// engine.syzygy.probe_limit 0 turns every use of the tables off, as UCI
+// SyzygyProbeLimit 0 does: no local tables for the online player, and in a
+// position the tables hold the built-in player searches.
+func TestPlayerFactorySyzygyProbeLimitZero(t *testing.T) {
+	abs, err := filepath.Abs("../../engine/syzygy/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n    probe_limit: 0\n")
+	f, tables, err := playerFactoryTables(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tables != nil {
+		t.Error("probe_limit 0: the online player gets local tables")
+	}
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// KQvKR, White to move and win.
+	gi := client.GameInfo{ID: "tb0", White: true, Variant: "fromPosition", InitialFEN: "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"}
+	if err := p.NewGame(context.Background(), gi); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
+		Running: true, Deadline: time.Now().Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Move == "" || c.Nodes == 0 || c.TB.Known {
+		t.Errorf("probe_limit 0: %+v, want a searched move and no tables' result", c)
+	}
+}

@@ -331,6 +331,6 @@ func (t *translator) syzygyTables(s *section) {
 	if quality == "suggest" {
 		t.r.note(KindChanged, s.keyLine("move_quality"), s.path+".move_quality",
 			"suggest: lichess-bot let the engine choose among the moves that keep the result; "+
-				"ponderosa plays the tables' move at once (the shortest win, the longest loss)")
+				"ponderosa plays a win at once (the shortest) and searches briefly among the moves that keep a draw or a loss")
 	}
 }

@@ -367,6 +367,14 @@ func TestBestThreadVote(t *testing.T) {
 	if got := e.bestThread(); got != e.threads[2] {
 		t.Fatal("mating thread not chosen")
 	}
+	// Tablebase wins count like mates: the shortest one wins, whatever
+	// the votes (here deeper threads vote for the longer one).
+	set(0, m1, TBWin-30, 20)
+	set(1, m1, TBWin-30, 20)
+	set(2, m2, TBWin-10, 5)
+	if got := e.bestThread(); got != e.threads[2] {
+		t.Fatalf("vote picked %v (%d), want the shorter tablebase win", got.rootMoves[0].move, got.rootMoves[0].score)
+	}
 	// A helper that has not finished depth 1 never votes.
 	set(1, m2, 500, 0)
 	set(2, m2, 500, 0)

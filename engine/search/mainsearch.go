@@ -117,7 +117,10 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				return v
 			}
 			if pvNode && bound == BoundLower {
+				// Only a mate can do better than the tables' win: the
+				// moves are searched for one.
 				tbLow = v
+				alpha = max(alpha, v)
 			} else if pvNode {
 				tbHigh = v
 			}
@@ -177,7 +180,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 				return 0
 			}
 			if v >= beta {
-				if v >= MateInMaxPly {
+				if v >= TBWinInMaxPly { // no unproven mate or tablebase win
 					v = beta
 				}
 				if depth < 12 {
@@ -360,6 +363,7 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 		}
 		return 0
 	}
+	tbRaised := bestScore < tbLow // no move proved more than the tables' win
 	bestScore = min(max(bestScore, tbLow), tbHigh)
 
 	if bestScore >= beta {
@@ -373,6 +377,8 @@ func (t *thread) search(alpha, beta, depth, ply int, cutNode bool) int {
 	if excluded == board.NoMove && !(root && t.pvIdx > 0) {
 		bound := BoundUpper
 		if bestScore >= beta {
+			bound = BoundLower
+		} else if tbRaised {
 			bound = BoundLower
 		} else if pvNode && bestScore > origAlpha {
 			bound = BoundExact

@@ -80,8 +80,15 @@ type Limits struct {
 }
 
 // TBWin is the score of a tablebase win at the root; at ply p it is
-// TBWin - p. It is below every mate score and above every evaluation.
-const TBWin = MateInMaxPly - 1
+// TBWin - p. Tablebase wins have their own range, [TBWinInMaxPly, TBWin],
+// below every mate score and above every evaluation (the evaluation is
+// clamped below TBWinInMaxPly); like mate scores they count from the root,
+// and the transposition table stores them relative to the node (see
+// ScoreToTT).
+const (
+	TBWin         = MateInMaxPly - 1
+	TBWinInMaxPly = TBWin - MaxPly // scores >= this are "we win by the tables" (or mate)
+)
 
 // Signals are the caller's handle on one search: Stop ends it, PonderHit
 // turns it from pondering into a normal search. Make a new one for every
@@ -356,11 +363,11 @@ func (e *Engine) bestThread() *thread {
 		}
 		bs, ts := best.rootMoves[0].score, t.rootMoves[0].score
 		switch {
-		case bs >= MateInMaxPly || ts >= MateInMaxPly:
-			if ts > bs { // the shortest mate wins
+		case bs >= TBWinInMaxPly || ts >= TBWinInMaxPly:
+			if ts > bs { // the shortest mate (or tablebase win) wins
 				best = t
 			}
-		case ts > -MateInMaxPly && votes[t.rootMoves[0].move] > votes[best.rootMoves[0].move]:
+		case ts > -TBWinInMaxPly && votes[t.rootMoves[0].move] > votes[best.rootMoves[0].move]:
 			best = t
 		}
 	}

@@ -245,7 +245,7 @@ func (t *thread) evaluate() int {
 	} else {
 		v = t.ev.Evaluate(t.pos)
 	}
-	v = max(min(v, MateInMaxPly-1), -MateInMaxPly+1)
+	v = max(min(v, TBWinInMaxPly-1), -TBWinInMaxPly+1) // below every tablebase win and mate
 	ce.key, ce.eval = key, int32(v)
 	return v
 }

@@ -206,12 +206,13 @@ func (t *TT) Hashfull() int {
 }
 
 // ScoreToTT converts a score relative to the root into one relative to the
-// node at ply, as stored in the table (mate distances counted from the node).
+// node at ply, as stored in the table: mate and tablebase-win distances
+// (scores at or beyond ±TBWinInMaxPly) counted from the node.
 func ScoreToTT(s, ply int) int {
-	if s >= MateInMaxPly {
+	if s >= TBWinInMaxPly {
 		return s + ply
 	}
-	if s <= -MateInMaxPly {
+	if s <= -TBWinInMaxPly {
 		return s - ply
 	}
 	return s
@@ -219,10 +220,10 @@ func ScoreToTT(s, ply int) int {
 
 // ScoreFromTT converts a stored score back to one relative to the root.
 func ScoreFromTT(s, ply int) int {
-	if s >= MateInMaxPly {
+	if s >= TBWinInMaxPly {
 		return s - ply
 	}
-	if s <= -MateInMaxPly {
+	if s <= -TBWinInMaxPly {
 		return s + ply
 	}
 	return s

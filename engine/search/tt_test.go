@@ -65,6 +65,33 @@ func TestTTMateAdjust(t *testing.T) {
 	}
 }
 
+// Tablebase wins count from the root like mates: a TBWin-ply score seen at
+// ply is stored as TBWin (relative to the node), and the same entry read
+// at another ply is TBWin less that ply; losses likewise. Evaluations stay
+// below TBWinInMaxPly and are stored as they are.
+func TestTTTablebaseAdjust(t *testing.T) {
+	if TBWinInMaxPly <= 0 || TBWinInMaxPly+MaxPly != TBWin || TBWin >= MateInMaxPly {
+		t.Fatalf("TBWin %d, TBWinInMaxPly %d, MateInMaxPly %d: the ranges overlap", TBWin, TBWinInMaxPly, MateInMaxPly)
+	}
+	tests := []struct{ score, ply, stored int }{
+		{TBWin - 7, 7, TBWin},
+		{-(TBWin - 9), 9, -TBWin},
+		{TBWinInMaxPly, 20, TBWinInMaxPly + 20},
+		{TBWinInMaxPly - 1, 20, TBWinInMaxPly - 1}, // the largest evaluation
+	}
+	for _, tc := range tests {
+		if got := ScoreToTT(tc.score, tc.ply); got != tc.stored {
+			t.Errorf("ScoreToTT(%d, %d) = %d, want %d", tc.score, tc.ply, got, tc.stored)
+		}
+		if got := ScoreFromTT(tc.stored, tc.ply); got != tc.score {
+			t.Errorf("ScoreFromTT(%d, %d) = %d, want %d", tc.stored, tc.ply, got, tc.score)
+		}
+	}
+	if got := ScoreFromTT(ScoreToTT(TBWin-3, 3), 10); got != TBWin-10 {
+		t.Errorf("TB win found at ply 3, read at ply 10: %d, want %d", got, TBWin-10)
+	}
+}
+
 // keysInBucket returns n distinct keys that map to the same bucket as base.
 func keysInBucket(tt *TT, base uint64, n int) []uint64 {
 	b := tt.bucket(base)

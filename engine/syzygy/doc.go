@@ -12,13 +12,16 @@
 //	d, err := tb.ProbeDTZ(pos)         // plies to zeroing, signed; ±100 offset when cursed/blessed
 //	moves, err := tb.ProbeRoot(pos, rule50, buf[:0]) // every legal move ranked
 //	keep := syzygy.Best(moves)         // the moves that preserve the result
+//	moves, err = tb.ProbeRootWDL(pos, rule50, buf[:0]) // the same without DTZ tables
 //
 // Positions with castling rights, or with more pieces than the largest
 // table found, give ErrCastling or ErrNoTable at once; a material whose
 // table is missing gives ErrNoTable. A file that is missing, truncated or
 // corrupt gives a *TableError naming it (at Check, or at the first probe
 // that needs it); damaged compressed data is caught by bounds checks and
-// never panics. Probes are safe for concurrent use and do not allocate
+// never panics. A file whose format is wrong fails for good; any other
+// failure to open one (too many open files, no memory, a file gone for a
+// while) is returned for a minute, then the file is tried again. Probes are safe for concurrent use and do not allocate
 // once their tables are open; they play moves on the given position and
 // restore it.
 //
@@ -27,7 +30,8 @@
 // Tables are found by name in the directories given to Open (the first
 // directory wins) and opened lazily, each on its first probe: the file is
 // memory-mapped read-only (syscall.Mmap on unix; read into memory with
-// ReadAt elsewhere, or where mapping fails), its header is read and every
+// ReadAt elsewhere, or where mapping fails, but only files of at most
+// 64 MiB: a larger one then fails with an error saying so), its header is read and every
 // offset and size it implies is checked against the file's length. This is
 // what lets 5-7-piece sets (gigabytes) work: only the pages probed are
 // read.

@@ -21,8 +21,17 @@ type heapMapping struct{ data []byte }
 func (h *heapMapping) Bytes() []byte { return h.data }
 func (h *heapMapping) Close() error  { h.data = nil; return nil }
 
-// readFile reads the whole of f with ReadAt.
+// maxHeapRead is the largest file that readFile reads into memory: a
+// larger table needs memory mapping (5-piece tables and up).
+const maxHeapRead = 64 << 20
+
+// readFile reads the whole of f with ReadAt, if it is at most maxHeapRead
+// bytes long.
 func readFile(f *os.File, size int64) (mapping, error) {
+	if size > maxHeapRead {
+		return nil, fmt.Errorf("reading %s: %d bytes, more than the %d MiB read into memory where the file cannot be memory-mapped",
+			f.Name(), size, maxHeapRead>>20)
+	}
 	data := make([]byte, size)
 	if _, err := f.ReadAt(data, 0); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("reading %s: %w", f.Name(), err)
@@ -43,10 +52,10 @@ func openMapping(path string) (mapping, error) {
 	}
 	size := st.Size()
 	if size < 16 {
-		return nil, fmt.Errorf("%s: truncated (%d bytes)", path, size)
+		return nil, fmt.Errorf("%w: %s: truncated (%d bytes)", errCorrupt, path, size)
 	}
 	if int64(int(size)) != size {
-		return nil, fmt.Errorf("%s: too large (%d bytes)", path, size)
+		return nil, fmt.Errorf("%w: %s: too large (%d bytes)", errCorrupt, path, size)
 	}
 	return mapFile(f, size)
 }

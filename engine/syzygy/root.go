@@ -17,7 +17,9 @@ type RootMove struct {
 	DTZ int
 	// WDL is the move's result with the root's fifty-move counter
 	// counted: a win that would come too late is a CursedWin, a loss that
-	// comes too late a BlessedLoss.
+	// comes too late a BlessedLoss. As DTZ may be one ply short, Win and
+	// Loss need |DTZ| + the counter <= 99; at exactly 100 the move is
+	// reported CursedWin (BlessedLoss).
 	WDL WDL
 	// Rank orders the moves: higher is better, and moves of equal rank are
 	// equally good for the tables (the search may choose among them).
@@ -76,8 +78,11 @@ func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove)
 		rm := RootMove{Move: m, DTZ: dtz}
 		switch {
 		case dtz > 0:
+			// DTZ may be one ply short (see Rank): a win is proven only
+			// with one ply to spare, and one at the limit is reported as
+			// cursed.
 			rm.WDL = CursedWin
-			if dtz+cnt50 <= 100 {
+			if dtz+cnt50 <= 99 {
 				rm.WDL = Win
 			}
 			// DTZ may be one ply short: a win is safe with one to spare.
@@ -90,14 +95,60 @@ func (tb *Tablebase) ProbeRoot(p *board.Position, rule50 bool, moves []RootMove)
 				rm.Rank = maxRank
 			}
 		case dtz < 0:
+			// Likewise a loss is proven only with one ply to spare: one
+			// at the limit may be blessed, and is reported so (a rule
+			// that resigns a loss never resigns it).
 			rm.WDL = BlessedLoss
-			if -dtz+cnt50 <= 100 {
+			if -dtz+cnt50 <= 99 {
 				rm.WDL = Loss
 			}
 			rm.Rank = -maxRank
 			if rule50 && -2*dtz+cnt50 >= 100 {
 				rm.Rank = -maxRank + (-dtz + cnt50)
 			}
+		}
+		moves = append(moves, rm)
+	}
+	for i := 1; i < len(moves); i++ { // stable, best first
+		for j := i; j > 0 && moves[j].Rank > moves[j-1].Rank; j-- {
+			moves[j], moves[j-1] = moves[j-1], moves[j]
+		}
+	}
+	return moves, nil
+}
+
+// ProbeRootWDL ranks the legal moves of p with the WDL tables alone, for
+// when ProbeRoot cannot (a DTZ table missing: ErrNoTable). Each move's WDL
+// is the tables' result of the position it leads to (a repetition a
+// draw), from the mover's view, as if the fifty-move counter were reset:
+// without DTZ the root's counter cannot be counted. DTZ is 0. Rank is the
+// WDL, except that without rule50 a cursed win ranks as a win and a
+// blessed loss as a loss. Best then gives the moves that keep the result;
+// unlike ProbeRoot's, they need not make progress, so a win among them is
+// for a search to convert. moves is reused as in ProbeRoot. Errors are
+// those of ProbeWDL.
+func (tb *Tablebase) ProbeRootWDL(p *board.Position, rule50 bool, moves []RootMove) ([]RootMove, error) {
+	moves = moves[:0]
+	if err := tb.probeable(p); err != nil {
+		return moves, err
+	}
+	var ml board.MoveList
+	p.GenerateLegal(&ml)
+	for _, m := range ml.Slice() {
+		p.MakeMove(m)
+		w, err := Draw, error(nil)
+		if p.RepetitionCount() < 2 {
+			w, err = tb.wdl(p)
+		}
+		p.UnmakeMove()
+		if err != nil {
+			return moves[:0], err
+		}
+		rm := RootMove{Move: m, WDL: -w, Rank: int(-w)}
+		if !rule50 && rm.WDL == CursedWin {
+			rm.Rank = int(Win)
+		} else if !rule50 && rm.WDL == BlessedLoss {
+			rm.Rank = int(Loss)
 		}
 		moves = append(moves, rm)
 	}

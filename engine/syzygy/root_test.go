@@ -3,6 +3,8 @@ package syzygy
 import (
 	"errors"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
@@ -106,6 +108,133 @@ func TestProbeRootConvertsWins(t *testing.T) {
 				t.Fatalf("game from %s: no mate in 600 plies", start)
 			}
 		}
+	}
+}
+
+// TestProbeRootWDLAtTheLimit: as a move's DTZ may be one ply short, a
+// win or loss is reported as proven (Win, Loss) only when |DTZ| plus the
+// root's fifty-move counter is at most 99; at exactly 100 it is a
+// CursedWin (BlessedLoss), so that a rule resigning a tablebase loss never
+// resigns one the fifty-move rule may still save.
+func TestProbeRootWDLAtTheLimit(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(21, 22))
+	withClock := func(p *board.Position, cnt50 int) *board.Position {
+		f := strings.Fields(p.FEN())
+		f[4] = strconv.Itoa(cnt50)
+		return mustFEN(t, strings.Join(f, " "))
+	}
+	wins, losses := 0, 0
+	for i := 0; i < 400 && (wins < 20 || losses < 20); i++ {
+		p := randomPosition(rng, []string{"KQvKR", "KRvK", "KQvK", "KPvK"}[i%4])
+		moves, err := tb.ProbeRoot(p, true, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.FEN(), err)
+		}
+		for _, m := range moves {
+			d := m.DTZ
+			if d == 0 || d > 99 || d < -99 {
+				continue
+			}
+			n := d
+			if n < 0 {
+				n = -n
+			}
+			for _, tc := range []struct {
+				cnt50 int
+				want  WDL
+			}{{99 - n, Win}, {100 - n, CursedWin}} {
+				if d < 0 {
+					tc.want = -tc.want
+				}
+				q := withClock(p, tc.cnt50)
+				got, err := tb.ProbeRoot(q, true, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", q.FEN(), err)
+				}
+				for _, g := range got {
+					if g.Move == m.Move && g.WDL != tc.want {
+						t.Errorf("%s: %s with DTZ %d: %v, want %v", q.FEN(), m.Move, g.DTZ, g.WDL, tc.want)
+					}
+				}
+			}
+			if d > 0 {
+				wins++
+			} else {
+				losses++
+			}
+		}
+	}
+	if wins == 0 || losses == 0 {
+		t.Fatalf("%d wins, %d losses checked", wins, losses)
+	}
+}
+
+// TestProbeRootWDL: the WDL-only ranking gives every move the result that
+// DTZ's ranking gives it (win, draw or loss alike), its best moves keep
+// the position's result, and it works where only the WDL table is found,
+// which ProbeRoot cannot.
+func TestProbeRootWDL(t *testing.T) {
+	tb := openTestdata(t)
+	rng := rand.New(rand.NewPCG(31, 32))
+	sign := func(n int) int { return min(max(n, -1), 1) }
+	for i := 0; i < 300; i++ {
+		p := randomPosition(rng, testMaterials[i%len(testMaterials)])
+		w, err := tb.ProbeWDL(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byDTZ, err := tb.ProbeRoot(p, true, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.FEN(), err)
+		}
+		byWDL, err := tb.ProbeRootWDL(p, true, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", p.FEN(), err)
+		}
+		if len(byWDL) != len(byDTZ) {
+			t.Fatalf("%s: %d moves, ProbeRoot %d", p.FEN(), len(byWDL), len(byDTZ))
+		}
+		for _, m := range byWDL {
+			for _, d := range byDTZ {
+				if d.Move == m.Move && sign(int(m.WDL)) != sign(d.DTZ) {
+					t.Fatalf("%s: %s is %v by WDL, DTZ %d", p.FEN(), m.Move, m.WDL, d.DTZ)
+				}
+			}
+		}
+		if len(byWDL) == 0 {
+			continue
+		}
+		best := Best(byWDL)
+		for _, m := range best {
+			if m.WDL != w {
+				t.Fatalf("%s (%v): best move %s gives %v", p.FEN(), w, m.Move, m.WDL)
+			}
+		}
+		if len(best) < len(byWDL) && byWDL[len(best)].Rank >= best[0].Rank {
+			t.Fatalf("%s: moves not sorted", p.FEN())
+		}
+	}
+
+	dir := t.TempDir()
+	for _, name := range []string{"KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw"} { // captures lead to the smaller tables
+		writeTable(t, dir, name, func(b []byte) []byte { return b })
+	}
+	wdlOnly, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wdlOnly.Close()
+	p := mustFEN(t, "8/8/8/8/8/3k4/7r/QK6 w - - 0 1")
+	if _, err := wdlOnly.ProbeRoot(p, true, nil); !errors.Is(err, ErrNoTable) {
+		t.Fatalf("ProbeRoot without DTZ: %v, want ErrNoTable", err)
+	}
+	moves, err := wdlOnly.ProbeRootWDL(p, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if best := Best(moves); best[0].WDL != Win || len(best) == len(moves) {
+		t.Errorf("WDL only: best %v (%d of %d moves), want the winning moves only", best[0].WDL, len(best), len(moves))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -90,17 +91,28 @@ type table struct {
 	files     int // 4 for pawn tables (leading pawn on files a-d), else 1
 	material  [16]int8
 
-	ready  atomic.Bool
-	mu     sync.Mutex
+	ready atomic.Bool
+	mu    sync.Mutex
+	// err is the last failure to open the file, at errAt: a format error
+	// (errCorrupt) is kept for good, any other (a file that cannot be
+	// opened or mapped now: too many open files, no memory) is retried
+	// once retryAfter has passed.
 	err    error
+	errAt  time.Time
 	m      mapping
 	data   []byte
 	pd     [4][2]pairs
 	mapOff int
 }
 
+// retryAfter is how long a table that failed to open for a reason other
+// than its format waits before it is tried again.
+const retryAfter = time.Minute
+
 // ensure opens and checks the file on first use; it is safe for
-// concurrent callers and cheap once the table is ready.
+// concurrent callers and cheap once the table is ready. A file whose
+// format is wrong fails for good; any other failure is returned until
+// retryAfter has passed, then the file is tried again.
 func (t *table) ensure() error {
 	if t.ready.Load() {
 		return nil
@@ -110,13 +122,14 @@ func (t *table) ensure() error {
 	if t.ready.Load() {
 		return nil
 	}
-	if t.err != nil {
+	if t.err != nil && (errors.Is(t.err, errCorrupt) || time.Since(t.errAt) < retryAfter) {
 		return t.err
 	}
 	if err := t.open(); err != nil {
-		t.err = fmt.Errorf("syzygy table %s: %w", t.path, err)
+		t.err, t.errAt = fmt.Errorf("syzygy table %s: %w", t.path, err), time.Now()
 		return t.err
 	}
+	t.err = nil
 	t.ready.Store(true)
 	return nil
 }
