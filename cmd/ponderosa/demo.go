@@ -27,8 +27,9 @@ type demoOpts struct {
 	depth      int // cap on every search (0: none)
 	hashMB     int
 	ponder     bool
-	verbose    bool      // the bots' logs on logOut
-	logOut     io.Writer // for verbose
+	verbose    bool       // the bots' logs on logOut
+	logOut     io.Writer  // for verbose
+	views      *demoViews // when set, the bots' games are shown there (the web view's Source)
 }
 
 // The demo's two bot accounts and their tokens (local server only).
@@ -157,6 +158,9 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	}
 	defer srv.Close()
 	fmt.Fprintf(out, "local Lichess-compatible server at %s\n", srv.URL())
+	if o.views != nil {
+		o.views.setServer(srv)
+	}
 
 	decisions := &decisionLog{}
 	logger := zerolog.Nop()
@@ -185,7 +189,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 		clients[acct.name] = c
 		f := client.NewBuiltinPlayer(client.BuiltinOptions{HashMB: o.hashMB, Threads: 1, TreeMB: 16,
 			Ponder: o.ponder, MaxDepth: o.depth, Logger: l})
-		bot := client.NewBot(c, observed(f, decisions), settings, l)
+		bot := client.NewBot(c, observed(viewed(f, o.views, acct.name), decisions), settings, l)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
