@@ -70,6 +70,9 @@ type EvalPoint struct {
 	Mate   int    // from White's view: >0 White mates
 	Depth  int
 	Source string
+	// HasScore is false for moves chosen without a search (book,
+	// tablebase, the only legal move): their Score means nothing.
+	HasScore bool
 }
 
 // NodeView is one tree node as a viewer sees it. Score, Mate and Bound are
@@ -189,6 +192,11 @@ func (g *Game) Snapshot() Snapshot {
 func evalPoint(ms MoveStats) EvalPoint {
 	e := EvalPoint{Ply: ms.Ply, Move: ms.Move, Score: ms.Score, Mate: ms.Mate, Depth: ms.Depth,
 		Source: ms.Source.String()}
+	switch ms.Source {
+	case FromBook, FromTablebase, FromForced:
+	default:
+		e.HasScore = true
+	}
 	if !ms.White {
 		e.Score, e.Mate = -e.Score, -e.Mate
 	}

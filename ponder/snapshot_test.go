@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 )
 
 func TestSnapshotAfterThinkAndMove(t *testing.T) {
@@ -51,7 +52,7 @@ func TestSnapshotAfterThinkAndMove(t *testing.T) {
 		t.Fatalf("last move %+v evals %+v", s.LastMove, s.Evals)
 	}
 	// Black's score from White's view is negated.
-	if s.Evals[0].Score != -d.Score || s.Evals[0].Move != d.UCI {
+	if s.Evals[0].Score != -d.Score || s.Evals[0].Move != d.UCI || !s.Evals[0].HasScore {
 		t.Fatalf("eval %+v, decision score %d", s.Evals[0], d.Score)
 	}
 	// The snapshot shares nothing with the game.
@@ -178,5 +179,21 @@ func BenchmarkSnapshot(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		_ = g.Snapshot()
+	}
+}
+
+// A move chosen without a search has no score for the graph.
+func TestSnapshotForcedMoveHasNoScore(t *testing.T) {
+	g := newTestGame(t, Options{})
+	if err := g.SetPosition("k7/8/8/8/8/8/1q6/K7 w - - 0 1", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d := think(t, g, ThinkLimits{WTime: time.Minute, BTime: time.Minute})
+	if d.Source != FromForced || d.UCI != "a1b2" {
+		t.Fatalf("decision %s from %s, want the forced a1b2", d.UCI, d.Source)
+	}
+	s := g.Snapshot()
+	if len(s.Evals) != 1 || s.Evals[0].HasScore || !s.LastMove.White {
+		t.Fatalf("evals %+v", s.Evals)
 	}
 }

@@ -136,9 +136,14 @@ func searchOf(s *ponder.Snapshot) searchJSON {
 		TimeMS: sv.Time.Milliseconds(), PV: pv, PonderOn: s.PonderOn, TreeNodes: s.TreeNodes, TreeBytes: s.TreeBytes}
 }
 
+// evalsOf lists the evaluations of es for the graph (moves chosen without
+// a search have none).
 func evalsOf(es []ponder.EvalPoint) []evalJSON {
 	out := make([]evalJSON, 0, len(es))
 	for _, e := range es {
+		if !e.HasScore {
+			continue
+		}
 		out = append(out, evalJSON{Ply: e.Ply, Move: e.Move, Score: e.Score, Mate: e.Mate, Depth: e.Depth, Source: e.Source})
 	}
 	return out

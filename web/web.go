@@ -369,13 +369,17 @@ func (st *streamState) diff(gs []GameView) []event {
 		if s.HasLast {
 			lastPly = s.LastMove.Ply
 		}
-		if len(s.Moves) > len(old.moves) || len(s.Evals) > old.evals || cv != old.clock || lastPly != old.lastPly {
+		// The clocks go with the moves; alone, only when the running side
+		// changes (a source may read them anew at each call).
+		if len(s.Moves) > len(old.moves) || len(s.Evals) > old.evals || cv.Run != old.clock.Run || lastPly != old.lastPly {
 			m := moveJSON{ID: g.ID, From: len(old.moves), Moves: s.Moves[len(old.moves):], FEN: s.FEN, Clock: c, Gen: s.Generation}
 			if m.Moves == nil {
 				m.Moves = []string{}
 			}
 			if len(s.Evals) > old.evals {
-				m.Evals = evalsOf(s.Evals[old.evals:])
+				if m.Evals = evalsOf(s.Evals[old.evals:]); len(m.Evals) == 0 {
+					m.Evals = nil
+				}
 			}
 			if lastPly != old.lastPly {
 				m.Last = lastOf(s)

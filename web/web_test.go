@@ -476,3 +476,24 @@ func BenchmarkExpandHTTP(b *testing.B) {
 		}
 	}
 }
+
+// Nothing changed but the moment the clocks were read: no update is sent.
+func TestDiffQuietWithoutChange(t *testing.T) {
+	src, _ := newSource(t)
+	st := newStreamState()
+	gs := src.Games()
+	st.remember(&gs[0])
+	gs = src.Games()
+	gs[0].ClockAt = gs[0].ClockAt.Add(time.Second)
+	gs[0].BlackClock -= time.Second
+	if evs := st.diff(gs); len(evs) != 0 {
+		t.Fatalf("events without a change: %+v", evs)
+	}
+	// a game that starts over (another position, no moves in common) is sent whole
+	g2 := newGame(t, []string{"d2d4"}, 0)
+	src.games[0].g = g2
+	evs := st.diff(src.Games())
+	if len(evs) != 1 || evs[0].name != "game" {
+		t.Fatalf("events %+v, want one full game", evs)
+	}
+}
