@@ -89,6 +89,8 @@ type gameWorker struct {
 	draining        bool // the Bot drains: let the stream go as soon as we wait
 	disconnectTimer *time.Timer
 	disconnectC     <-chan time.Time
+
+	view gameView // for viewers (view.go)
 }
 
 func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
@@ -274,6 +276,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
+		g.viewFull(f)
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
@@ -294,6 +297,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 func (g *gameWorker) onState(ctx context.Context, st lichess.GameState) {
 	g.state = st
 	g.receivedAt = time.Now()
+	g.viewState(st, g.receivedAt)
 	if err := g.syncMoves(strings.Fields(st.Moves)); err != nil {
 		g.l().Error().Err(err).Msg("cannot follow the moves")
 		return
@@ -476,6 +480,7 @@ func (g *gameWorker) cleanup() {
 			t.Stop()
 		}
 	}
+	g.view.update(func(v *GameView) { v.Game = nil })
 	if g.player != nil {
 		p := g.player
 		g.player = nil
