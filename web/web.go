@@ -235,6 +235,9 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	s := &sse{w: w, f: http.NewResponseController(w)}
+	// The stream outlives a server's WriteTimeout: lift it for this
+	// response (an error means the writer has none to lift).
+	_ = s.f.SetWriteDeadline(time.Time{})
 	ctx := r.Context()
 	st := newStreamState()
 	hb := time.NewTicker(h.opts.Heartbeat)

@@ -497,3 +497,31 @@ func TestDiffQuietWithoutChange(t *testing.T) {
 		t.Fatalf("events %+v, want one full game", evs)
 	}
 }
+
+// The event stream goes on past the server's WriteTimeout.
+func TestEventsOutliveWriteTimeout(t *testing.T) {
+	src, g := newSource(t)
+	hs := httptest.NewUnstartedServer(New(src, Options{MinInterval: time.Millisecond}))
+	hs.Config.WriteTimeout = 100 * time.Millisecond
+	hs.Start()
+	defer hs.Close()
+	resp, err := http.Get(hs.URL + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	if name, _ := sseEvent(t, r); name != "state" {
+		t.Fatalf("first event %s", name)
+	}
+	time.Sleep(300 * time.Millisecond) // past the write timeout (no speed assumed: only longer is safe)
+	if err := g.Play(firstLegalReply(t, g)); err != nil {
+		t.Fatal(err)
+	}
+	src.n.Notify()
+	for {
+		if name, _ := sseEvent(t, r); name == "move" {
+			return
+		}
+	}
+}
