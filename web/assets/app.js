@@ -151,6 +151,12 @@ function drawGraph(g) {
   line.setAttribute("points", pts);
   line.setAttribute("fill", "none"); line.setAttribute("stroke", "#2d6a4f"); line.setAttribute("stroke-width", "1.5");
   svg.append(line);
+  for (const e of ev) { // a dot per move: one move alone is visible too
+    const c = document.createElementNS(ns, "circle");
+    c.setAttribute("cx", ((e.p / maxPly) * 300).toFixed(1)); c.setAttribute("cy", y(e).toFixed(1));
+    c.setAttribute("r", "1.5"); c.setAttribute("fill", "#2d6a4f");
+    svg.append(c);
+  }
   const t = document.createElementNS(ns, "title");
   const e = ev[ev.length - 1];
   t.textContent = "after " + e.m + ": " + fmtScore(e.s, e.mt) + " (White's view)";
