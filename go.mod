@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/VictoriaMetrics/metrics v1.44.0
+	github.com/chromedp/chromedp v0.23.0
 	github.com/coreos/go-systemd/v22 v22.7.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/notnil/chess v1.10.0
@@ -14,7 +15,9 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/ncruces/go-strftime v1.1.0 // indirect

@@ -95,6 +95,8 @@ type gameWorker struct {
 	draining        bool // the Bot drains: let the stream go as soon as we wait
 	disconnectTimer *time.Timer
 	disconnectC     <-chan time.Time
+
+	view gameView // for viewers (view.go)
 }
 
 func newGameWorker(b *Bot, id string, s Settings, opponent string) *gameWorker {
@@ -283,6 +285,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 		}
 		g.logStart(f, opp)
 		g.bot.obs.GameStarted(g.gameFacts())
+		g.viewFull(f)
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
@@ -303,6 +306,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 func (g *gameWorker) onState(ctx context.Context, st lichess.GameState) {
 	g.state = st
 	g.receivedAt = time.Now()
+	g.viewState(st, g.receivedAt)
 	if err := g.syncMoves(strings.Fields(st.Moves)); err != nil {
 		g.l().Error().Err(err).Msg("cannot follow the moves")
 		return
@@ -494,6 +498,7 @@ func (g *gameWorker) cleanup() {
 			t.Stop()
 		}
 	}
+	g.view.update(func(v *GameView) { v.Game = nil })
 	if g.player != nil {
 		p := g.player
 		g.player = nil

@@ -470,6 +470,7 @@ func (g *gameWorker) newPlayer(ctx context.Context) (Player, error) {
 		go closePlayer(p, g.log)
 		return nil, fmt.Errorf("start player: new game: %w", err)
 	}
+	g.viewPlayer(p)
 	return p, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
 // Player chooses the bot's moves in one game: the built-in engine (ponder
@@ -51,6 +53,13 @@ type Player interface {
 // time left until the deadline) ends well before it.
 func stopMargin(left time.Duration) time.Duration {
 	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
+}
+
+// PonderGamer is a Player that plays with a ponder.Game (the built-in
+// engine's): viewers (the web view) reach the game's snapshots and tree
+// through it. PonderGame is nil before NewGame and after Close.
+type PonderGamer interface {
+	PonderGame() *ponder.Game
 }
 
 // PlayerFactory makes a new Player; the bot makes one per game, and another

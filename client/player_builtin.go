@@ -280,6 +280,15 @@ func builtinLimits(c MoveClock, maxDepth int, now time.Time) (lim ponder.ThinkLi
 // game's pondering summary through the game logger. A Think abandoned by
 // the worker (past its deadline) is stopped and waited for, briefly, so
 // that the game is not closed under it.
+// PonderGame returns the ponder.Game of the game being played (nil before
+// NewGame and after Close), for viewers such as the web view, which use
+// only its Snapshot, Watch and Expand. See PonderGamer.
+func (p *builtinPlayer) PonderGame() *ponder.Game {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.g
+}
+
 func (p *builtinPlayer) Close() error {
 	p.mu.Lock()
 	g := p.g

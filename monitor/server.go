@@ -16,8 +16,13 @@ import (
 
 // Options configure a Server.
 type Options struct {
-	// AccessToken, when set, is asked of every request. Never logged.
+	// AccessToken, when set, is asked of every request but those under
+	// Public. Never logged.
 	AccessToken string
+	// Public lists path prefixes served without the access token: static
+	// files that hold no data (the web view's scripts and styles, which a
+	// browser loads without the page's query).
+	Public []string
 	// Metrics is served on /metrics (nil: no /metrics).
 	Metrics *Metrics
 	// StreamActivity returns when the event stream last showed life, the
@@ -76,7 +81,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read-only: GET and HEAD only", http.StatusMethodNotAllowed)
 		return
 	}
-	if s.o.AccessToken != "" && !tokenMatches(r, s.o.AccessToken) {
+	if s.o.AccessToken != "" && !s.public(r.URL.Path) && !tokenMatches(r, s.o.AccessToken) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ponderosa"`)
 		http.Error(w, "access token required: Authorization: Bearer <http.access_token>, or ?access_token=", http.StatusUnauthorized)
 		return
@@ -84,6 +89,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
 	s.mux.ServeHTTP(w, r)
+}
+
+// public reports whether path is under one of Options.Public.
+func (s *Server) public(path string) bool {
+	for _, p := range s.o.Public {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // tokenMatches reports whether r carries token, in constant time.

@@ -83,6 +83,19 @@
 // state can change across a wait. The engine (search.Engine) is safe for
 // concurrent use and searches without the mutex.
 //
+// Viewers (the web view) never touch the tree: Snapshot copies the game's
+// state under the mutex (position, moves, the latest iteration's PV and
+// figures, the current position's children with score, bound, depth,
+// nodes and visits, our last move's re-rooting and ponder figures, and the
+// scores of our moves); it is published after each iteration (first
+// MultiPV line), when a search ends, after each of our moves and when the
+// position changes. Watch returns a channel that is closed at the next
+// publication (the search never blocks on a viewer). Expand lists the
+// children of a node named by a NodeView.Ref, holding the mutex for at
+// most the position's legal moves; refs are valid for one tree generation
+// (a re-rooting or a new tree starts another), and older ones give
+// ErrStaleRef.
+//
 // Each run's search is stopped and hit only through the run's own
 // search.Signals (run.stop, convert), so a stop or ponder-hit given before
 // the search goroutine enters Engine.Search is kept, and none reaches the

@@ -36,6 +36,7 @@ func (g *Game) SetPosition(startFEN string, chess960 bool, moves []string) error
 	if startFEN == "" || startFEN == "startpos" {
 		startFEN = board.StartFEN
 	}
+	defer g.publish()
 	return g.setPosition(startFEN, chess960, moves)
 }
 
@@ -93,6 +94,7 @@ func (g *Game) setPosition(startFEN string, chess960 bool, moves []string) error
 	if !extends {
 		g.startFEN, g.chess960 = startFEN, chess960
 		g.tree.reset(pos.Key())
+		g.newGeneration()
 		g.rootPly, g.agedPly = len(ms), len(ms)
 		g.cur = g.tree.root
 		g.pred = nil
@@ -141,6 +143,9 @@ func (g *Game) commit() {
 	before := t.live
 	kept := t.subtreeSize(g.cur)
 	freed := t.reroot(g.cur)
+	if freed > 0 {
+		g.newGeneration()
+	}
 	ms.TreeNodesBefore = before
 	ms.KeptNodes = kept
 	if before > 0 {
@@ -215,7 +220,10 @@ func (g *Game) Close() {
 	g.run = nil
 	g.tree = newTree(minTreeNodes)
 	g.tree.reset(0)
+	g.newGeneration()
 	g.cur = g.tree.root
+	g.live.active = false
+	g.publish()
 	g.log.Info().Int("moves", g.stats.Moves).Int("ponder_hits", g.stats.PonderHits).
 		Int("predicted", g.stats.Predicted).Dur("time_saved", g.stats.TimeSaved).Msg("game closed")
 }

@@ -74,6 +74,7 @@ func (g *Game) freshTree() {
 	t.protect = g.protected
 	g.tree = t
 	g.tree.reset(g.pos.Key())
+	g.newGeneration()
 	g.rootPly, g.agedPly = len(g.moves), len(g.moves)
 	g.cur = g.tree.root
 	g.pred = nil

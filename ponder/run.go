@@ -99,6 +99,8 @@ func (g *Game) endRun(r *run, res search.Result) {
 	}
 	if !g.closed {
 		g.recordResult(r, res)
+		g.live.active = false
+		g.publish()
 	}
 }
 
@@ -167,6 +169,9 @@ func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info),
 			}
 			g.checkSoft(r, inf)
 		}
+	}
+	if inf.MultiPV == 1 {
+		g.noteLive(r, inf)
 	}
 	if inf.MultiPV <= max(r.userMPV, 1) {
 		report = r.info

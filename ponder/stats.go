@@ -12,6 +12,9 @@ import (
 type MoveStats struct {
 	Ply    int    // moves played before this decision
 	Move   string // the move chosen (UCI)
+	White  bool   // we played White
+	Score  int    // the decision's score, centipawns from our side (mate score when mating)
+	Mate   int    // moves to mate: >0 we mate
 	Source Source
 	// Re-rooting: the tree before the moves since our last decision were
 	// committed, and how much of it the new root kept.

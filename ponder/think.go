@@ -467,6 +467,8 @@ func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision 
 	g.pending = MoveStats{}
 	ms.Ply = len(g.moves)
 	ms.Move = d.UCI
+	ms.White = g.pos.SideToMove() == board.White
+	ms.Score, ms.Mate = d.Score, d.Mate
 	ms.Source = d.Source
 	ms.Budget = d.Budget
 	ms.Depth = d.Depth
@@ -483,6 +485,8 @@ func (g *Game) finish(d Decision, start time.Time, res *search.Result) Decision 
 	g.stats.TrimmedNodes = g.tree.trimmedTotal
 	g.stats.TreeBytes = g.tree.live * NodeBytes
 	ms.log(g.log)
+	g.live.active = false
+	g.publish()
 	return d
 }
 

@@ -235,6 +235,11 @@ type Game struct {
 	stats        GameStats
 	searches     int               // engine searches started
 	tbMoves      []syzygy.RootMove // buffer of tablebaseMoves
+	// Viewers (see Snapshot, Watch, Expand).
+	live    live          // latest iteration
+	version uint64        // snapshot version
+	changed chan struct{} // closed at the next publication (nil: nobody watches)
+	gen     uint32        // tree generation: node references of others are stale
 }
 
 // NewGame returns a Game at the standard start position.

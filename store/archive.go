@@ -289,6 +289,23 @@ func (a *Archive) AddDecline(ctx context.Context, d Decline) error {
 	return a.do(ctx, spoolEntry{Op: "decline", Decline: &d})
 }
 
+// Games returns the finished games the filter selects, newest first,
+// without their moves (see DB.Games), for readers such as the web view.
+// Games still in the spool are not listed until they reach the database.
+func (a *Archive) Games(ctx context.Context, f Filter) ([]Game, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.readyLocked(ctx); err != nil {
+		return nil, fmt.Errorf("list games: %w", err)
+	}
+	gs, err := a.db.Games(ctx, f)
+	if err != nil {
+		a.dropLocked()
+		return nil, fmt.Errorf("list games: %w", err)
+	}
+	return gs, nil
+}
+
 // BotGamesSince returns the start times of the bot games counted since t,
 // oldest first; from the spool when the database is away (the error says
 // why).

@@ -567,3 +567,30 @@ func BenchmarkGamesList200(b *testing.B) {
 		r.Close()
 	}
 }
+
+// The archive lists its games for readers (the web view), filtered.
+func TestArchiveGames(t *testing.T) {
+	ctx := context.Background()
+	a, err := OpenArchive(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	now := time.Now()
+	for i := range 3 {
+		if err := a.RecordGame(ctx, testGame(i, now.Add(time.Duration(i)*time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gs, err := a.Games(ctx, Filter{})
+	if err != nil || len(gs) != 3 {
+		t.Fatalf("games: %d, %v", len(gs), err)
+	}
+	if !gs[0].Ended.After(gs[2].Ended) {
+		t.Fatalf("not newest first: %v, %v", gs[0].Ended, gs[2].Ended)
+	}
+	gs, err = a.Games(ctx, Filter{Limit: 1})
+	if err != nil || len(gs) != 1 {
+		t.Fatalf("limit 1: %d, %v", len(gs), err)
+	}
+}

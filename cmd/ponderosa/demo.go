@@ -23,6 +23,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/logging"
 	"github.com/ponderosa-chess/ponderosa/monitor"
+	"github.com/ponderosa-chess/ponderosa/web"
 )
 
 // demoOpts are the flags of `ponderosa demo`.
@@ -32,8 +33,9 @@ type demoOpts struct {
 	depth      int // cap on every search (0: none)
 	hashMB     int
 	ponder     bool
-	verbose    bool      // the bots' logs on logOut
-	logOut     io.Writer // for verbose
+	verbose    bool       // the bots' logs on logOut
+	logOut     io.Writer  // for verbose
+	views      *demoViews // when set, the bots' games are shown there (the web view's Source)
 	// metrics, when set, observes both bots (and their Lichess clients).
 	metrics *monitor.Metrics
 }
@@ -105,6 +107,9 @@ func demoServe(ctx context.Context, out, errOut io.Writer, o demoOpts, httpAddr 
 	o.metrics = monitor.NewMetrics(appVersion())
 	log := logging.New(errOut, "info", logging.FormatConsole)
 	srv := monitor.New(monitor.Options{Metrics: o.metrics, Log: log})
+	// The live web view of the demo's game.
+	o.views = newDemoViews()
+	srv.Handle("/", web.New(o.views, web.Options{}))
 	warn := ""
 	if !config.ListenLoopback(httpAddr) {
 		warn = fmt.Sprintf("-http %q is reachable from other machines (the demo asks no access token)", httpAddr)
@@ -120,7 +125,7 @@ func demoServe(ctx context.Context, out, errOut io.Writer, o demoOpts, httpAddr 
 	if onHTTP != nil {
 		onHTTP(addr)
 	}
-	fmt.Fprintf(out, "serving http://%s/metrics and /healthz\n", addr)
+	fmt.Fprintf(out, "serving the live view at http://%s/ (and /metrics, /healthz)\n", addr)
 	if _, err := runDemo(ctx, out, o); err != nil && ctx.Err() == nil {
 		return err
 	}
@@ -214,6 +219,9 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 	}
 	defer srv.Close()
 	fmt.Fprintf(out, "local Lichess-compatible server at %s\n", srv.URL())
+	if o.views != nil {
+		o.views.setServer(srv)
+	}
 
 	decisions := &decisionLog{}
 	logger := zerolog.Nop()
@@ -243,7 +251,7 @@ func runDemo(ctx context.Context, out io.Writer, o demoOpts) (lichesstest.GameSn
 		clients[acct.name] = c
 		f := client.NewBuiltinPlayer(client.BuiltinOptions{HashMB: o.hashMB, Threads: 1, TreeMB: 16,
 			Ponder: o.ponder, MaxDepth: o.depth, Logger: l})
-		bot := client.NewBot(c, observed(f, decisions), settings, l, client.WithObserver(observerOf(o.metrics)))
+		bot := client.NewBot(c, observed(viewed(f, o.views, acct.name), decisions), settings, l, client.WithObserver(observerOf(o.metrics)))
 		bots = append(bots, bot)
 		wg.Add(1)
 		go func() {

@@ -97,6 +97,23 @@ func TestRunServesMetricsDuringGame(t *testing.T) {
 	if code, _ := scrape(t, addr, "/metrics?access_token="+runHTTPToken, ""); code != http.StatusOK {
 		t.Errorf("/metrics?access_token=: %d, want 200", code)
 	}
+	// The live view: the page with the token, its running game in the
+	// API; its static files (no data) without it, as a browser loads them.
+	code, page := scrape(t, addr, "/?access_token="+runHTTPToken, "")
+	if code != http.StatusOK || !strings.Contains(page, "<html") {
+		t.Errorf("/ with the token: %d %.200s", code, page)
+	}
+	code, list := scrape(t, addr, "/api/games", runHTTPToken)
+	if code != http.StatusOK || !strings.Contains(list, id) {
+		t.Errorf("/api/games during game %s: %d %.300s", id, code, list)
+	}
+	if code, js := scrape(t, addr, "/assets/app.js", ""); code != http.StatusOK || !strings.Contains(js, "withToken") {
+		t.Errorf("/assets/app.js without the token: %d, want 200 and the script", code)
+	}
+	if code, _ := scrape(t, addr, "/api/games", ""); code != http.StatusUnauthorized {
+		t.Errorf("/api/games without the token: %d, want 401", code)
+	}
+	bodies = append(bodies, page, list)
 	for _, b := range append(bodies, first, second, health) {
 		if strings.Contains(b, runBotToken) || strings.Contains(b, runHTTPToken) {
 			t.Fatalf("an answer holds a token:\n%s", b)

@@ -24,6 +24,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/monitor"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/store"
+	"github.com/ponderosa-chess/ponderosa/web"
 )
 
 // runCmd is `ponderosa run`: the bot daemon.
@@ -230,29 +231,6 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	// call the daemon unhealthy: the idle timeout, the longest reconnect
 	// backoff and some slack.
 	healthy := cfg.Lichess.StreamReadTimeout + time.Minute + 30*time.Second
-	if cfg.HTTP.Listen != "" {
-		// Served until runDaemon returns: the drain included.
-		httpCtx, stopHTTP := context.WithCancel(context.Background())
-		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
-			StreamActivity: func() time.Time {
-				select {
-				case <-mon.Streaming():
-					return mon.LastActivity()
-				default:
-					return time.Time{} // never open yet: not healthy
-				}
-			}, HealthWindow: healthy, Log: log})
-		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
-		if err != nil {
-			stopHTTP()
-			return configError{fmt.Errorf("http.listen: %w", err)}
-		}
-		defer waitHTTP()
-		defer stopHTTP()
-		if o.onHTTP != nil {
-			o.onHTTP(addr)
-		}
-	}
 	// The state store: the game archive and the counters. A database that
 	// cannot be used does not stop the bot: what it would have written is
 	// spooled and written when it works again.
@@ -264,6 +242,32 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	defer archive.Close()
 	bot.SetStore(storeAdapter{archive})
 
+	if cfg.HTTP.Listen != "" {
+		// Served until runDaemon returns: the drain included.
+		httpCtx, stopHTTP := context.WithCancel(context.Background())
+		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
+			StreamActivity: func() time.Time {
+				select {
+				case <-mon.Streaming():
+					return mon.LastActivity()
+				default:
+					return time.Time{} // never open yet: not healthy
+				}
+			}, HealthWindow: healthy, Log: log, Public: []string{"/assets/"}})
+		// The live web view (issue 13): the page, its API and its event
+		// stream, beside /metrics and /healthz.
+		srv.Handle("/", web.New(newBotViews(httpCtx, bot, archive), web.Options{}))
+		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
+		if err != nil {
+			stopHTTP()
+			return configError{fmt.Errorf("http.listen: %w", err)}
+		}
+		defer waitHTTP()
+		defer stopHTTP()
+		if o.onHTTP != nil {
+			o.onHTTP(addr)
+		}
+	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer cancelRun()
 	runDone := make(chan error, 1)
