@@ -39,7 +39,11 @@ type gameWorker struct {
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
 	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
 
-	full       *lichess.GameFull
+	full *lichess.GameFull
+	// facts are the game's facts for the Observer, set at the first
+	// gameFull before any mover runs and never changed (the mover reads
+	// them; full is rewritten after a stream reconnect).
+	facts      GameFacts
 	info       GameInfo
 	white      bool
 	moves      []string // as Lichess sends them
@@ -266,6 +270,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 		g.bot.mu.Unlock()
 	}
 	if first {
+		g.facts = GameFacts{ID: g.id, Speed: f.Speed, Variant: f.Variant.Key, Rated: f.Rated}
 		g.white = strings.EqualFold(f.White.ID, g.me)
 		opp := f.Black
 		if !g.white {

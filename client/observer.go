@@ -86,11 +86,12 @@ func (b *Bot) BotGamesToday() (played, limit int) {
 	return b.botGames.count(time.Now()), limit
 }
 
-// gameFacts are the facts of g for the Observer.
+// gameFacts are the facts of g for the Observer. They are set once, on
+// the worker's goroutine before any mover starts, so the mover may read
+// them too (g.full may not: a reconnect rewrites it).
 func (g *gameWorker) gameFacts() GameFacts {
-	f := GameFacts{ID: g.id}
-	if g.full != nil {
-		f.Speed, f.Variant, f.Rated = g.full.Speed, g.full.Variant.Key, g.full.Rated
+	if g.facts.ID == "" {
+		return GameFacts{ID: g.id}
 	}
-	return f
+	return g.facts
 }
