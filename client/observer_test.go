@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
@@ -154,5 +155,38 @@ func TestBuiltinPlayerEngineFacts(t *testing.T) {
 			reply = firstLegal(t, moves)
 		}
 		moves = append(moves, reply)
+	}
+}
+
+// A decline is counted once it is done: one that fails is not, and the
+// same challenge declined again when Lichess sends it again is counted
+// once.
+func TestObserverCountsDeclineOnce(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	o := newObserved()
+	e.botOpts = []BotOption{WithObserver(o)}
+	e.srv.InjectError("POST /api/challenge/*/decline", 1, http.StatusBadGateway)
+	b, _ := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("Greedy", lichesstest.ChallengeParams{ClockLimit: blitz.ClockLimit, Variant: "atomic"})
+	// The bot forgets a decline that failed (it is noted before it is sent).
+	testsupport.WaitFor(t, "the failed decline", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, noted := b.declined[id]
+		return e.requests("POST /api/challenge/"+id+"/decline") == 1 && !noted
+	})
+	// A new event stream brings the open challenge again.
+	e.srv.DropEventStream(botName)
+	e.waitFor("the decline", func() bool { st, _ := e.srv.ChallengeStatus(id); return st == "declined" })
+	testsupport.WaitFor(t, "the observer to hear of the decline", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return len(o.answers) > 0
+	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.answers) != 1 || o.answers[0] != "declined/variant" {
+		t.Errorf("challenges answered %q, want [declined/variant] (two declines sent, one done)", o.answers)
 	}
 }
