@@ -435,16 +435,19 @@ func gameResult(status, winner, color string) string {
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
-	if !g.finished {
-		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
-	}
+	wasFinished := g.finished
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
 	// finished", logged by the Bot), not with the game stream.
 	g.l().Info().Str("result", gameResult(st.Status, st.Winner, colorName(g.white))).Str("termination", st.Status).
 		Str("status", st.Status).Str("winner", st.Winner).Str("color", colorName(g.white)).
 		Str("url", g.bot.gameURL(g.id)).Msg("game over")
+	// The mover first: a move it posted is told to the Observer before
+	// the end.
 	g.stopMover()
+	if !wasFinished {
+		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
+	}
 	if p := g.player; p != nil {
 		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {
 			g.l().Debug().Err(err).Msg("player end game")

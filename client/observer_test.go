@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ type observed struct {
 	speeds     map[string]bool   // speeds of the moves played
 	answers    []string          // outcome/reason
 	reconnects int
+	late       int // moves told after their game's end
 }
 
 func newObserved() *observed {
@@ -47,6 +49,9 @@ func (o *observed) MovePlayed(g GameFacts, c Choice) {
 	defer o.mu.Unlock()
 	o.moves[g.ID]++
 	o.speeds[g.Speed] = true
+	if _, over := o.finished[g.ID]; over {
+		o.late++
+	}
 }
 
 func (o *observed) ChallengeAnswered(outcome, reason string) {
@@ -92,8 +97,9 @@ func TestObserverSeesGame(t *testing.T) {
 	})
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.answers) != 2 || o.answers[0] != "declined/variant" || o.answers[1] != "accepted/" {
-		t.Errorf("challenges answered %q, want [declined/variant accepted/]", o.answers)
+	// A decline is told once it is done, which may be after the accept.
+	if answers := slices.Sorted(slices.Values(o.answers)); !slices.Equal(answers, []string{"accepted/", "declined/variant"}) {
+		t.Errorf("challenges answered %q, want accepted/ and declined/variant", o.answers)
 	}
 	if len(o.started) != 1 || o.started[0].ID != id || o.started[0].Speed != g.Speed || g.Speed == "" {
 		t.Errorf("games started %+v, want %s with its speed", o.started, id)
@@ -188,5 +194,33 @@ func TestObserverCountsDeclineOnce(t *testing.T) {
 	defer o.mu.Unlock()
 	if len(o.answers) != 1 || o.answers[0] != "declined/variant" {
 		t.Errorf("challenges answered %q, want [declined/variant] (two declines sent, one done)", o.answers)
+	}
+}
+
+// A move whose post was cut short by the end of the game (its answer lost,
+// the opponent resigning before the retry) is told before the end.
+func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(2))
+	id := h.startGame("opponent", false, lichesstest.ChallengeParams{})
+	h.srv.InjectLostAnswer("POST /api/bot/game/"+id+"/move/*", 1)
+	o := newObserved()
+	h.botOpts = []BotOption{WithObserver(o)}
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	g := h.waitOver(id)
+	testsupport.WaitFor(t, "the observer to hear of the end", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		_, ok := o.finished[id]
+		return ok
+	})
+	stop()
+	if g.Status != "resign" || len(g.Moves) != 2 {
+		t.Fatalf("game ended %s after %v, want a resignation after our first move", g.Status, g.Moves)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.moves[id] != 1 || o.late != 0 || o.finished[id] != resultWin {
+		t.Errorf("observer heard %d moves (%d after the end) and %q, want our move before the win", o.moves[id], o.late, o.finished[id])
 	}
 }
