@@ -287,14 +287,16 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
-		g.bot.obs.GameStarted(g.gameFacts())
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
+			// Not told to the Observer: a game it heard start would
+			// never be heard to end (finish is not called).
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
 			g.background(ctx, "resign", func(ctx context.Context) error { return g.c.Resign(ctx, g.id) })
 			g.finished = true
 			return
 		}
+		g.bot.obs.GameStarted(g.gameFacts())
 		g.b = b
 		g.moves, g.canon = nil, nil
 	}

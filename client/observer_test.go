@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
@@ -222,5 +223,28 @@ func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
 	defer o.mu.Unlock()
 	if o.moves[id] != 1 || o.late != 0 || o.finished[id] != resultWin {
 		t.Errorf("observer heard %d moves (%d after the end) and %q, want our move before the win", o.moves[id], o.late, o.finished[id])
+	}
+}
+
+// A game the worker cannot follow (its position unreadable) is not told
+// to the Observer as started: it would never be told as finished.
+func TestObserverGameNotFollowed(t *testing.T) {
+	h := newHarness(t)
+	o := newObserved()
+	h.botOpts = []BotOption{WithObserver(o)}
+	b := NewBot(h.client(), nil, Settings{}, testsupport.Logger(t), h.botOpts...)
+	g := newGameWorker(b, "g1", Settings{}, "x")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the resignation is not sent
+	g.bgctx = ctx
+	g.onFull(ctx, &lichess.GameFull{ID: "g1", Variant: lichess.Variant{Key: "standard"}, Speed: "blitz",
+		InitialFEN: "not a position", White: lichess.GamePlayer{ID: botID}})
+	if !g.finished {
+		t.Fatal("the worker follows a game it cannot read")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.started) != 0 {
+		t.Errorf("games started %+v, want none", o.started)
 	}
 }
