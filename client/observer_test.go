@@ -1,12 +1,16 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
@@ -246,5 +250,36 @@ func TestObserverGameNotFollowed(t *testing.T) {
 	defer o.mu.Unlock()
 	if len(o.started) != 0 {
 		t.Errorf("games started %+v, want none", o.started)
+	}
+}
+
+type panickingObserver struct{ nopObserver }
+
+func (panickingObserver) GameStarted(GameFacts)        { panic("observer bug") }
+func (panickingObserver) MovePlayed(GameFacts, Choice) { panic("observer bug") }
+
+// A panicking Observer does not stop a game: the game is played to its
+// end, each method's panic logged once.
+func TestObserverPanicContained(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(6))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	var logs bytes.Buffer // the Bot does not run yet: one goroutine writes
+	b := NewBot(h.client(), nil, Settings{}, zerolog.New(&logs), WithObserver(panickingObserver{}))
+	b.obs.GameStarted(GameFacts{ID: id})
+	b.obs.GameStarted(GameFacts{ID: id})
+	b.obs.MovePlayed(GameFacts{ID: id}, Choice{})
+	b.obs.GameFinished(GameFacts{ID: id}, resultWin)
+	for _, method := range []string{"GameStarted", "MovePlayed"} {
+		if n := strings.Count(logs.String(), "observer "+method+" panicked"); n != 1 {
+			t.Errorf("%s's panic logged %d times, want once:\n%s", method, n, logs.String())
+		}
+	}
+	h.botOpts = []BotOption{WithObserver(panickingObserver{})}
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	g := h.waitOver(id)
+	stop()
+	if g.Status != "resign" {
+		t.Errorf("game ended %s, want the opponent's resignation", g.Status)
 	}
 }
