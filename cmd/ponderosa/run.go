@@ -245,7 +245,10 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
 		if err != nil {
 			stopHTTP()
-			return configError{fmt.Errorf("http.listen: %w", err)}
+			// The address was checked with the configuration: a bind
+			// that fails may mend (an address not yet assigned at boot,
+			// a port still held), so systemd restarts us (exit 75).
+			return fmt.Errorf("%w: http.listen: %w", errTempFail, err)
 		}
 		defer waitHTTP()
 		defer stopHTTP()
