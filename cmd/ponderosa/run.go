@@ -234,14 +234,10 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		// Served until runDaemon returns: the drain included.
 		httpCtx, stopHTTP := context.WithCancel(context.Background())
 		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
-			StreamActivity: func() time.Time {
-				select {
-				case <-mon.Streaming():
-					return mon.LastActivity()
-				default:
-					return time.Time{} // never open yet: not healthy
-				}
-			}, HealthWindow: healthy, Log: log})
+			// Lichess' answers only (zero before the stream first
+			// opened): reconnection attempts during an outage, which keep
+			// the watchdog content, are no health for a load balancer.
+			StreamActivity: mon.Alive, HealthWindow: healthy, Log: log})
 		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
 		if err != nil {
 			stopHTTP()
