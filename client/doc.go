@@ -77,8 +77,11 @@
 // games started and finished (result, speed), each of our moves that
 // reached Lichess (the Choice, with the built-in engine's ponder, tree and
 // memory figures in Choice.Engine), challenges accepted, queued or
-// declined (with the reason) and event stream reconnects.
-// BotGamesToday gives the bot games of the last 24 hours.
+// declined (with the reason; a decline once Lichess took it) and event
+// stream reconnects. A game's end is told after its last move; a game
+// the worker cannot follow is not told. A panic in the Observer is
+// recovered and logged once per method. BotGamesToday gives the bot games
+// of the last 24 hours.
 //
 // # Panics
 //

@@ -39,7 +39,11 @@ type gameWorker struct {
 	gctx   context.Context // the game's context (for Ponder, which outlives a mover)
 	bgctx  context.Context // the bot's context: requests that may outlive the game (goodbye, answers)
 
-	full       *lichess.GameFull
+	full *lichess.GameFull
+	// facts are the game's facts for the Observer, set at the first
+	// gameFull before any mover runs and never changed (the mover reads
+	// them; full is rewritten after a stream reconnect).
+	facts      GameFacts
 	info       GameInfo
 	white      bool
 	moves      []string // as Lichess sends them
@@ -268,6 +272,7 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 		g.bot.mu.Unlock()
 	}
 	if first {
+		g.facts = GameFacts{ID: g.id, Speed: f.Speed, Variant: f.Variant.Key, Rated: f.Rated}
 		g.white = strings.EqualFold(f.White.ID, g.me)
 		opp := f.Black
 		if !g.white {
@@ -284,15 +289,17 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
-		g.bot.obs.GameStarted(g.gameFacts())
 		g.viewFull(f)
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {
+			// Not told to the Observer: a game it heard start would
+			// never be heard to end (finish is not called).
 			g.l().Error().Err(err).Msg("cannot follow this game; resigning")
 			g.background(ctx, "resign", func(ctx context.Context) error { return g.c.Resign(ctx, g.id) })
 			g.finished = true
 			return
 		}
+		g.bot.obs.GameStarted(g.gameFacts())
 		g.b = b
 		g.moves, g.canon = nil, nil
 	}
@@ -434,16 +441,19 @@ func gameResult(status, winner, color string) string {
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
-	if !g.finished {
-		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
-	}
+	wasFinished := g.finished
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
 	// finished", logged by the Bot), not with the game stream.
 	g.l().Info().Str("result", gameResult(st.Status, st.Winner, colorName(g.white))).Str("termination", st.Status).
 		Str("status", st.Status).Str("winner", st.Winner).Str("color", colorName(g.white)).
 		Str("url", g.bot.gameURL(g.id)).Msg("game over")
+	// The mover first: a move it posted is told to the Observer before
+	// the end.
 	g.stopMover()
+	if !wasFinished {
+		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
+	}
 	if p := g.player; p != nil {
 		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {
 			g.l().Debug().Err(err).Msg("player end game")

@@ -1,6 +1,12 @@
 package client
 
-import "time"
+import (
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
+)
 
 // Observer is told what the bot does, for metrics (cmd/ponderosa serves
 // them on /metrics); the client itself knows no metrics library. Its
@@ -61,13 +67,63 @@ type EngineFacts struct {
 // BotOption changes a Bot made by NewBot.
 type BotOption func(*Bot)
 
-// WithObserver sets the bot's Observer (nil: none).
+// WithObserver sets the bot's Observer (nil: none). A panic in one of
+// its methods is recovered and logged (once per method); the bot goes on.
 func WithObserver(o Observer) BotOption {
 	return func(b *Bot) {
 		if o != nil {
-			b.obs = o
+			b.obs = &safeObserver{o: o, b: b, logged: map[string]bool{}}
 		}
 	}
+}
+
+// safeObserver calls an Observer, recovering its panics: metrics never
+// stop a game.
+type safeObserver struct {
+	o      Observer
+	b      *Bot
+	mu     sync.Mutex
+	logged map[string]bool // methods whose panic was logged
+}
+
+// contain is deferred by each method (directly: recover works only
+// there): a panic is logged the first time method panics, and swallowed.
+func (s *safeObserver) contain(method string) {
+	if v := recover(); v != nil {
+		e := panics.New(v, debug.Stack())
+		s.mu.Lock()
+		first := !s.logged[method]
+		s.logged[method] = true
+		s.mu.Unlock()
+		if first {
+			panics.Log(s.b.log, e, "observer "+method+" panicked (logged once; metrics may be incomplete)")
+		}
+	}
+}
+
+func (s *safeObserver) GameStarted(g GameFacts) {
+	defer s.contain("GameStarted")
+	s.o.GameStarted(g)
+}
+
+func (s *safeObserver) GameFinished(g GameFacts, result string) {
+	defer s.contain("GameFinished")
+	s.o.GameFinished(g, result)
+}
+
+func (s *safeObserver) MovePlayed(g GameFacts, c Choice) {
+	defer s.contain("MovePlayed")
+	s.o.MovePlayed(g, c)
+}
+
+func (s *safeObserver) ChallengeAnswered(outcome, reason string) {
+	defer s.contain("ChallengeAnswered")
+	s.o.ChallengeAnswered(outcome, reason)
+}
+
+func (s *safeObserver) StreamReconnect() {
+	defer s.contain("StreamReconnect")
+	s.o.StreamReconnect()
 }
 
 type nopObserver struct{}
@@ -86,11 +142,12 @@ func (b *Bot) BotGamesToday() (played, limit int) {
 	return b.botGames.count(time.Now()), limit
 }
 
-// gameFacts are the facts of g for the Observer.
+// gameFacts are the facts of g for the Observer. They are set once, on
+// the worker's goroutine before any mover starts, so the mover may read
+// them too (g.full may not: a reconnect rewrites it).
 func (g *gameWorker) gameFacts() GameFacts {
-	f := GameFacts{ID: g.id}
-	if g.full != nil {
-		f.Speed, f.Variant, f.Rated = g.full.Speed, g.full.Variant.Key, g.full.Rated
+	if g.facts.ID == "" {
+		return GameFacts{ID: g.id}
 	}
-	return f
+	return g.facts
 }

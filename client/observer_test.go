@@ -1,11 +1,18 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
@@ -19,6 +26,7 @@ type observed struct {
 	speeds     map[string]bool   // speeds of the moves played
 	answers    []string          // outcome/reason
 	reconnects int
+	late       int // moves told after their game's end
 }
 
 func newObserved() *observed {
@@ -46,6 +54,9 @@ func (o *observed) MovePlayed(g GameFacts, c Choice) {
 	defer o.mu.Unlock()
 	o.moves[g.ID]++
 	o.speeds[g.Speed] = true
+	if _, over := o.finished[g.ID]; over {
+		o.late++
+	}
 }
 
 func (o *observed) ChallengeAnswered(outcome, reason string) {
@@ -91,8 +102,9 @@ func TestObserverSeesGame(t *testing.T) {
 	})
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if len(o.answers) != 2 || o.answers[0] != "declined/variant" || o.answers[1] != "accepted/" {
-		t.Errorf("challenges answered %q, want [declined/variant accepted/]", o.answers)
+	// A decline is told once it is done, which may be after the accept.
+	if answers := slices.Sorted(slices.Values(o.answers)); !slices.Equal(answers, []string{"accepted/", "declined/variant"}) {
+		t.Errorf("challenges answered %q, want accepted/ and declined/variant", o.answers)
 	}
 	if len(o.started) != 1 || o.started[0].ID != id || o.started[0].Speed != g.Speed || g.Speed == "" {
 		t.Errorf("games started %+v, want %s with its speed", o.started, id)
@@ -154,5 +166,120 @@ func TestBuiltinPlayerEngineFacts(t *testing.T) {
 			reply = firstLegal(t, moves)
 		}
 		moves = append(moves, reply)
+	}
+}
+
+// A decline is counted once it is done: one that fails is not, and the
+// same challenge declined again when Lichess sends it again is counted
+// once.
+func TestObserverCountsDeclineOnce(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	o := newObserved()
+	e.botOpts = []BotOption{WithObserver(o)}
+	e.srv.InjectError("POST /api/challenge/*/decline", 1, http.StatusBadGateway)
+	b, _ := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("Greedy", lichesstest.ChallengeParams{ClockLimit: blitz.ClockLimit, Variant: "atomic"})
+	// The bot forgets a decline that failed (it is noted before it is sent).
+	testsupport.WaitFor(t, "the failed decline", func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, noted := b.declined[id]
+		return e.requests("POST /api/challenge/"+id+"/decline") == 1 && !noted
+	})
+	// A new event stream brings the open challenge again.
+	e.srv.DropEventStream(botName)
+	e.waitFor("the decline", func() bool { st, _ := e.srv.ChallengeStatus(id); return st == "declined" })
+	testsupport.WaitFor(t, "the observer to hear of the decline", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		return len(o.answers) > 0
+	})
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.answers) != 1 || o.answers[0] != "declined/variant" {
+		t.Errorf("challenges answered %q, want [declined/variant] (two declines sent, one done)", o.answers)
+	}
+}
+
+// A move whose post was cut short by the end of the game (its answer lost,
+// the opponent resigning before the retry) is told before the end.
+func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(2))
+	id := h.startGame("opponent", false, lichesstest.ChallengeParams{})
+	h.srv.InjectLostAnswer("POST /api/bot/game/"+id+"/move/*", 1)
+	o := newObserved()
+	h.botOpts = []BotOption{WithObserver(o)}
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	g := h.waitOver(id)
+	testsupport.WaitFor(t, "the observer to hear of the end", func() bool {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		_, ok := o.finished[id]
+		return ok
+	})
+	stop()
+	if g.Status != "resign" || len(g.Moves) != 2 {
+		t.Fatalf("game ended %s after %v, want a resignation after our first move", g.Status, g.Moves)
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.moves[id] != 1 || o.late != 0 || o.finished[id] != resultWin {
+		t.Errorf("observer heard %d moves (%d after the end) and %q, want our move before the win", o.moves[id], o.late, o.finished[id])
+	}
+}
+
+// A game the worker cannot follow (its position unreadable) is not told
+// to the Observer as started: it would never be told as finished.
+func TestObserverGameNotFollowed(t *testing.T) {
+	h := newHarness(t)
+	o := newObserved()
+	h.botOpts = []BotOption{WithObserver(o)}
+	b := NewBot(h.client(), nil, Settings{}, testsupport.Logger(t), h.botOpts...)
+	g := newGameWorker(b, "g1", Settings{}, "x")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the resignation is not sent
+	g.bgctx = ctx
+	g.onFull(ctx, &lichess.GameFull{ID: "g1", Variant: lichess.Variant{Key: "standard"}, Speed: "blitz",
+		InitialFEN: "not a position", White: lichess.GamePlayer{ID: botID}})
+	if !g.finished {
+		t.Fatal("the worker follows a game it cannot read")
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.started) != 0 {
+		t.Errorf("games started %+v, want none", o.started)
+	}
+}
+
+type panickingObserver struct{ nopObserver }
+
+func (panickingObserver) GameStarted(GameFacts)        { panic("observer bug") }
+func (panickingObserver) MovePlayed(GameFacts, Choice) { panic("observer bug") }
+
+// A panicking Observer does not stop a game: the game is played to its
+// end, each method's panic logged once.
+func TestObserverPanicContained(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("opponent", houseFirst(6))
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	var logs bytes.Buffer // the Bot does not run yet: one goroutine writes
+	b := NewBot(h.client(), nil, Settings{}, zerolog.New(&logs), WithObserver(panickingObserver{}))
+	b.obs.GameStarted(GameFacts{ID: id})
+	b.obs.GameStarted(GameFacts{ID: id})
+	b.obs.MovePlayed(GameFacts{ID: id}, Choice{})
+	b.obs.GameFinished(GameFacts{ID: id}, resultWin)
+	for _, method := range []string{"GameStarted", "MovePlayed"} {
+		if n := strings.Count(logs.String(), "observer "+method+" panicked"); n != 1 {
+			t.Errorf("%s's panic logged %d times, want once:\n%s", method, n, logs.String())
+		}
+	}
+	h.botOpts = []BotOption{WithObserver(panickingObserver{})}
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	g := h.waitOver(id)
+	stop()
+	if g.Status != "resign" {
+		t.Errorf("game ended %s, want the opponent's resignation", g.Status)
 	}
 }

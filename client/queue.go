@@ -486,7 +486,6 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 	log := b.challengeLog(ch)
 	defer panics.Recover(func(e *panics.Error) { panics.Log(*log, e, "answering a challenge panicked") })
 	if a.reason != "" {
-		b.obs.ChallengeAnswered(ChallengeDeclined, a.reason)
 		ev := log.Info().Str("reason", a.reason)
 		if a.rule != "" {
 			ev = ev.Str("rule", a.rule)
@@ -495,7 +494,12 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 			ev = ev.Str("why", a.why)
 		}
 		ev.Msg("declining challenge")
-		if err := b.c.DeclineChallenge(ctx, ch.ID, a.reason); err != nil && ctx.Err() == nil {
+		err := b.c.DeclineChallenge(ctx, ch.ID, a.reason)
+		if err == nil {
+			// Counted once it is done: a failed decline is answered (and
+			// counted) again if Lichess sends the challenge again.
+			b.obs.ChallengeAnswered(ChallengeDeclined, a.reason)
+		} else if ctx.Err() == nil {
 			log.Warn().Err(err).Msg("decline failed")
 			b.mu.Lock()
 			delete(b.declined, ch.ID) // answered again if Lichess sends it again

@@ -243,7 +243,9 @@ func (m *Metrics) MovePlayed(g client.GameFacts, c client.Choice) {
 		m.keptFraction.Update(e.KeptFraction)
 	}
 	m.mu.Lock()
-	m.mem[g.ID] = gameMemory{tree: e.TreeBytes, hash: e.HashBytes}
+	if m.seen[g.ID] { // a move heard after its game's end does not bring the game back
+		m.mem[g.ID] = gameMemory{tree: e.TreeBytes, hash: e.HashBytes}
+	}
 	m.mu.Unlock()
 }
 

@@ -308,3 +308,21 @@ func TestMetricsPromtool(t *testing.T) {
 	}
 	promtoolCheck(t, b.String())
 }
+
+// A move heard after its game's end (a post cut short by the end) does not
+// bring the game's memory back.
+func TestMetricsMoveAfterEnd(t *testing.T) {
+	m := NewMetrics("test")
+	g := client.GameFacts{ID: "g1", Speed: "blitz"}
+	move := client.Choice{Engine: &client.EngineFacts{TreeBytes: 500, HashBytes: 64}}
+	m.GameStarted(g)
+	m.MovePlayed(g, move)
+	if tree, hash := m.memory(); tree != 500 || hash != 64 {
+		t.Fatalf("memory during the game %d/%d, want 500/64", tree, hash)
+	}
+	m.GameFinished(g, "win")
+	m.MovePlayed(g, move)
+	if tree, hash := m.memory(); tree != 0 || hash != 0 {
+		t.Errorf("memory after the end %d/%d, want 0/0", tree, hash)
+	}
+}

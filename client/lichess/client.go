@@ -95,11 +95,12 @@ func WithRateLimitCooldown(d time.Duration) Option {
 }
 
 // WithObserver sets who is told of 429 answers and refused requests (for
-// metrics); nil: nobody.
+// metrics); nil: nobody. A panic in one of its methods is recovered and
+// logged (once per method); the request goes on.
 func WithObserver(o Observer) Option {
 	return func(c *Client) {
 		if o != nil {
-			c.obs = o
+			c.obs = &safeObserver{o: o, c: c, logged: map[string]bool{}}
 		}
 	}
 }

@@ -1,11 +1,15 @@
 package lichess
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 )
 
 type recordingObserver struct {
@@ -70,6 +74,35 @@ func TestEndpointFamily(t *testing.T) {
 	} {
 		if got := EndpointFamily(key); got != want {
 			t.Errorf("EndpointFamily(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
+
+type panickingObserver struct{}
+
+func (panickingObserver) RateLimited(string, time.Duration) { panic("observer bug") }
+func (panickingObserver) CooldownRefused(string)            { panic("observer bug") }
+
+// A panicking observer does not stop a request: its panic is logged once
+// per method, and the request's answer is the one it would have been.
+func TestObserverPanicContained(t *testing.T) {
+	s := newServer(t)
+	g1 := startGame(t, s)
+	s.Inject429("POST /api/bot/game/*/chat", 2, time.Hour)
+	var logs bytes.Buffer
+	c := newTestClient(t, s.URL(), WithObserver(panickingObserver{}), WithLogger(zerolog.New(&logs)))
+	ctx := context.Background()
+	if err := c.Chat(ctx, g1, RoomPlayer, "hello"); !IsRateLimited(err) {
+		t.Fatalf("first chat: %v, want a 429", err)
+	}
+	for range 2 {
+		if err := c.Chat(ctx, g1, RoomPlayer, "again"); !errors.Is(err, ErrCoolingDown) {
+			t.Fatalf("chat inside the cool-down: %v, want ErrCoolingDown", err)
+		}
+	}
+	for _, method := range []string{"RateLimited", "CooldownRefused"} {
+		if n := strings.Count(logs.String(), "observer "+method+" panicked"); n != 1 {
+			t.Errorf("%s's panic logged %d times, want once:\n%s", method, n, logs.String())
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
@@ -175,5 +176,28 @@ func promtoolCheck(t *testing.T, text string) {
 	cmd.Stdin = in
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("promtool check metrics: %v\n%s\non:\n%s", err, out, text)
+	}
+}
+
+// A bind that fails (here: the port is held) is a temporary failure,
+// exit 75, which systemd restarts: at boot an address may not be
+// assigned yet, or a port still held.
+func TestRunHTTPBindFailsTemporarily(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	r := newRunEnv(t, true)
+	if err := os.WriteFile(r.cfgPath, []byte(runConfig(t, r.srv.URL(), "http:\n  listen: \""+held.Addr().String()+"\"\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = runDaemon(context.Background(), daemonOpts{configPath: r.cfgPath, logOut: r.logs, signals: r.sigs,
+		getenv: func(k string) string { return map[string]string{"LICHESS_BOT_TOKEN": runBotToken}[k] }})
+	if err == nil || !strings.Contains(err.Error(), "http.listen") {
+		t.Fatalf("error %v, want one naming http.listen", err)
+	}
+	if code := exitCode(err); code != exitTempFail {
+		t.Errorf("exit code %d for %v, want %d (temporary failure)", code, err, exitTempFail)
 	}
 }

@@ -12,15 +12,27 @@ import (
 )
 
 // streamMonitor watches the incoming-events stream from under the client's
-// HTTP transport: it tells when the stream is first open (for READY=1) and
+// HTTP transport: it tells when the stream is first open (for READY=1),
 // when it last showed life (bytes read, keep-alive lines included, or a
-// reconnection attempt), for the watchdog. It also keeps the last failure
-// of any request (no answer, 5xx or 429), to say why a start failed.
+// reconnection attempt) for the watchdog, and when Lichess last answered
+// on it (a 200 answer, or bytes read) for /healthz. It also keeps the last
+// failure of any request (no answer, 5xx or 429), to say why a start
+// failed.
+//
+// The two notions differ during a Lichess outage: the bot keeps trying to
+// reconnect, so the watchdog (which would restart it, to no avail) is
+// content, while /healthz says that no events come.
 type streamMonitor struct {
 	base http.RoundTripper
+	now  func() time.Time // the clock; tests set it
 
-	mu        sync.Mutex
-	last      time.Time
+	mu sync.Mutex
+	// last is the last life for the watchdog: bytes read, an answer or a
+	// reconnection attempt (the start before any).
+	last time.Time
+	// alive is the last answer of Lichess on the stream (a 200 answer or
+	// bytes read); zero before any.
+	alive     time.Time
 	open      int
 	streaming chan struct{} // closed once the event stream answered 200
 	once      sync.Once
@@ -34,16 +46,25 @@ func newStreamMonitor(base http.RoundTripper) *streamMonitor {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &streamMonitor{base: base, streaming: make(chan struct{}), last: time.Now()}
+	return &streamMonitor{base: base, now: time.Now, streaming: make(chan struct{}), last: time.Now()}
 }
 
 func isEventStream(r *http.Request) bool {
 	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/api/stream/event")
 }
 
+// touch notes an attempt to open the stream: life for the watchdog.
 func (m *streamMonitor) touch() {
 	m.mu.Lock()
-	m.last = time.Now()
+	m.last = m.now()
+	m.mu.Unlock()
+}
+
+// answered notes an answer of Lichess on the stream: life for both.
+func (m *streamMonitor) answered() {
+	m.mu.Lock()
+	m.last = m.now()
+	m.alive = m.last
 	m.mu.Unlock()
 }
 
@@ -63,8 +84,8 @@ func (m *streamMonitor) RoundTrip(r *http.Request) (*http.Response, error) {
 	m.once.Do(func() { close(m.streaming) })
 	m.mu.Lock()
 	m.open++
-	m.last = time.Now()
 	m.mu.Unlock()
+	m.answered()
 	resp.Body = &monitoredBody{ReadCloser: resp.Body, m: m}
 	return resp, nil
 }
@@ -110,11 +131,21 @@ func (m *streamMonitor) StartTrouble() (kind error, what string) {
 // Streaming is closed once the event stream has been opened.
 func (m *streamMonitor) Streaming() <-chan struct{} { return m.streaming }
 
-// Healthy reports whether the event stream showed life within window.
+// Healthy reports whether the event stream showed life within window, a
+// reconnection attempt included (for the watchdog).
 func (m *streamMonitor) Healthy(window time.Duration) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return time.Since(m.last) < window
+	return m.now().Sub(m.last) < window
+}
+
+// Alive is when Lichess last answered on the event stream (a 200 answer,
+// or bytes read): reconnection attempts do not count. Zero before the
+// stream first opened. For /healthz.
+func (m *streamMonitor) Alive() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.alive
 }
 
 // LastActivity is when the event stream last showed life (the start,
@@ -141,7 +172,7 @@ type monitoredBody struct {
 func (b *monitoredBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.m.touch()
+		b.m.answered()
 	}
 	return n, err
 }

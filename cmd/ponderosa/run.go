@@ -246,21 +246,20 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		// Served until runDaemon returns: the drain included.
 		httpCtx, stopHTTP := context.WithCancel(context.Background())
 		srv := monitor.New(monitor.Options{AccessToken: cfg.HTTP.AccessToken, Metrics: met,
-			StreamActivity: func() time.Time {
-				select {
-				case <-mon.Streaming():
-					return mon.LastActivity()
-				default:
-					return time.Time{} // never open yet: not healthy
-				}
-			}, HealthWindow: healthy, Log: log, Public: []string{"/assets/"}})
+			// Lichess' answers only (zero before the stream first
+			// opened): reconnection attempts during an outage, which keep
+			// the watchdog content, are no health for a load balancer.
+			StreamActivity: mon.Alive, HealthWindow: healthy, Log: log, Public: []string{"/assets/"}})
 		// The live web view (issue 13): the page, its API and its event
 		// stream, beside /metrics and /healthz.
 		srv.Handle("/", web.New(newBotViews(httpCtx, bot, archive), web.Options{}))
 		addr, waitHTTP, err := startHTTP(httpCtx, cfg.HTTP.Listen, cfg.HTTPWarning(), srv, log)
 		if err != nil {
 			stopHTTP()
-			return configError{fmt.Errorf("http.listen: %w", err)}
+			// The address was checked with the configuration: a bind
+			// that fails may mend (an address not yet assigned at boot,
+			// a port still held), so systemd restarts us (exit 75).
+			return fmt.Errorf("%w: http.listen: %w", errTempFail, err)
 		}
 		defer waitHTTP()
 		defer stopHTTP()

@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/monitor"
 )
 
 func TestUpgrade(t *testing.T) {
@@ -200,5 +203,76 @@ func TestStreamMonitorTrouble(t *testing.T) {
 	get(ctx, "/api/account/playing")
 	if kind, what := m.StartTrouble(); kind != errUnavailable || !strings.Contains(what, "GET /api/account/playing") || !strings.Contains(what, "deadline exceeded") {
 		t.Errorf("after a request timed out: %v, %q", kind, what)
+	}
+}
+
+// During a Lichess outage the bot keeps trying to reconnect: the watchdog
+// sees life in the attempts (a restart would not mend Lichess), /healthz
+// does not: it counts only Lichess' answers on the stream (a 200, bytes
+// read).
+func TestStreamMonitorHealthzOutage(t *testing.T) {
+	var mu sync.Mutex
+	down := false
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		d := down
+		mu.Unlock()
+		if d {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		w.Write([]byte("\n"))
+	}))
+	defer hs.Close()
+	m := newStreamMonitor(nil)
+	m.now = clock
+	c := &http.Client{Transport: m}
+	srv := monitor.New(monitor.Options{StreamActivity: m.Alive, HealthWindow: time.Minute, Now: clock})
+	healthz := func() int {
+		w := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/healthz", nil))
+		return w.Code
+	}
+	if code := healthz(); code != http.StatusServiceUnavailable || !m.Alive().IsZero() {
+		t.Fatalf("/healthz before the stream opened: %d (alive %v), want 503", code, m.Alive())
+	}
+	resp, err := c.Get(hs.URL + "/api/stream/event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if code := healthz(); code != http.StatusOK {
+		t.Fatalf("/healthz with the stream answering: %d, want 200", code)
+	}
+	// Lichess goes down; two minutes later the bot tries again.
+	mu.Lock()
+	down = true
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	resp, err = c.Get(hs.URL + "/api/stream/event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if !m.Healthy(time.Minute) {
+		t.Error("watchdog: not healthy right after a reconnection attempt (it would restart the bot for a Lichess outage)")
+	}
+	if code := healthz(); code != http.StatusServiceUnavailable {
+		t.Errorf("/healthz two minutes into an outage: %d, want 503", code)
+	}
+	// Lichess is back.
+	mu.Lock()
+	down = false
+	mu.Unlock()
+	resp, err = c.Get(hs.URL + "/api/stream/event")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if code := healthz(); code != http.StatusOK {
+		t.Errorf("/healthz with Lichess back: %d, want 200", code)
 	}
 }
