@@ -8,20 +8,8 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	chessboard "github.com/ponderosa-chess/ponderosa/engine/board"
-	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
-
-// The local Syzygy tables of engine/syzygy's tests (3–4 pieces).
-func testSyzygy(t *testing.T) *syzygy.Tablebase {
-	t.Helper()
-	tb, err := syzygy.Open("../engine/syzygy/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	return tb
-}
 
 // The built-in player with local tables plays the tables' move in a won
 // position they hold (in a draw or a loss it searches among the moves that
@@ -29,7 +17,7 @@ func testSyzygy(t *testing.T) *syzygy.Tablebase {
 // cursed win kept apart) as Choice.TB with source syzygy; without the
 // tables, or in a position they do not hold, the result is not known.
 func TestBuiltinPlayerTablebaseResult(t *testing.T) {
-	tb := testSyzygy(t)
+	tb := testsupport.Syzygy(t)
 	for _, tc := range []struct {
 		name   string
 		tables bool
@@ -82,7 +70,7 @@ func TestBuiltinPlayerTablebaseResult(t *testing.T) {
 // draw, which agrees to theirs). Without Choice.TB the tables' move has no
 // score, and both would go by the score rule (here: accept).
 func TestBuiltinDrawAnswerByLocalTablebase(t *testing.T) {
-	tb := testSyzygy(t)
+	tb := testsupport.Syzygy(t)
 	for _, tc := range []struct {
 		name string
 		fen  string
@@ -142,7 +130,7 @@ func firstLegalReply(t *testing.T, fen string, moves []string) string {
 // the tables prove lost (no score is needed; before both sides moved,
 // Lichess makes it an abort); without it, it plays on.
 func TestBuiltinResignsByLocalTablebase(t *testing.T) {
-	tb := testSyzygy(t)
+	tb := testsupport.Syzygy(t)
 	const fen = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1" // KQvK, we are Black
 	for _, tc := range []struct {
 		name   string

@@ -12,17 +12,8 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
-
-func testTablebase(t *testing.T) *syzygy.Tablebase {
-	t.Helper()
-	tb, err := syzygy.Open("../engine/syzygy/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tb.Close() })
-	return tb
-}
 
 // A won KQvKR played by the Game for both sides from the tables: every
 // winner's move comes from the tables without a search (source=tablebase
@@ -30,7 +21,7 @@ func testTablebase(t *testing.T) *syzygy.Tablebase {
 // among the moves that keep the loss (or, when only one does, played from
 // the tables at once); the game ends in mate within the fifty-move rule.
 func TestTablebaseMovesConvertWin(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	var logBuf bytes.Buffer
 	g := newTestGame(t, Options{Tablebase: tb, Logger: zerolog.New(&logBuf)})
 	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
@@ -86,7 +77,7 @@ func TestTablebaseMovesConvertWin(t *testing.T) {
 // The tables are not asked for an analysis, for positions they do not
 // hold, nor once SetTablebase turned them off.
 func TestTablebaseLimits(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	g := newTestGame(t, Options{Tablebase: tb})
 	if err := g.SetPosition("8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false, nil); err != nil {
 		t.Fatal(err)
@@ -121,7 +112,7 @@ func TestTablebaseLimits(t *testing.T) {
 // Beyond the tables the search probes them: taking the hanging knight
 // reaches a won KQvKR, and the decision's score says a tablebase win.
 func TestTablebaseInSearch(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	g := newTestGame(t, Options{Tablebase: tb, TablebaseProbeDepth: 1})
 	if err := g.SetPosition("7k/7r/8/3n4/8/8/8/K2Q4 w - - 0 1", false, nil); err != nil {
 		t.Fatal(err)
@@ -146,7 +137,7 @@ func TestTablebaseInSearch(t *testing.T) {
 // fifty-move counter counted) stays apart from a win; a position the
 // tables do not hold is not known.
 func TestDecisionTB(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	for _, tc := range []struct {
 		name   string
 		fen    string
@@ -223,7 +214,7 @@ func checkKeptSearch(t *testing.T, d Decision, keep []syzygy.RootMove, want syzy
 // drawing move at once: it searches among the moves that keep the draw
 // (an opponent may still go wrong), never one that loses.
 func TestTablebaseDrawIsSearched(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	const fen = "4k3/8/8/8/8/8/r7/4K2R w - - 0 1" // KRvKR
 	keep, all := tbKept(t, tb, fen, false)
 	if keep[0].WDL != syzygy.Draw || len(keep) < 2 || len(keep) == all {
@@ -281,7 +272,7 @@ func TestTablebaseWDLOnly(t *testing.T) {
 // search.TBWin less its DTZ (a tablebase win, no mate), a mating move a
 // mate in 1.
 func TestTablebaseScore(t *testing.T) {
-	tb := testTablebase(t)
+	tb := testsupport.Syzygy(t)
 	g := newTestGame(t, Options{Tablebase: tb})
 	if err := g.SetPosition("8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false, nil); err != nil {
 		t.Fatal(err)

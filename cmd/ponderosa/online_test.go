@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/client/online"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // onlineSources makes the enabled sources only, in online.order, with
@@ -87,10 +87,7 @@ func TestRunDaemonOnlineSources(t *testing.T) {
 // right, a material without both tables), and always with an external
 // engine, which gets no tables from engine.syzygy.
 func TestOnlineTablebaseSkipsLocalTables(t *testing.T) {
-	abs, err := filepath.Abs("../../engine/syzygy/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := testsupport.SyzygyDir(t)
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n"+
 		"online:\n  tablebase: {enabled: true}\n  cloud_eval: {enabled: true}\n")
 	_, tables, err := playerFactoryTables(cfg, discardLogger(), nil)

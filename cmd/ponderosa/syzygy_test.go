@@ -9,15 +9,13 @@ import (
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // engine.syzygy reaches the built-in player: in a position the tables hold
 // it plays their move at once, without a search or a score.
 func TestPlayerFactorySyzygy(t *testing.T) {
-	abs, err := filepath.Abs("../../engine/syzygy/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := testsupport.SyzygyDir(t)
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n")
 	f, err := playerFactory(cfg, discardLogger(), nil)
 	if err != nil {
@@ -67,10 +65,7 @@ func TestCheckConfigBadSyzygy(t *testing.T) {
 // SyzygyProbeLimit 0 does: no local tables for the online player, and in a
 // position the tables hold the built-in player searches.
 func TestPlayerFactorySyzygyProbeLimitZero(t *testing.T) {
-	abs, err := filepath.Abs("../../engine/syzygy/testdata")
-	if err != nil {
-		t.Fatal(err)
-	}
+	abs := testsupport.SyzygyDir(t)
 	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n    probe_limit: 0\n")
 	f, tables, err := playerFactoryTables(cfg, discardLogger(), nil)
 	if err != nil {
