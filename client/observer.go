@@ -1,8 +1,6 @@
 package client
 
 import (
-	"runtime/debug"
-	"sync"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
@@ -72,7 +70,7 @@ type BotOption func(*Bot)
 func WithObserver(o Observer) BotOption {
 	return func(b *Bot) {
 		if o != nil {
-			b.obs = &safeObserver{o: o, b: b, logged: map[string]bool{}}
+			b.obs = &safeObserver{o: o, b: b}
 		}
 	}
 }
@@ -80,49 +78,33 @@ func WithObserver(o Observer) BotOption {
 // safeObserver calls an Observer, recovering its panics: metrics never
 // stop a game.
 type safeObserver struct {
-	o      Observer
-	b      *Bot
-	mu     sync.Mutex
-	logged map[string]bool // methods whose panic was logged
-}
-
-// contain is deferred by each method (directly: recover works only
-// there): a panic is logged the first time method panics, and swallowed.
-func (s *safeObserver) contain(method string) {
-	if v := recover(); v != nil {
-		e := panics.New(v, debug.Stack())
-		s.mu.Lock()
-		first := !s.logged[method]
-		s.logged[method] = true
-		s.mu.Unlock()
-		if first {
-			panics.Log(s.b.log, e, "observer "+method+" panicked (logged once; metrics may be incomplete)")
-		}
-	}
+	o    Observer
+	b    *Bot
+	once panics.Once // methods whose panic was logged
 }
 
 func (s *safeObserver) GameStarted(g GameFacts) {
-	defer s.contain("GameStarted")
+	defer s.once.Contain(s.b.log, "observer GameStarted")
 	s.o.GameStarted(g)
 }
 
 func (s *safeObserver) GameFinished(g GameFacts, result string) {
-	defer s.contain("GameFinished")
+	defer s.once.Contain(s.b.log, "observer GameFinished")
 	s.o.GameFinished(g, result)
 }
 
 func (s *safeObserver) MovePlayed(g GameFacts, c Choice) {
-	defer s.contain("MovePlayed")
+	defer s.once.Contain(s.b.log, "observer MovePlayed")
 	s.o.MovePlayed(g, c)
 }
 
 func (s *safeObserver) ChallengeAnswered(outcome, reason string) {
-	defer s.contain("ChallengeAnswered")
+	defer s.once.Contain(s.b.log, "observer ChallengeAnswered")
 	s.o.ChallengeAnswered(outcome, reason)
 }
 
 func (s *safeObserver) StreamReconnect() {
-	defer s.contain("StreamReconnect")
+	defer s.once.Contain(s.b.log, "observer StreamReconnect")
 	s.o.StreamReconnect()
 }
 

@@ -100,7 +100,7 @@ func WithRateLimitCooldown(d time.Duration) Option {
 func WithObserver(o Observer) Option {
 	return func(c *Client) {
 		if o != nil {
-			c.obs = &safeObserver{o: o, c: c, logged: map[string]bool{}}
+			c.obs = &safeObserver{o: o, c: c}
 		}
 	}
 }

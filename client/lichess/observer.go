@@ -1,9 +1,7 @@
 package lichess
 
 import (
-	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
@@ -26,34 +24,18 @@ type Observer interface {
 // safeObserver calls an Observer, recovering its panics: metrics never
 // stop a request.
 type safeObserver struct {
-	o      Observer
-	c      *Client
-	mu     sync.Mutex
-	logged map[string]bool // methods whose panic was logged
-}
-
-// contain is deferred by each method (directly: recover works only
-// there): a panic is logged the first time method panics, and swallowed.
-func (s *safeObserver) contain(method string) {
-	if v := recover(); v != nil {
-		e := panics.New(v, debug.Stack())
-		s.mu.Lock()
-		first := !s.logged[method]
-		s.logged[method] = true
-		s.mu.Unlock()
-		if first {
-			panics.Log(s.c.log, e, "observer "+method+" panicked (logged once; metrics may be incomplete)")
-		}
-	}
+	o    Observer
+	c    *Client
+	once panics.Once // methods whose panic was logged
 }
 
 func (s *safeObserver) RateLimited(endpoint string, cooldown time.Duration) {
-	defer s.contain("RateLimited")
+	defer s.once.Contain(s.c.log, "observer RateLimited")
 	s.o.RateLimited(endpoint, cooldown)
 }
 
 func (s *safeObserver) CooldownRefused(endpoint string) {
-	defer s.contain("CooldownRefused")
+	defer s.once.Contain(s.c.log, "observer CooldownRefused")
 	s.o.CooldownRefused(endpoint)
 }
 

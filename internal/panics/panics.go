@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sync"
 
 	"github.com/rs/zerolog"
 )
@@ -65,4 +66,35 @@ func Is(err error) bool {
 // stack.
 func Log(l zerolog.Logger, e *Error, msg string) {
 	l.Error().Str(FieldPanic, fmt.Sprint(e.Value)).Str(FieldStack, string(e.Stack)).Msg(msg)
+}
+
+// Once contains panics of calls that must never stop their caller (an
+// observer that feeds metrics): each is recovered, and logged the first
+// time its kind panics; later ones of that kind are swallowed. The zero
+// value is ready to use.
+type Once struct {
+	mu     sync.Mutex
+	logged map[string]bool
+}
+
+// Contain recovers a panic (defer it directly: recover works only there)
+// and logs it on l, naming kind, the first time kind panics.
+//
+//	defer once.Contain(log, "GameStarted")
+func (o *Once) Contain(l zerolog.Logger, kind string) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	e := New(v, debug.Stack())
+	o.mu.Lock()
+	first := !o.logged[kind]
+	if o.logged == nil {
+		o.logged = map[string]bool{}
+	}
+	o.logged[kind] = true
+	o.mu.Unlock()
+	if first {
+		Log(l, e, kind+" panicked (logged once; what it feeds may be incomplete)")
+	}
 }

@@ -52,3 +52,27 @@ func TestLog(t *testing.T) {
 		t.Errorf("logged %v", ev)
 	}
 }
+
+// Once swallows every panic it contains and logs only the first of each
+// kind; a call that does not panic logs nothing.
+func TestOnceContainsAndLogsFirst(t *testing.T) {
+	var buf bytes.Buffer
+	l := zerolog.New(&buf)
+	var once Once
+	call := func(kind string, panicking bool) {
+		defer once.Contain(l, kind)
+		if panicking {
+			panic("bug in " + kind)
+		}
+	}
+	call("A", false)
+	for range 3 {
+		call("A", true)
+		call("B", true)
+	}
+	for kind, want := range map[string]int{"A panicked": 1, "B panicked": 1, "bug in A": 1} {
+		if got := strings.Count(buf.String(), kind); got != want {
+			t.Errorf("%q logged %d times, want %d:\n%s", kind, got, want, buf.String())
+		}
+	}
+}
