@@ -19,7 +19,7 @@ import (
 // challenges by its ChallengePolicy (queueing those that find every slot
 // busy, see queue.go), runs one game worker per game, rejoins
 // games in progress on start-up and after each reconnect, and (when enabled)
-// challenges other bots when idle.
+// challenges other bots while a slot is free.
 //
 // Stopping: Drain stops accepting challenges and matchmaking and waits for
 // the running games to finish (bounded by its context); cancelling Run's
@@ -408,8 +408,8 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		last := b.games[id] // the last worker, after rebuilds
 		b.workerDoneLocked(last)
 		delete(b.games, id)
-		if rt, _ := b.slotsLocked(); rt == 0 {
-			b.idleFrom = time.Now()
+		if !g.corr {
+			b.idleFrom = time.Now() // a real-time slot is free from now: matchmaking.idle_time counts from here
 		}
 		b.notifyLocked()
 		wake := last != nil && last.park && last.wake

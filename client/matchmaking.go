@@ -10,7 +10,8 @@ import (
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
 )
 
-// MatchmakingSettings: when enabled and idle, the bot challenges online bots.
+// MatchmakingSettings: when enabled, the bot challenges online bots while
+// a slot is free (see matchmakeView for what counts as free).
 type MatchmakingSettings struct {
 	Enabled bool
 	// TimeControls to choose from (at random). Default 3+2.
@@ -18,7 +19,8 @@ type MatchmakingSettings struct {
 	Rated        bool
 	// Variants to choose from (at random). Default standard.
 	Variants []string
-	// IdleTime: challenge after this long without a game. Default 60 s.
+	// IdleTime: challenge once a slot has been free this long (since the
+	// last real-time game ended, or the bot started). Default 60 s.
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
 	CheckEvery time.Duration
@@ -129,7 +131,7 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	}
 }
 
-// matchmaker challenges online bots while idle.
+// matchmaker challenges online bots while a slot is free.
 func (b *Bot) matchmaker(ctx context.Context) {
 	for {
 		mm := b.Settings().Matchmaking
@@ -163,7 +165,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	s := v.settings
-	if !v.idle || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
+	if !v.free || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
 		return
 	}
 	bots, err := b.c.OnlineBots(ctx, 100)
@@ -213,7 +215,7 @@ type matchmakeView struct {
 	outID     string // our challenge still out, if any
 	stale     bool   // and it is past the challenge timeout (then forgotten)
 	settings  Settings
-	idle      bool
+	free      bool // a slot is free for a bot game, and has been for IdleTime
 	botsToday int
 	me        lichess.Account
 	declined  map[string]bool // bots that declined us recently, by lower-case id
@@ -233,11 +235,9 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 		return matchmakeView{outID: id, stale: stale}
 	}
-	rt, _ := b.slotsLocked() // correspondence games do not keep the bot from being idle
 	v := matchmakeView{
-		settings: b.settings,
-		// A queued challenge gets a freed slot before matchmaking does.
-		idle:      !b.draining && rt == 0 && len(b.queue.items) == 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
+		settings:  b.settings,
+		free:      !b.draining && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
 		botsToday: b.botGames.count(now),
 		me:        b.me,
 		declined:  make(map[string]bool, len(b.mm.declined)),
@@ -250,6 +250,19 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 	}
 	return v
+}
+
+// freeBotSlotsLocked is how many real-time slots a game of ours against a
+// bot may take now: of challenge.concurrency (MaxGames), those not held by
+// a real-time game or an accepted challenge (correspondence games have
+// their own budget), less those reserved for humans, and less one per
+// challenge waiting in the queue (a queued challenge takes a freed slot
+// before matchmaking does). Our own pending challenge is handled by the
+// caller: one at a time.
+func (b *Bot) freeBotSlotsLocked() int {
+	p := b.settings.Challenge
+	rt, _ := b.slotsLocked()
+	return min(p.MaxGames-p.ReservedForHumans, p.MaxGames-len(b.queue.items)) - rt
 }
 
 // challengeSent records our challenge id to opp, unless its game already

@@ -30,7 +30,8 @@ func TestSpeedOf(t *testing.T) {
 }
 
 // The matchmaker sends nothing while challenge creation cools down, while
-// the bot plays, or past the daily bot-game limit.
+// every slot is busy (here concurrency 1 and a game running), or past the
+// daily bot-game limit.
 func TestMatchmakerHoldsBack(t *testing.T) {
 	h := newHarness(t)
 	c := h.client()
@@ -56,7 +57,7 @@ func TestMatchmakerHoldsBack(t *testing.T) {
 	b.games["busy"] = &gameWorker{}
 	b.matchmakeOnce(ctx, mm)
 	if n := h.requests("GET /api/bot/online"); n != 0 {
-		t.Fatalf("online bots listed %d times while playing", n)
+		t.Fatalf("online bots listed %d times while the only slot is busy", n)
 	}
 	delete(b.games, "busy")
 
@@ -104,5 +105,60 @@ func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
 	b.challengeSent("g3", "opp")
 	if b.mm.outID != "g3" || b.botGames.count(time.Now()) != 1 {
 		t.Errorf("after g3 was sent: pending %q, bot games %d; want g3 pending, 1 counted", b.mm.outID, b.botGames.count(time.Now()))
+	}
+}
+
+// The matchmaker challenges while a slot is free, not only when no game
+// runs: with concurrency 2 and one game running it looks for a bot; it
+// does not when the free slot is reserved for humans, when a queued
+// challenge will take it, or while its own challenge is out.
+func TestMatchmakerFillsFreeSlot(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	listed := 0
+	try := func(what string, p ChallengePolicy, queued, out bool, want bool) {
+		t.Helper()
+		b := NewBot(h.client(), nil, Settings{Challenge: p, Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testsupport.Logger(t))
+		b.me = lichess.Account{ID: botID, Username: botName}
+		b.games["busy"] = &gameWorker{}
+		if queued {
+			b.queue.add(&lichess.Challenge{ID: "waiting", Challenger: lichess.ChallengeUser{ID: "human"}}, time.Now())
+		}
+		if out {
+			b.mm.outID, b.mm.outTo, b.mm.outAt = "ours", "somebot", time.Now()
+		}
+		time.Sleep(time.Millisecond) // past IdleTime
+		b.matchmakeOnce(ctx, b.Settings().Matchmaking)
+		n := h.requests("GET /api/bot/online")
+		if got := n > listed; got != want {
+			t.Errorf("%s: online bots listed: %v, want %v", what, got, want)
+		}
+		listed = n
+	}
+	try("concurrency 2, one game", ChallengePolicy{MaxGames: 2}, false, false, true)
+	try("concurrency 2, one game, 1 reserved for humans", ChallengePolicy{MaxGames: 2, ReservedForHumans: 1}, false, false, false)
+	try("concurrency 3, one game, 1 reserved for humans", ChallengePolicy{MaxGames: 3, ReservedForHumans: 1}, false, false, true)
+	try("concurrency 2, one game, one challenge queued", ChallengePolicy{MaxGames: 2}, true, false, false)
+	try("concurrency 3, one game, one challenge queued", ChallengePolicy{MaxGames: 3}, true, false, true)
+	try("concurrency 2, one game, our challenge out", ChallengePolicy{MaxGames: 2}, false, true, false)
+}
+
+// matchmaking.idle_time counts from the moment a real-time slot freed (a
+// game ended), not from the moment the bot had no game at all.
+func TestMatchmakerIdleTimeCountsFromFreedSlot(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	b := NewBot(h.client(), nil, Settings{Challenge: ChallengePolicy{MaxGames: 2}, Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Hour}}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.games["busy"] = &gameWorker{}
+	b.idleFrom = time.Now().Add(-2 * time.Hour) // a slot free for two hours
+	b.matchmakeOnce(ctx, b.Settings().Matchmaking)
+	if n := h.requests("GET /api/bot/online"); n != 1 {
+		t.Fatalf("online bots listed %d times with a slot free for 2 h (idle_time 1 h) and a game running, want 1", n)
+	}
+	b.idleFrom = time.Now() // a slot just freed
+	b.matchmakeOnce(ctx, b.Settings().Matchmaking)
+	if n := h.requests("GET /api/bot/online"); n != 1 {
+		t.Fatalf("online bots listed %d times in all, want no new listing with a slot just freed", n)
 	}
 }

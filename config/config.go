@@ -469,8 +469,12 @@ type Matchmaking struct {
 	// (lichess-bot's opponent_rating_difference); 0 means no limit, the
 	// default.
 	RatingDifference int `yaml:"rating_difference"`
-	// IdleTime is how long the bot must have been without a game before it
-	// challenges someone. Default 10m.
+	// IdleTime is how long a slot must have been free (since the last
+	// real-time game ended, or the bot started) before the bot challenges
+	// someone to fill it. A slot is free for matchmaking when fewer
+	// real-time games run (or are accepted) than challenge.concurrency,
+	// less challenge.games_reserved_for_humans and less the challenges
+	// waiting in the queue, and no challenge of ours is out. Default 10m.
 	IdleTime time.Duration `yaml:"idle_time"`
 	// ChallengeTimeout is how long to wait for an answer before cancelling
 	// the challenge. Default 1m.

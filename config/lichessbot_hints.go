@@ -73,7 +73,7 @@ var lichessBotHints = map[string]string{
 	"matchmaking.opponent_min_rating":          "here matchmaking.opponent_rating.min",
 	"matchmaking.opponent_max_rating":          "here matchmaking.opponent_rating.max",
 	"matchmaking.opponent_rating_difference":   "here matchmaking.rating_difference",
-	"matchmaking.allow_during_games":           "ponderosa challenges only when it has no real-time game",
+	"matchmaking.allow_during_games":           "ponderosa challenges whenever a slot is free (challenge.concurrency), games running or not",
 	"matchmaking.rating_preference":            "ponderosa has no equivalent",
 	"matchmaking.challenge_filter":             "ponderosa has no equivalent",
 	"matchmaking.online_block_list":            "ponderosa has no equivalent: copy the names into matchmaking.block_list",

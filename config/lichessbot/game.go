@@ -185,8 +185,8 @@ func (t *translator) matchmaking(m *section) {
 			"ponderosa always leaves the players of challenge.block_list out of matchmaking")
 	}
 
-	m.dropUnless("allow_during_games", "false", "false: ponderosa too challenges only when it has no real-time game",
-		"ponderosa challenges only when it has no real-time game (matchmaking.idle_time after the last one)")
+	m.dropUnless("allow_during_games", "true", "true: ponderosa too challenges while games run, whenever a slot is free",
+		"ponderosa challenges whenever a slot of challenge.concurrency is free (matchmaking.idle_time after it freed), games running or not")
 	m.dropUnless("rating_preference", "none", "none: ponderosa too picks at random among the bots in matchmaking.opponent_rating",
 		"ponderosa picks among the bots in matchmaking.opponent_rating at random, without a preference")
 	for _, k := range []string{"challenge_filter", "delay_after_decline"} {

@@ -366,7 +366,8 @@ func (s *section) drop(kind Kind, key, why string) {
 }
 
 // dropUnless reports key, when written, as a setting with no equivalent
-// (why), or, when its value is off (false, 0, "none"...: the value that
+// (why), or, when its value is off (false, 0, "none"..., or true where
+// that is ponderosa's way: the value that
 // asks for what ponderosa does anyway), as nothing lost (same).
 func (s *section) dropUnless(key, off, same, why string) {
 	if !s.written(key) {
@@ -383,9 +384,9 @@ func (s *section) dropUnless(key, off, same, why string) {
 
 func isOff(v, off string) bool {
 	v = strings.ToLower(v)
-	if off == "false" {
+	if off == "false" || off == "true" {
 		b, ok := yaml11Bools[v]
-		return ok && !b
+		return ok && b == (off == "true")
 	}
 	return v == off
 }
