@@ -76,6 +76,9 @@ type matchState struct {
 	// challenge's (accepted, and even over, before its id came back).
 	sending      bool
 	startedEarly map[string]bool
+	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
+	// limit (429 bot.vsBot.day); no challenge before this time.
+	dayLimitUntil time.Time
 }
 
 // onGameStart forgets our challenge when its game starts, and says so:
@@ -165,7 +168,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	s := v.settings
-	if !v.free || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
+	if !v.free || v.dayLimit || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
 		return
 	}
 	bots, err := b.c.OnlineBots(ctx, 100)
@@ -203,7 +206,14 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	})
 	if err != nil {
 		b.sendingChallenge(false)
-		b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
+		switch {
+		case lichess.IsBotDayLimit(err):
+			b.botDayLimitReached(time.Now())
+		case lichess.IsOpponentCapped(err):
+			b.opponentCapped(opp, time.Now())
+		default:
+			b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
+		}
 		return
 	}
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
@@ -217,6 +227,7 @@ type matchmakeView struct {
 	settings  Settings
 	free      bool // a slot is free for a bot game, and has been for IdleTime
 	botsToday int
+	dayLimit  bool // Lichess' daily bot-game limit holds us back (dayLimitUntil)
 	me        lichess.Account
 	declined  map[string]bool // bots that declined us recently, by lower-case id
 }
@@ -239,6 +250,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		settings:  b.settings,
 		free:      !b.draining && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
 		botsToday: b.botGames.count(now),
+		dayLimit:  now.Before(b.mm.dayLimitUntil),
 		me:        b.me,
 		declined:  make(map[string]bool, len(b.mm.declined)),
 	}
@@ -250,6 +262,52 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 	}
 	return v
+}
+
+// dayLimitProbe is how long the matchmaker pauses after Lichess' 429 for
+// the daily bot-game limit when no bot game of the last 24 hours is known
+// to age out earlier (they were played by another program, or before the
+// state store): then it asks again after this long.
+const dayLimitProbe = time.Hour
+
+// botDayLimitReached pauses matchmaking after Lichess' 429 for the daily
+// bot-game limit (ratelimit.key bot.vsBot.day): Lichess counts a sliding
+// 24 hours, so the next challenge may go when the oldest bot game of the
+// last 24 hours ages out (dayLimitProbe from now when none is known). It
+// is logged once per pause: no challenge is sent meanwhile.
+func (b *Bot) botDayLimitReached(now time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	until := now.Add(dayLimitProbe)
+	if oldest, ok := b.botGames.oldest(now); ok {
+		if t := oldest.Add(24 * time.Hour); t.After(now) {
+			until = t
+		}
+	}
+	b.mm.dayLimitUntil = until
+	b.log.Warn().Time("until", until).Int("bot_games_24h", b.botGames.count(now)).
+		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until a game of the last 24 hours ages out")
+}
+
+// DeclineCapped is the reason recorded (in the decline history) for a bot
+// that Lichess would not let us challenge: it has played too many games
+// today. It is Lichess' doing, not the bot's: it never counts towards the
+// block list.
+const DeclineCapped = "capped"
+
+// opponentCapped skips opp for DeclineCooldown after Lichess' 400 saying
+// it has played too many games today, as a decline would, and records it
+// in the decline history with reason DeclineCapped.
+func (b *Bot) opponentCapped(opp lichess.User, now time.Time) {
+	id := strings.ToLower(opp.ID)
+	b.mu.Lock()
+	b.mm.declined[id] = now
+	b.persist("decline", func(ctx context.Context, s Store) error {
+		return s.AddDecline(ctx, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
+	})
+	b.mu.Unlock()
+	b.log.Info().Str("opponent", opp.Username).
+		Msg("matchmaking: the opponent has played too many games today (Lichess' 400); skipped for the decline cool-down")
 }
 
 // freeBotSlotsLocked is how many real-time slots a game of ours against a

@@ -2,10 +2,12 @@ package client
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
@@ -160,5 +162,84 @@ func TestMatchmakerIdleTimeCountsFromFreedSlot(t *testing.T) {
 	b.matchmakeOnce(ctx, b.Settings().Matchmaking)
 	if n := h.requests("GET /api/bot/online"); n != 1 {
 		t.Fatalf("online bots listed %d times in all, want no new listing with a slot just freed", n)
+	}
+}
+
+// Lichess' 429 for the daily bot-game limit (ratelimit.key bot.vsBot.day)
+// pauses matchmaking until the oldest bot game of the last 24 hours ages
+// out; its 400 for an opponent who has played too many games today skips
+// that opponent (remembered as a decline "capped", in the store too) and
+// leaves the others.
+func TestMatchmakerDailyBotGameCaps(t *testing.T) {
+	h := newHarness(t)
+	h.srv.AddAccount("CappedBot", "lip_capped", true, 2000)
+	if err := h.srv.SetHousePlayer("CappedBot", lichesstest.HouseOptions{IgnoreChallenges: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	st := newMemStore()
+	b := NewBot(h.client(), nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond}}, testsupport.Logger(t))
+	b.SetStore(st)
+	b.me = lichess.Account{ID: botID, Username: botName}
+	time.Sleep(time.Millisecond) // past IdleTime
+	mm := b.Settings().Matchmaking
+
+	// The opponent is capped: skipped, and remembered.
+	h.srv.InjectAnswer("POST /api/challenge/*", 1, http.StatusBadRequest, lichesstest.OpponentCappedBody)
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("POST /api/challenge/cappedbot"); n != 1 {
+		t.Fatalf("challenges to CappedBot: %d, want 1", n)
+	}
+	b.mu.Lock()
+	_, skipped := b.mm.declined["cappedbot"]
+	b.mu.Unlock()
+	if !skipped {
+		t.Fatal("a capped opponent is not skipped")
+	}
+	select {
+	case op := <-b.storeC:
+		if err := op.f(ctx, st); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatal("the capped opponent was not handed to the store")
+	}
+	if d, _ := st.DeclinesSince(ctx, time.Time{}); len(d) != 1 || d[0].Opponent != "cappedbot" || d[0].Reason != DeclineCapped {
+		t.Fatalf("decline history %+v, want cappedbot %q", d, DeclineCapped)
+	}
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("POST /api/challenge/cappedbot"); n != 1 {
+		t.Fatalf("challenges to CappedBot: %d, want still 1 (skipped)", n)
+	}
+
+	// Our own daily limit: the pause lasts until the oldest game of the
+	// last 24 hours (23 h old here) ages out, in about an hour.
+	b.mu.Lock()
+	clear(b.mm.declined)
+	b.mu.Unlock()
+	oldest := time.Now().Add(-23 * time.Hour)
+	b.botGames.add(oldest)
+	h.srv.InjectAnswer("POST /api/challenge/*", 1, http.StatusTooManyRequests, lichesstest.BotDayLimitBody)
+	fresh := h.client() // no cool-down left by the 429 above to hide the next round
+	b.c = fresh
+	b.matchmakeOnce(ctx, mm)
+	b.mu.Lock()
+	until := b.mm.dayLimitUntil
+	b.mu.Unlock()
+	if want := oldest.Add(24 * time.Hour); !until.Equal(want) {
+		t.Fatalf("paused until %v, want %v (the oldest bot game ages out)", until, want)
+	}
+	b.c = h.client()
+	listed := h.requests("GET /api/bot/online")
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("GET /api/bot/online"); n != listed {
+		t.Fatalf("online bots listed during the daily-limit pause")
+	}
+	b.mu.Lock()
+	b.mm.dayLimitUntil = time.Now().Add(-time.Second) // the oldest game aged out
+	b.mu.Unlock()
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("GET /api/bot/online"); n != listed+1 {
+		t.Fatalf("online bots listed %d times after the pause, want %d", n, listed+1)
 	}
 }

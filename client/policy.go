@@ -257,6 +257,17 @@ func (d *dailyCounter) load(ts []time.Time) {
 	slices.SortFunc(d.times, time.Time.Compare)
 }
 
+// oldest is the earliest event of the 24 hours before now, if any.
+func (d *dailyCounter) oldest(now time.Time) (time.Time, bool) {
+	d.count(now) // forgets what is older
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.times) == 0 {
+		return time.Time{}, false
+	}
+	return d.times[0], true
+}
+
 func (d *dailyCounter) count(now time.Time) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -208,6 +208,10 @@ type APIError struct {
 	StatusCode int
 	Message    string        // the "error" field of the answer, if any
 	RetryAfter time.Duration // for 429: how long the cool-down lasts
+	// RateLimitKey is the answer's ratelimit.key, if any: which of
+	// Lichess' limits a 429 is about (BotDayLimitKey: the daily bot-game
+	// limit).
+	RateLimitKey string
 	// LichessToken reports whether the request carried our token to the
 	// client's base URL (Lichess): only then can its 401 say that Lichess
 	// refuses the token. A request to another server (another base) or
@@ -242,6 +246,27 @@ func IsRateLimited(err error) bool {
 		return true
 	}
 	return errors.Is(err, ErrCoolingDown)
+}
+
+// BotDayLimitKey is the ratelimit.key of Lichess' 429 to a challenge from
+// a bot that has played its bot games of the (sliding) day.
+const BotDayLimitKey = "bot.vsBot.day"
+
+// IsBotDayLimit reports whether err is Lichess' 429 for the daily limit of
+// bot-vs-bot games (ratelimit.key bot.vsBot.day): no bot may be challenged
+// until a game of the last 24 hours ages out.
+func IsBotDayLimit(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode == http.StatusTooManyRequests && ae.RateLimitKey == BotDayLimitKey
+}
+
+// IsOpponentCapped reports whether err is Lichess' 400 to a challenge of a
+// bot that has played too many games (against bots) today: that opponent
+// cannot be challenged for a while, others can.
+func IsOpponentCapped(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest &&
+		strings.Contains(strings.ToLower(ae.Message), "too many games")
 }
 
 // StatusCode returns the HTTP status of an APIError inside err, or 0.
@@ -335,10 +360,13 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 	ae := &APIError{Op: r.op, StatusCode: resp.StatusCode, LichessToken: !r.noAuth && c.toLichess(r)}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	var e struct {
-		Error string `json:"error"`
+		Error     string `json:"error"`
+		RateLimit struct {
+			Key string `json:"key"`
+		} `json:"ratelimit"`
 	}
-	if json.Unmarshal(raw, &e) == nil && e.Error != "" {
-		ae.Message = e.Error
+	if json.Unmarshal(raw, &e) == nil && (e.Error != "" || e.RateLimit.Key != "") {
+		ae.Message, ae.RateLimitKey = e.Error, e.RateLimit.Key
 	} else {
 		ae.Message = strings.TrimSpace(string(raw))
 		if len(ae.Message) > 200 {

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func TestNewValidates(t *testing.T) {
@@ -414,5 +417,47 @@ func TestBackgroundRequestsOneAtATime(t *testing.T) {
 	}
 	if maxInFlight != 1 {
 		t.Errorf("%d chats open at once, want 1", maxInFlight)
+	}
+}
+
+// Lichess' answers to a challenge past the daily bot-game limits are told
+// apart: the 429 whose ratelimit.key is bot.vsBot.day (ours), the 400 for
+// an opponent who has played too many games, and neither for a plain 429
+// or another 400.
+func TestBotGameLimitAnswers(t *testing.T) {
+	s := newServer(t)
+	ctx := testsupport.Context(t)
+	for _, tc := range []struct {
+		what         string
+		inject       func()
+		dayLimit     bool
+		capped       bool
+		rateLimitKey string
+	}{
+		{"429 bot.vsBot.day", func() {
+			s.InjectAnswer("POST /api/challenge/*", 1, http.StatusTooManyRequests, lichesstest.BotDayLimitBody)
+		}, true, false, BotDayLimitKey},
+		{"400 opponent capped", func() {
+			s.InjectAnswer("POST /api/challenge/*", 1, http.StatusBadRequest, lichesstest.OpponentCappedBody)
+		}, false, true, ""},
+		{"plain 429", func() { s.Inject429("POST /api/challenge/*", 1, time.Millisecond) }, false, false, ""},
+		{"other 400", func() { s.InjectError("POST /api/challenge/*", 1, http.StatusBadRequest) }, false, false, ""},
+	} {
+		tc.inject()
+		c := newTestClient(t, s.URL()) // a fresh client: no cool-down left by the last case
+		_, err := c.CreateChallenge(ctx, humanName, ChallengeRequest{Limit: 60})
+		if err == nil {
+			t.Fatalf("%s: challenge accepted", tc.what)
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || ae.RateLimitKey != tc.rateLimitKey {
+			t.Errorf("%s: error %v, want an APIError with ratelimit key %q", tc.what, err, tc.rateLimitKey)
+		}
+		if got := IsBotDayLimit(err); got != tc.dayLimit {
+			t.Errorf("%s: IsBotDayLimit = %v, want %v (%v)", tc.what, got, tc.dayLimit, err)
+		}
+		if got := IsOpponentCapped(err); got != tc.capped {
+			t.Errorf("%s: IsOpponentCapped = %v, want %v (%v)", tc.what, got, tc.capped, err)
+		}
 	}
 }

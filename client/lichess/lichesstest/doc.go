@@ -141,6 +141,8 @@
 //	WithEnforcedCoolDown()               also answer 429 to requests sent during a cool-down
 //	WithGlobalCoolDown()                 a 429 cools down every endpoint of that token
 //	InjectError(pattern, n, status)      answer the next n matching requests with e.g. 502 (HTML body)
+//	InjectAnswer(pattern, n, st, body)   answer the next n matching requests with st and a JSON body
+//	                                     (BotDayLimitBody: 429 bot.vsBot.day; OpponentCappedBody: 400)
 //	InjectLostAnswer(pattern, n)         handle the next n matching requests, then cut the connection
 //	                                     before the answer (a move so posted is played)
 //	InjectSilence(pattern, n)            answer the next n matching streams 200, then write nothing,

@@ -77,9 +77,10 @@ type tooManyRule struct {
 	pattern    string // path.Match pattern on the URL path
 	remaining  int
 	retryAfter time.Duration
-	status     int  // 429, or the status of InjectError (0: lose or silence)
-	lose       bool // InjectLostAnswer: handle the request, cut the connection before the answer
-	silence    bool // InjectSilence: answer 200, then write nothing
+	status     int    // 429, or the status of InjectError (0: lose or silence)
+	lose       bool   // InjectLostAnswer: handle the request, cut the connection before the answer
+	silence    bool   // InjectSilence: answer 200, then write nothing
+	body       string // InjectAnswer: the JSON body of the answer
 }
 
 // newRule parses pattern ("METHOD /path" or "/path") into a rule for the
@@ -156,6 +157,26 @@ func (s *Server) InjectSilence(pattern string, n int) {
 	rule.silence = true
 	s.addRule(rule)
 }
+
+// InjectAnswer answers the next n requests matching pattern (as in
+// Inject429) with status and body, a JSON text written as given: the
+// answers Lichess gives in cases the simulator does not play out, such as
+// the daily bot-game cap (BotDayLimitBody, 429) or an opponent who has
+// played too many bot games today (OpponentCappedBody, 400). A 429 so
+// answered starts the cool-down as Inject429 without Retry-After does.
+func (s *Server) InjectAnswer(pattern string, n, status int, body string) {
+	rule := newRule(pattern, n)
+	rule.status, rule.body = status, body
+	s.addRule(rule)
+}
+
+// Bodies for InjectAnswer: Lichess' answers to a challenge past the daily
+// bot-game limits, of the challenger (a 429 whose ratelimit.key is
+// bot.vsBot.day) and of the opponent (a 400).
+const (
+	BotDayLimitBody    = `{"error":"Too many requests. Try again later.","ratelimit":{"key":"bot.vsBot.day"}}`
+	OpponentCappedBody = `{"error":"This bot has played too many games against bots today. Try again later."}`
+)
 
 func (s *Server) addRule(r *tooManyRule) {
 	s.mu.Lock()
@@ -451,6 +472,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 			rec.WriteHeader(http.StatusOK)
 			rec.Flush()
 			<-r.Context().Done()
+			return
+		case rule != nil && rule.body != "":
+			rec.Header().Set("Content-Type", "application/json")
+			rec.WriteHeader(status)
+			fmt.Fprintln(rec, rule.body)
 			return
 		case status == http.StatusTooManyRequests:
 			writeTooMany(rec, retryAfter)
