@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,7 +249,8 @@ func (b *Bot) countBotGameLocked(id string) {
 
 // loadState reads the counters of earlier runs from the store, once per
 // Bot: the bot games of the last 24 hours (Lichess counts a sliding day)
-// and the declines still in their cool-down.
+// and the decline history (the declines still in their cool-down, and
+// those the block list is derived from: matchmaking.block_after_declines).
 func (b *Bot) loadState(ctx context.Context) {
 	b.mu.Lock()
 	s, loaded := b.store, b.stateLoaded
@@ -259,8 +261,9 @@ func (b *Bot) loadState(ctx context.Context) {
 	}
 	now := time.Now()
 	games, gerr := s.BotGamesSince(ctx, now.Add(-24*time.Hour))
-	cool := b.Settings().Matchmaking.DeclineCooldown
-	decl, derr := s.DeclinesSince(ctx, now.Add(-cool))
+	mm := b.Settings().Matchmaking
+	cool := mm.DeclineCooldown
+	decl, derr := s.DeclinesSince(ctx, now.Add(-max(cool, mm.BlockFor)))
 	if err := errors.Join(gerr, derr); err != nil {
 		b.log.Warn().Err(err).Msg("state store: cannot read the counters of earlier runs (read what the spool holds)")
 	}
@@ -268,10 +271,13 @@ func (b *Bot) loadState(ctx context.Context) {
 	b.botGames.load(games)
 	for _, d := range decl {
 		id := strings.ToLower(d.Opponent)
-		if d.At.After(b.mm.declined[id]) {
+		if now.Sub(d.At) <= cool && d.At.After(b.mm.declined[id]) {
 			b.mm.declined[id] = d.At
 		}
 	}
+	// The decline history of the block list, before what this run added.
+	b.mm.history = append(slices.Clone(decl), b.mm.history...)
+	slices.SortStableFunc(b.mm.history, func(x, y DeclineRecord) int { return x.At.Compare(y.At) })
 	b.mu.Unlock()
 	b.log.Info().Int("bot_games_24h", len(games)).Int("declines", len(decl)).Msg("state store: counters of earlier runs loaded")
 }

@@ -259,3 +259,62 @@ func TestRatingDiffsReachTheStore(t *testing.T) {
 		t.Fatalf("rating changes %v, want white -6, black +6", d)
 	}
 }
+
+// TestBlockListSurvivesRestart: a bot that declined us
+// BlockAfterDeclines times (reason "generic") is not challenged again, by
+// this run nor by a restarted one that reads the decline history from the
+// store; declines "later" block nobody.
+func TestBlockListSurvivesRestart(t *testing.T) {
+	e := newHarness(t)
+	e.srv.AddAccount("RudeBot", "tok-rb", true, 1900)
+	if err := e.srv.SetHousePlayer("RudeBot", lichesstest.HouseOptions{DeclineReason: "generic"}); err != nil {
+		t.Fatal(err)
+	}
+	mem := newMemStore()
+	e.store = mem
+	s := Settings{
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Millisecond, CheckEvery: 10 * time.Millisecond,
+			DeclineCooldown: time.Millisecond, BlockAfterDeclines: 3,
+			TimeControls: []TimeControlSetting{{Base: time.Minute, Increment: time.Second}}},
+	}
+	declines := func(m *memStore) int {
+		d, _ := m.DeclinesSince(context.Background(), time.Now().Add(-time.Hour))
+		return len(d)
+	}
+	_, stop := e.runBot(s, &playerPool{})
+	deadline := time.Now().Add(10 * time.Second)
+	for declines(mem) < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // many matchmaker rounds after the third decline
+	stop()
+	if n := declines(mem); n != 3 {
+		t.Fatalf("declines recorded: %d, want 3 (blocked after the third)", n)
+	}
+	if n := e.requests("POST /api/challenge/rudebot"); n != 3 {
+		t.Fatalf("challenges to RudeBot: %d, want 3", n)
+	}
+
+	_, stop = e.runBot(s, &playerPool{})
+	time.Sleep(300 * time.Millisecond) // many matchmaker rounds
+	stop()
+	if n := e.requests("POST /api/challenge/rudebot"); n != 3 {
+		t.Errorf("the restarted bot challenged RudeBot %d more times despite the block", n-3)
+	}
+
+	// Three "later" declines in the history block nobody.
+	later := newMemStore()
+	for i := range 3 {
+		_ = later.AddDecline(context.Background(), DeclineRecord{Opponent: "rudebot", Reason: lichess.DeclineLater, At: time.Now().Add(-time.Duration(i+1) * time.Minute)})
+	}
+	e.store = later
+	_, stop = e.runBot(s, &playerPool{})
+	deadline = time.Now().Add(10 * time.Second)
+	for e.requests("POST /api/challenge/rudebot") == 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	stop()
+	if n := e.requests("POST /api/challenge/rudebot"); n == 3 {
+		t.Error("declines \"later\" blocked RudeBot")
+	}
+}

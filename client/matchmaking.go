@@ -35,6 +35,15 @@ type MatchmakingSettings struct {
 	MaxRatingDiff        int
 	// BlockList bots are never challenged.
 	BlockList []string
+	// BlockAfterDeclines: a bot that declined our challenges this many
+	// times within BlockFor (reasons other than "later", and not
+	// DeclineCapped: those say "not now", not "not you") is not challenged
+	// for BlockFor after the last of them. Derived from the decline
+	// history (the state store), so it survives a restart. Default 3;
+	// negative: never.
+	BlockAfterDeclines int
+	// BlockFor is that window and the block's length. Default 7 days.
+	BlockFor time.Duration
 }
 
 // TimeControlSetting is a clock: base time and increment.
@@ -61,6 +70,12 @@ func (m MatchmakingSettings) withDefaults() MatchmakingSettings {
 	if m.DeclineCooldown <= 0 {
 		m.DeclineCooldown = time.Hour
 	}
+	if m.BlockAfterDeclines == 0 {
+		m.BlockAfterDeclines = 3
+	}
+	if m.BlockFor <= 0 {
+		m.BlockFor = 7 * 24 * time.Hour
+	}
 	return m
 }
 
@@ -70,12 +85,17 @@ type matchState struct {
 	outTo    string    // whom
 	outAt    time.Time // when sent
 	declined map[string]time.Time
-	early    map[string]bool // our challenges closed before CreateChallenge returned
+	// history is the decline history of the last BlockFor (from the store
+	// at start-up, then as declines come), oldest first: the block list
+	// is derived from it (blockedLocked).
+	history []DeclineRecord
+	early   map[string]bool // our challenges closed before CreateChallenge returned
 	// sending is true while CreateChallenge is in flight; startedEarly
 	// holds the games that started meanwhile, one of which may be our
 	// challenge's (accepted, and even over, before its id came back).
 	sending      bool
 	startedEarly map[string]bool
+	blockLogged  map[string]time.Time // the blocks logged, by bot: each logged once
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time.
 	dayLimitUntil time.Time
@@ -117,6 +137,7 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
 		now, opp, reason := time.Now(), strings.ToLower(ch.DestUser.ID), ch.DeclineReasonKey
 		b.mm.declined[opp] = now
+		b.mm.history = append(b.mm.history, DeclineRecord{Opponent: opp, Reason: reason, At: now})
 		b.persist("decline", func(ctx context.Context, s Store) error {
 			return s.AddDecline(ctx, DeclineRecord{Opponent: opp, Reason: reason, At: now})
 		})
@@ -261,6 +282,17 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 			v.declined[k] = true
 		}
 	}
+	for k, until := range b.blockedLocked(now, mm) {
+		v.declined[k] = true
+		if !b.mm.blockLogged[k].Equal(until) {
+			if b.mm.blockLogged == nil {
+				b.mm.blockLogged = map[string]time.Time{}
+			}
+			b.mm.blockLogged[k] = until
+			b.log.Info().Str("opponent", k).Time("until", until).Int("declines", mm.BlockAfterDeclines).
+				Msg("matchmaking: bot declined us repeatedly; not challenged until then")
+		}
+	}
 	return v
 }
 
@@ -302,6 +334,7 @@ func (b *Bot) opponentCapped(opp lichess.User, now time.Time) {
 	id := strings.ToLower(opp.ID)
 	b.mu.Lock()
 	b.mm.declined[id] = now
+	b.mm.history = append(b.mm.history, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
 	b.persist("decline", func(ctx context.Context, s Store) error {
 		return s.AddDecline(ctx, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
 	})
@@ -321,6 +354,49 @@ func (b *Bot) freeBotSlotsLocked() int {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	return min(p.MaxGames-p.ReservedForHumans, p.MaxGames-len(b.queue.items)) - rt
+}
+
+// blocksDecline reports whether a decline reason counts towards the block
+// list: "later" and DeclineCapped say "not now", not "not you".
+func blocksDecline(reason string) bool {
+	return !strings.EqualFold(reason, lichess.DeclineLater) && reason != DeclineCapped
+}
+
+// blockedLocked derives the block list from the decline history: the bots
+// that declined us BlockAfterDeclines times (reasons that count, see
+// blocksDecline) within BlockFor, each with the end of its block (BlockFor
+// after the last decline of such a run). It forgets the history older
+// than BlockFor.
+func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]time.Time {
+	cut := now.Add(-mm.BlockFor)
+	i := 0
+	for i < len(b.mm.history) && !b.mm.history[i].At.After(cut) {
+		i++
+	}
+	b.mm.history = b.mm.history[i:]
+	if mm.BlockAfterDeclines < 0 {
+		return nil
+	}
+	// Every decline still in the history is within BlockFor of now, so
+	// the window before the last one holds them all.
+	n, last := map[string]int{}, map[string]time.Time{}
+	for _, d := range b.mm.history {
+		if !blocksDecline(d.Reason) {
+			continue
+		}
+		id := strings.ToLower(d.Opponent)
+		n[id]++
+		if d.At.After(last[id]) {
+			last[id] = d.At
+		}
+	}
+	out := map[string]time.Time{}
+	for id, c := range n {
+		if c >= mm.BlockAfterDeclines {
+			out[id] = last[id].Add(mm.BlockFor)
+		}
+	}
+	return out
 }
 
 // challengeSent records our challenge id to opp, unless its game already

@@ -481,6 +481,15 @@ type Matchmaking struct {
 	ChallengeTimeout time.Duration `yaml:"challenge_timeout"`
 	// BlockList is bots never challenged (challenge.block_list also applies).
 	BlockList []string `yaml:"block_list"`
+	// BlockAfterDeclines: a bot that declined our challenges this many
+	// times within BlockDays days (reasons other than "later"; a bot that
+	// Lichess would not let us challenge for its daily limit does not
+	// count) is not challenged for BlockDays days after the last of them.
+	// Read from the decline history in the state store, so a restart keeps
+	// it. 0: never. Default 3.
+	BlockAfterDeclines int `yaml:"block_after_declines"`
+	// BlockDays is that window and the block's length, in days. Default 7.
+	BlockDays int `yaml:"block_days"`
 }
 
 // Correspondence says how correspondence games (days per move) are played:
@@ -707,11 +716,13 @@ func Default() *Config {
 				{Base: 3 * time.Minute, Increment: 2 * time.Second},
 				{Base: 5 * time.Minute, Increment: 3 * time.Second},
 			},
-			Variants:         []string{VariantStandard},
-			Rated:            true,
-			OpponentRating:   RatingRange{Min: 0, Max: 4000},
-			IdleTime:         10 * time.Minute,
-			ChallengeTimeout: time.Minute,
+			Variants:           []string{VariantStandard},
+			Rated:              true,
+			OpponentRating:     RatingRange{Min: 0, Max: 4000},
+			IdleTime:           10 * time.Minute,
+			ChallengeTimeout:   time.Minute,
+			BlockAfterDeclines: 3,
+			BlockDays:          7,
 		},
 		Correspondence: Correspondence{
 			MoveTime:       time.Minute,

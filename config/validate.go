@@ -459,6 +459,8 @@ func (v *validator) matchmaking() {
 	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
 	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
 	v.usernames("matchmaking.block_list", m.BlockList)
+	v.intIn("matchmaking.block_after_declines", m.BlockAfterDeclines, 0, 100, "0: never")
+	v.intIn("matchmaking.block_days", m.BlockDays, 1, 30, "the state store keeps 30 days of declines")
 }
 
 func (v *validator) message(key, msg string) {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"slices"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/config"
@@ -61,6 +63,9 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		MaxRating:        mm.OpponentRating.Max,
 		MaxRatingDiff:    mm.RatingDifference,
 		BlockList:        slices.Clone(mm.BlockList),
+		// 0 in the configuration is never; the client's 0 is its default.
+		BlockAfterDeclines: cmp.Or(mm.BlockAfterDeclines, -1),
+		BlockFor:           time.Duration(mm.BlockDays) * 24 * time.Hour,
 	}
 	for _, tc := range mm.TimeControls {
 		ms.TimeControls = append(ms.TimeControls, client.TimeControlSetting{Base: tc.Base, Increment: tc.Increment})

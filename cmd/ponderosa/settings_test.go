@@ -164,6 +164,18 @@ func TestSettingsFromConfig(t *testing.T) {
 					m.MinRating != 1000 || m.MaxRating != 2000 || m.MaxRatingDiff != 300 {
 					t.Errorf("%+v", m)
 				}
+				if m.BlockAfterDeclines != 3 || m.BlockFor != 7*24*time.Hour {
+					t.Errorf("default block after %d declines for %v, want 3 for 7 days", m.BlockAfterDeclines, m.BlockFor)
+				}
+			},
+		},
+		{
+			name: "matchmaking block list off",
+			yaml: "matchmaking:\n  block_after_declines: 0\n  block_days: 2\n",
+			check: func(t *testing.T, s client.Settings) {
+				if m := s.Matchmaking; m.BlockAfterDeclines >= 0 || m.BlockFor != 48*time.Hour {
+					t.Errorf("block after %d declines for %v, want never (negative) and 48h", m.BlockAfterDeclines, m.BlockFor)
+				}
 			},
 		},
 	}
