@@ -193,8 +193,12 @@ func (c *Config) Summary() string {
 		if m.RatingDifference > 0 {
 			diff = fmt.Sprintf(" and within %d of ours", m.RatingDifference)
 		}
-		line("matchmaking", "after %v idle, %s %s, bots rated %d–%d%s", m.IdleTime,
-			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max, diff)
+		block := "no block list"
+		if m.BlockAfterDeclines > 0 {
+			block = fmt.Sprintf("blocking for %dd a bot that declined %d times", m.BlockDays, m.BlockAfterDeclines)
+		}
+		line("matchmaking", "when a slot has been free %v: %s %s, bots rated %d–%d%s; %s", m.IdleTime,
+			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max, diff, block)
 	} else {
 		line("matchmaking", "off")
 	}
