@@ -14,8 +14,11 @@
 // ends, unless its challenger withdraws it; at start-up the challenges still
 // open on Lichess are listed and queued. The Bot rejoins the games in
 // progress at start-up and after each reconnect, runs one game worker per
-// game, and, when matchmaking is on, the queue is empty and it has been
-// idle, challenges an online bot. Correspondence games (correspondence.go)
+// game, and, when matchmaking is on and a real-time slot that no queued
+// challenge waits for and no slot reserved for humans has been free
+// idle_time, challenges an online bot (matchmaking.go: Lichess' daily
+// bot-game caps pause it or skip an opponent; bots that declined
+// repeatedly are blocked by the persisted decline history). Correspondence games (correspondence.go)
 // have a budget of their own apart from the real-time slots: the worker
 // thinks for a set time when it is our move, posts, and lets the game's
 // stream go after a while without our move; the game is taken up again on
