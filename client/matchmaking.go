@@ -108,7 +108,7 @@ func (m *matchState) onGameStart(id string) bool {
 		m.outID, m.outTo = "", ""
 		return true
 	}
-	if m.sending && id != "" {
+	if m.sending && id != "" { // a round holds a slot; CreateChallenge may be in flight
 		if m.startedEarly == nil {
 			m.startedEarly = map[string]bool{}
 		}
@@ -117,13 +117,38 @@ func (m *matchState) onGameStart(id string) bool {
 	return false
 }
 
-// sendingChallenge notes that CreateChallenge is (or is no longer) in
-// flight.
+// sendingChallenge notes that a matchmaking round holds a slot for its
+// challenge (CreateChallenge may be in flight), or no longer does.
 func (b *Bot) sendingChallenge(on bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.mm.sending = on
 	clear(b.mm.startedEarly)
+	if !on {
+		b.notifyLocked() // the reserved slot goes back to the queue
+	}
+}
+
+// matchPendingLocked reports whether the matchmaker's challenge is out or
+// being sent: it holds a real-time slot, and is a bot game to come.
+func (b *Bot) matchPendingLocked() bool {
+	return b.mm.outID != "" || b.mm.sending
+}
+
+// botGamesLocked is the day's bot games for the daily caps: those counted,
+// the accepted bot challenges whose game has not started, and the
+// matchmaker's own challenge out or being sent.
+func (b *Bot) botGamesLocked(now time.Time) int {
+	n := b.botGames.count(now)
+	for _, p := range b.pending {
+		if p.bot {
+			n++
+		}
+	}
+	if b.matchPendingLocked() {
+		n++
+	}
+	return n
 }
 
 // onOutgoingClosed notes a decline or cancel of our challenge.
@@ -188,8 +213,18 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		}
 		return
 	}
-	s := v.settings
-	if !v.free || v.dayLimit || v.botsToday >= s.Challenge.MaxBotGamesPerDay || b.c.Cooldown("challenge/create") > 0 {
+	if !v.reserved {
+		return
+	}
+	// The view reserved a slot (mm.sending) under the same lock as its
+	// check: every return below that sends nothing gives it back.
+	sent := false
+	defer func() {
+		if !sent {
+			b.sendingChallenge(false)
+		}
+	}()
+	if b.c.Cooldown("challenge/create") > 0 {
 		return
 	}
 	bots, err := b.c.OnlineBots(ctx, 100)
@@ -197,6 +232,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		b.log.Debug().Err(err).Msg("matchmaking: cannot list online bots")
 		return
 	}
+	s := v.settings
 	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
 	speed := speedOf(tc)
 	myRating := v.me.Perfs[speed].Rating
@@ -220,13 +256,11 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	opp := cands[rand.IntN(len(cands))]
-	b.sendingChallenge(true)
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
 		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
 		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
 	})
 	if err != nil {
-		b.sendingChallenge(false)
 		switch {
 		case lichess.IsBotDayLimit(err):
 			b.botDayLimitReached(time.Now())
@@ -237,20 +271,23 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		}
 		return
 	}
+	sent = true // challengeSent ends the reservation
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
-	b.challengeSent(ch.ID, opp.ID)
+	b.challengeSent(ctx, ch.ID, opp.ID)
 }
 
 // matchmakeView is what one matchmaking round reads from the Bot's state.
 type matchmakeView struct {
-	outID     string // our challenge still out, if any
-	stale     bool   // and it is past the challenge timeout (then forgotten)
-	settings  Settings
-	free      bool // a slot is free for a bot game, and has been for IdleTime
-	botsToday int
-	dayLimit  bool // Lichess' daily bot-game limit holds us back (dayLimitUntil)
-	me        lichess.Account
-	declined  map[string]bool // bots that declined us recently, by lower-case id
+	outID    string // our challenge still out, if any
+	stale    bool   // and it is past the challenge timeout (then forgotten)
+	settings Settings
+	// reserved: a slot is free for a bot game (and has been for
+	// IdleTime), the daily caps allow one more, and the view reserved the
+	// slot (mm.sending) for this round; the round must give it back
+	// (sendingChallenge(false)) or end it with challengeSent.
+	reserved bool
+	me       lichess.Account
+	declined map[string]bool // bots that declined us recently, by lower-case id
 }
 
 // matchmakeView takes a round's view of the state under b.mu (released by
@@ -267,13 +304,19 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 		return matchmakeView{outID: id, stale: stale}
 	}
+	free := !b.draining && !b.mm.sending && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	if !free || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
+		return matchmakeView{}
+	}
+	// Reserve the slot under the lock that saw it free: the queue and the
+	// rules count it (as a game and as a bot game) until the round ends.
+	b.mm.sending = true
+	clear(b.mm.startedEarly)
 	v := matchmakeView{
-		settings:  b.settings,
-		free:      !b.draining && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime,
-		botsToday: b.botGames.count(now),
-		dayLimit:  now.Before(b.mm.dayLimitUntil),
-		me:        b.me,
-		declined:  make(map[string]bool, len(b.mm.declined)),
+		settings: b.settings,
+		reserved: true,
+		me:       b.me,
+		declined: make(map[string]bool, len(b.mm.declined)),
 	}
 	for k, t := range b.mm.declined {
 		if now.Sub(t) > mm.DeclineCooldown {
@@ -401,7 +444,7 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]ti
 
 // challengeSent records our challenge id to opp, unless its game already
 // started (the accept overtook the answer to our request).
-func (b *Bot) challengeSent(id, opp string) {
+func (b *Bot) challengeSent(ctx context.Context, id, opp string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, running := b.games[id]
@@ -411,6 +454,7 @@ func (b *Bot) challengeSent(id, opp string) {
 	switch {
 	case b.mm.early[id]:
 		delete(b.mm.early, id)
+		b.notifyLocked() // the reserved slot goes back to the queue
 	case started:
 		b.countBotGameLocked(id) // accepted and started before we got here
 	default:

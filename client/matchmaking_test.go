@@ -92,7 +92,7 @@ func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
 	}
 	b.mu.Unlock()
 	// The game ran and ended (it is no longer in b.games); now the answer.
-	b.challengeSent("g1", "opp")
+	b.challengeSent(context.Background(), "g1", "opp")
 	if n := b.botGames.count(time.Now()); n != 1 {
 		t.Errorf("bot games counted: %d, want 1", n)
 	}
@@ -104,7 +104,7 @@ func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
 	b.mu.Lock()
 	b.mm.onGameStart("g2")
 	b.mu.Unlock()
-	b.challengeSent("g3", "opp")
+	b.challengeSent(context.Background(), "g3", "opp")
 	if b.mm.outID != "g3" || b.botGames.count(time.Now()) != 1 {
 		t.Errorf("after g3 was sent: pending %q, bot games %d; want g3 pending, 1 counted", b.mm.outID, b.botGames.count(time.Now()))
 	}
@@ -241,5 +241,61 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 	b.matchmakeOnce(ctx, mm)
 	if n := h.requests("GET /api/bot/online"); n != listed+1 {
 		t.Fatalf("online bots listed %d times after the pause, want %d", n, listed+1)
+	}
+}
+
+// The matchmaker reserves its slot under the lock that saw it free, before
+// it lists bots and sends: meanwhile the queue does not give that slot to
+// a waiting challenge (which would make one game more than concurrency),
+// and the rules count the challenge being sent as a bot game to come. A
+// round that sends nothing gives the slot back. The matchmaker's own
+// daily check counts accepted bot challenges whose game has not started.
+func TestMatchmakerReservesSlotWhileSending(t *testing.T) {
+	now := time.Now()
+	b := NewBot(nil, nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 1},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = now.Add(-time.Hour)
+	b.games["busy"] = &gameWorker{}
+	mm := b.Settings().Matchmaking
+
+	if v := b.matchmakeView(now, mm); !v.reserved {
+		t.Fatal("no slot reserved with concurrency 2 and one game")
+	}
+	human := &lichess.Challenge{ID: "h1", Challenger: lichess.ChallengeUser{ID: "human"}, Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}, Variant: lichess.Variant{Key: "standard"}}
+	bot := &lichess.Challenge{ID: "b1", Challenger: lichess.ChallengeUser{ID: "otherbot", Title: "BOT"}, Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}, Variant: lichess.Variant{Key: "standard"}}
+	b.mu.Lock()
+	if reason, _ := b.rulesLocked(bot, now); reason == "" {
+		t.Error("a bot challenge passes the daily cap of 1 while our challenge is being sent")
+	}
+	b.queue.add(human, now)
+	if out := b.serveQueueLocked(now); len(out) != 0 {
+		t.Errorf("the queue took the slot reserved by the matchmaker: %d answer(s)", len(out))
+	}
+	b.mu.Unlock()
+	if v := b.matchmakeView(now, mm); v.reserved {
+		t.Error("a second round reserved a slot while the first holds one")
+	}
+
+	b.sendingChallenge(false) // the round sent nothing
+	b.mu.Lock()
+	if reason, _ := b.rulesLocked(bot, now); reason != "" {
+		t.Errorf("after the round gave its slot back a bot challenge is refused: %s", reason)
+	}
+	if out := b.serveQueueLocked(now); len(out) != 1 || out[0].ch.ID != "h1" {
+		t.Errorf("after the round gave its slot back the queue answered %d, want h1 accepted", len(out))
+	}
+	b.mu.Unlock()
+
+	// h1 is now an accepted (pending) human challenge: the only free slot
+	// is taken. Make it a bot's and free a slot: the daily cap (1) counts it.
+	delete(b.games, "busy")
+	b.mu.Lock()
+	b.pending["h1"] = pendingGame{at: now, user: "otherbot", bot: true}
+	b.mu.Unlock()
+	if v := b.matchmakeView(now, mm); v.reserved {
+		t.Error("the matchmaker passed the daily cap of 1 with an accepted bot challenge pending")
 	}
 }

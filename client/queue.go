@@ -262,13 +262,9 @@ func (b *Bot) knownLocked(id string) bool {
 // rulesLocked returns the reason to decline ch by the rules and the rule,
 // "" when it may have a slot; slots are the queue's business.
 func (b *Bot) rulesLocked(ch *lichess.Challenge, now time.Time) (reason, rule string) {
-	bots := b.botGames.count(now)
-	for _, p := range b.pending {
-		if p.bot {
-			bots++ // accepted in this round or in flight: counted before the next one
-		}
-	}
-	st := policyState{Me: b.me.ID, BotGamesToday: bots, Draining: b.draining}
+	// Accepted in this round or in flight, and our own challenge: counted
+	// before the next one.
+	st := policyState{Me: b.me.ID, BotGamesToday: b.botGamesLocked(now), Draining: b.draining}
 	return b.settings.Challenge.verdict(ch, st)
 }
 
@@ -323,8 +319,8 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	}
 	p := b.settings.Challenge
 	rt, corr := b.slotsLocked()
-	if b.mm.outID != "" {
-		rt++ // our own challenge, if accepted, starts a game too
+	if b.matchPendingLocked() {
+		rt++ // our own challenge (out or being sent), if accepted, starts a game too
 	}
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch
