@@ -96,6 +96,9 @@ type matchState struct {
 	sending      bool
 	startedEarly map[string]bool
 	blockLogged  map[string]time.Time // the blocks logged, by bot: each logged once
+	// skipUntil: bots that Lichess would not let us challenge (capped
+	// for the day), until the time its answer named.
+	skipUntil map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time.
 	dayLimitUntil time.Time
@@ -265,7 +268,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		case lichess.IsBotDayLimit(err):
 			b.botDayLimitReached(time.Now())
 		case lichess.IsOpponentCapped(err):
-			b.opponentCapped(opp, time.Now())
+			b.opponentCapped(opp, err, time.Now())
 		default:
 			b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
 		}
@@ -325,6 +328,13 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 			v.declined[k] = true
 		}
 	}
+	for k, until := range b.mm.skipUntil {
+		if now.Before(until) {
+			v.declined[k] = true
+		} else {
+			delete(b.mm.skipUntil, k)
+		}
+	}
 	for k, until := range b.blockedLocked(now, mm) {
 		v.declined[k] = true
 		if !b.mm.blockLogged[k].Equal(until) {
@@ -370,20 +380,31 @@ func (b *Bot) botDayLimitReached(now time.Time) {
 // block list.
 const DeclineCapped = "capped"
 
-// opponentCapped skips opp for DeclineCooldown after Lichess' 400 saying
-// it has played too many games today, as a decline would, and records it
-// in the decline history with reason DeclineCapped.
-func (b *Bot) opponentCapped(opp lichess.User, now time.Time) {
+// opponentCapped skips opp after Lichess' 400 saying it has played too
+// many games against bots today: until the date that answer names
+// (lichess.OpponentCappedUntil), or for DeclineCooldown when it names none
+// that is ahead. It is recorded in the decline history with reason
+// DeclineCapped.
+func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
 	id := strings.ToLower(opp.ID)
+	until, ok := lichess.OpponentCappedUntil(err)
 	b.mu.Lock()
-	b.mm.declined[id] = now
+	if ok && until.After(now) {
+		if b.mm.skipUntil == nil {
+			b.mm.skipUntil = map[string]time.Time{}
+		}
+		b.mm.skipUntil[id] = until
+	} else {
+		b.mm.declined[id] = now
+		until = now.Add(b.settings.Matchmaking.DeclineCooldown)
+	}
 	b.mm.history = append(b.mm.history, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
 	b.persist("decline", func(ctx context.Context, s Store) error {
 		return s.AddDecline(ctx, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
 	})
 	b.mu.Unlock()
-	b.log.Info().Str("opponent", opp.Username).
-		Msg("matchmaking: the opponent has played too many games today (Lichess' 400); skipped for the decline cool-down")
+	b.log.Info().Str("opponent", opp.Username).Time("until", until).
+		Msg("matchmaking: the opponent has played too many games against bots today (Lichess' 400); skipped until then")
 }
 
 // freeBotSlotsLocked is how many real-time slots a game of ours against a

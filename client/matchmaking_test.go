@@ -191,10 +191,10 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 		t.Fatalf("challenges to CappedBot: %d, want 1", n)
 	}
 	b.mu.Lock()
-	_, skipped := b.mm.declined["cappedbot"]
+	until := b.mm.skipUntil["cappedbot"]
 	b.mu.Unlock()
-	if !skipped {
-		t.Fatal("a capped opponent is not skipped")
+	if want := time.Date(2099, 1, 2, 3, 4, 5, 678e6, time.UTC); !until.Equal(want) {
+		t.Fatalf("a capped opponent is skipped until %v, want %v (the date Lichess named)", until, want)
 	}
 	select {
 	case op := <-b.storeC:
@@ -216,6 +216,7 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 	// last 24 hours (23 h old here) ages out, in about an hour.
 	b.mu.Lock()
 	clear(b.mm.declined)
+	clear(b.mm.skipUntil)
 	b.mu.Unlock()
 	oldest := time.Now().Add(-23 * time.Hour)
 	b.botGames.add(oldest)
@@ -224,7 +225,7 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 	b.c = fresh
 	b.matchmakeOnce(ctx, mm)
 	b.mu.Lock()
-	until := b.mm.dayLimitUntil
+	until = b.mm.dayLimitUntil
 	b.mu.Unlock()
 	if want := oldest.Add(24 * time.Hour); !until.Equal(want) {
 		t.Fatalf("paused until %v, want %v (the oldest bot game ages out)", until, want)
@@ -297,5 +298,22 @@ func TestMatchmakerReservesSlotWhileSending(t *testing.T) {
 	b.mu.Unlock()
 	if v := b.matchmakeView(now, mm); v.reserved {
 		t.Error("the matchmaker passed the daily cap of 1 with an accepted bot challenge pending")
+	}
+}
+
+// A capped opponent whose answer names no date ahead is skipped for the
+// decline cool-down.
+func TestMatchmakerCappedWithoutDate(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Matchmaking: MatchmakingSettings{DeclineCooldown: 2 * time.Hour}}, testsupport.Logger(t))
+	now := time.Now()
+	err := &lichess.APIError{StatusCode: http.StatusBadRequest, Message: "X played 100 games against other bots today, please wait until soon to challenge them."}
+	b.opponentCapped(lichess.User{ID: "X", Username: "X"}, err, now)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if at, ok := b.mm.declined["x"]; !ok || !at.Equal(now) {
+		t.Errorf("capped opponent without a date: declined at %v (%v), want now (the cool-down)", at, ok)
+	}
+	if _, ok := b.mm.skipUntil["x"]; ok {
+		t.Error("capped opponent without a date given a skip date")
 	}
 }

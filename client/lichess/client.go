@@ -261,12 +261,41 @@ func IsBotDayLimit(err error) bool {
 }
 
 // IsOpponentCapped reports whether err is Lichess' 400 to a challenge of a
-// bot that has played too many games (against bots) today: that opponent
-// cannot be challenged for a while, others can.
+// bot that has played too many games against bots today (lila's BotLimit:
+// "<name> played 100 games against other bots today, please wait until
+// <date> to challenge them."): that opponent cannot be challenged for a
+// while, others can.
 func IsOpponentCapped(err error) bool {
 	var ae *APIError
 	return errors.As(err, &ae) && ae.StatusCode == http.StatusBadRequest &&
-		strings.Contains(strings.ToLower(ae.Message), "too many games")
+		strings.Contains(strings.ToLower(ae.Message), "games against other bots today")
+}
+
+// OpponentCappedUntil is the time that Lichess' 400 for a capped opponent
+// (IsOpponentCapped) names ("please wait until <date>"); false when err is
+// not that answer or its date cannot be read.
+func OpponentCappedUntil(err error) (time.Time, bool) {
+	if !IsOpponentCapped(err) {
+		return time.Time{}, false
+	}
+	var ae *APIError
+	errors.As(err, &ae)
+	msg := ae.Message
+	i := strings.Index(strings.ToLower(msg), "until ")
+	if i < 0 {
+		return time.Time{}, false
+	}
+	f := strings.Fields(msg[i+len("until "):])
+	if len(f) == 0 {
+		return time.Time{}, false
+	}
+	date := strings.TrimRight(f[0], ".,;")
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999"} {
+		if t, err := time.Parse(layout, date); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // StatusCode returns the HTTP status of an APIError inside err, or 0.

@@ -459,5 +459,38 @@ func TestBotGameLimitAnswers(t *testing.T) {
 		if got := IsOpponentCapped(err); got != tc.capped {
 			t.Errorf("%s: IsOpponentCapped = %v, want %v (%v)", tc.what, got, tc.capped, err)
 		}
+		until, ok := OpponentCappedUntil(err)
+		if want := time.Date(2099, 1, 2, 3, 4, 5, 678e6, time.UTC); tc.capped && (!ok || !until.Equal(want)) {
+			t.Errorf("%s: OpponentCappedUntil = %v, %v; want %v", tc.what, until, ok, want)
+		}
+	}
+}
+
+// The capped opponent's "until" date is read in the forms Lichess may
+// write it; an unreadable one is no date (the caller falls back), and the
+// text matches whatever its case.
+func TestOpponentCappedUntil(t *testing.T) {
+	want := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		msg string
+		ok  bool
+	}{
+		{"SomeBot played 100 games against other bots today, please wait until 2026-11-25T10:00:00Z to challenge them.", true},
+		{"SomeBot played 100 games against other bots today, please wait until 2026-11-25T11:00:00.000+01:00 to challenge them.", true},
+		{"SomeBot played 100 Games Against Other Bots Today, please wait until 2026-11-25T10:00:00Z.", true},
+		{"SomeBot played 100 games against other bots today, please wait until tomorrow to challenge them.", false},
+		{"SomeBot played 100 games against other bots today.", false},
+	} {
+		err := &APIError{StatusCode: http.StatusBadRequest, Message: tc.msg}
+		if !IsOpponentCapped(err) {
+			t.Errorf("%q: not taken for a capped opponent", tc.msg)
+		}
+		got, ok := OpponentCappedUntil(err)
+		if ok != tc.ok || (ok && !got.Equal(want)) {
+			t.Errorf("%q: until %v, %v; want %v, %v", tc.msg, got, ok, want, tc.ok)
+		}
+	}
+	if IsOpponentCapped(&APIError{StatusCode: http.StatusBadRequest, Message: "This bot has played too many games today."}) {
+		t.Error("a 400 without Lichess' text taken for a capped opponent")
 	}
 }
