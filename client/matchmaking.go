@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -266,7 +267,9 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	if err != nil {
 		switch {
 		case lichess.IsBotDayLimit(err):
-			b.botDayLimitReached(time.Now())
+			var ae *lichess.APIError
+			errors.As(err, &ae)
+			b.botDayLimitReached(time.Now(), ae.RateLimitSeconds)
 		case lichess.IsOpponentCapped(err):
 			b.opponentCapped(opp, err, time.Now())
 		default:
@@ -350,28 +353,32 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 }
 
 // dayLimitProbe is how long the matchmaker pauses after Lichess' 429 for
-// the daily bot-game limit when no bot game of the last 24 hours is known
-// to age out earlier (they were played by another program, or before the
-// state store): then it asks again after this long.
+// the daily bot-game limit when the answer says not how long it holds
+// (ratelimit.seconds) and no bot game of the last 24 hours is known to age
+// out earlier (they were played by another program, or before the state
+// store): then it asks again after this long.
 const dayLimitProbe = time.Hour
 
 // botDayLimitReached pauses matchmaking after Lichess' 429 for the daily
-// bot-game limit (ratelimit.key bot.vsBot.day): Lichess counts a sliding
-// 24 hours, so the next challenge may go when the oldest bot game of the
-// last 24 hours ages out (dayLimitProbe from now when none is known). It
-// is logged once per pause: no challenge is sent meanwhile.
-func (b *Bot) botDayLimitReached(now time.Time) {
+// bot-game limit (ratelimit.key bot.vsBot.day) for the ratelimit.seconds
+// that answer carries. Without them (seconds 0), it guesses: Lichess
+// counts a sliding 24 hours, so the next challenge may go when the oldest
+// bot game of the last 24 hours ages out (dayLimitProbe from now when none
+// is known). It is logged once per pause: no challenge is sent meanwhile.
+func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	until := now.Add(dayLimitProbe)
-	if oldest, ok := b.botGames.oldest(now); ok {
+	if seconds > 0 {
+		until = now.Add(time.Duration(seconds) * time.Second)
+	} else if oldest, ok := b.botGames.oldest(now); ok {
 		if t := oldest.Add(24 * time.Hour); t.After(now) {
 			until = t
 		}
 	}
 	b.mm.dayLimitUntil = until
-	b.log.Warn().Time("until", until).Int("bot_games_24h", b.botGames.count(now)).
-		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until a game of the last 24 hours ages out")
+	b.log.Warn().Time("until", until).Int("seconds", seconds).Int("bot_games_24h", b.botGames.count(now)).
+		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until then")
 }
 
 // DeclineCapped is the reason recorded (in the decline history) for a bot

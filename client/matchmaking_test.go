@@ -212,8 +212,10 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 		t.Fatalf("challenges to CappedBot: %d, want still 1 (skipped)", n)
 	}
 
-	// Our own daily limit: the pause lasts until the oldest game of the
-	// last 24 hours (23 h old here) ages out, in about an hour.
+	// Our own daily limit: the pause lasts the ratelimit.seconds of the
+	// answer (5400 s), not until the oldest game of the last 24 hours
+	// (23 h old here) ages out, in about an hour, which is the guess when
+	// the answer carries no seconds.
 	b.mu.Lock()
 	clear(b.mm.declined)
 	clear(b.mm.skipUntil)
@@ -223,12 +225,32 @@ func TestMatchmakerDailyBotGameCaps(t *testing.T) {
 	h.srv.InjectAnswer("POST /api/challenge/*", 1, http.StatusTooManyRequests, lichesstest.BotDayLimitBody)
 	fresh := h.client() // no cool-down left by the 429 above to hide the next round
 	b.c = fresh
+	before := time.Now()
 	b.matchmakeOnce(ctx, mm)
+	after := time.Now()
+	b.mu.Lock()
+	until = b.mm.dayLimitUntil
+	b.mu.Unlock()
+	if until.Before(before.Add(5400*time.Second)) || until.After(after.Add(5400*time.Second)) {
+		t.Fatalf("paused until %v, want 5400 s after the answer (its ratelimit.seconds)", until)
+	}
+	now := time.Now()
+	b.botDayLimitReached(now, 0) // an answer without seconds
 	b.mu.Lock()
 	until = b.mm.dayLimitUntil
 	b.mu.Unlock()
 	if want := oldest.Add(24 * time.Hour); !until.Equal(want) {
-		t.Fatalf("paused until %v, want %v (the oldest bot game ages out)", until, want)
+		t.Fatalf("without seconds: paused until %v, want %v (the oldest bot game ages out)", until, want)
+	}
+	b.mu.Lock()
+	b.botGames = dailyCounter{}
+	b.mu.Unlock()
+	b.botDayLimitReached(now, 0)
+	b.mu.Lock()
+	until = b.mm.dayLimitUntil
+	b.mu.Unlock()
+	if want := now.Add(dayLimitProbe); !until.Equal(want) {
+		t.Fatalf("without seconds or known games: paused until %v, want %v", until, want)
 	}
 	b.c = h.client()
 	listed := h.requests("GET /api/bot/online")

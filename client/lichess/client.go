@@ -212,6 +212,10 @@ type APIError struct {
 	// Lichess' limits a 429 is about (BotDayLimitKey: the daily bot-game
 	// limit).
 	RateLimitKey string
+	// RateLimitSeconds is the answer's ratelimit.seconds, if any: how long
+	// that limit holds (for bot.vsBot.day: until a game of the last 24
+	// hours ages out).
+	RateLimitSeconds int
 	// LichessToken reports whether the request carried our token to the
 	// client's base URL (Lichess): only then can its 401 say that Lichess
 	// refuses the token. A request to another server (another base) or
@@ -391,11 +395,12 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, context.Can
 	var e struct {
 		Error     string `json:"error"`
 		RateLimit struct {
-			Key string `json:"key"`
+			Key     string `json:"key"`
+			Seconds int    `json:"seconds"`
 		} `json:"ratelimit"`
 	}
 	if json.Unmarshal(raw, &e) == nil && (e.Error != "" || e.RateLimit.Key != "") {
-		ae.Message, ae.RateLimitKey = e.Error, e.RateLimit.Key
+		ae.Message, ae.RateLimitKey, ae.RateLimitSeconds = e.Error, e.RateLimit.Key, max(e.RateLimit.Seconds, 0)
 	} else {
 		ae.Message = strings.TrimSpace(string(raw))
 		if len(ae.Message) > 200 {

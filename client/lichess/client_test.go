@@ -453,6 +453,9 @@ func TestBotGameLimitAnswers(t *testing.T) {
 		if !errors.As(err, &ae) || ae.RateLimitKey != tc.rateLimitKey {
 			t.Errorf("%s: error %v, want an APIError with ratelimit key %q", tc.what, err, tc.rateLimitKey)
 		}
+		if want := map[bool]int{true: 5400}[tc.dayLimit]; ae != nil && ae.RateLimitSeconds != want {
+			t.Errorf("%s: ratelimit seconds %d, want %d", tc.what, ae.RateLimitSeconds, want)
+		}
 		if got := IsBotDayLimit(err); got != tc.dayLimit {
 			t.Errorf("%s: IsBotDayLimit = %v, want %v (%v)", tc.what, got, tc.dayLimit, err)
 		}

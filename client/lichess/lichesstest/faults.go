@@ -174,7 +174,7 @@ func (s *Server) InjectAnswer(pattern string, n, status int, body string) {
 // bot-game limits, of the challenger (a 429 whose ratelimit.key is
 // bot.vsBot.day) and of the opponent (a 400).
 const (
-	BotDayLimitBody = `{"error":"Too many requests. Try again later.","ratelimit":{"key":"bot.vsBot.day"}}`
+	BotDayLimitBody = `{"error":"Too many requests. Try again later.","ratelimit":{"key":"bot.vsBot.day","seconds":5400}}`
 	// OpponentCappedBody is lila's BotLimit text; the date is far ahead so
 	// that a test sees the opponent skipped until then.
 	OpponentCappedBody = `{"error":"CappedBot played 100 games against other bots today, please wait until 2099-01-02T03:04:05.678Z to challenge them."}`
