@@ -90,7 +90,7 @@ type matchState struct {
 	// at start-up, then as declines come), oldest first: the block list
 	// is derived from it (blockedLocked).
 	history []DeclineRecord
-	early   map[string]bool // our challenges closed before CreateChallenge returned
+	early   map[string]bool // our challenges closed while CreateChallenge was in flight (cleared when it ends)
 	// sending is true while CreateChallenge is in flight; startedEarly
 	// holds the games that started meanwhile, one of which may be our
 	// challenge's (accepted, and even over, before its id came back).
@@ -128,6 +128,7 @@ func (b *Bot) sendingChallenge(on bool) {
 	defer b.mu.Unlock()
 	b.mm.sending = on
 	clear(b.mm.startedEarly)
+	clear(b.mm.early)
 	if !on {
 		b.notifyLocked() // the reserved slot goes back to the queue
 	}
@@ -175,8 +176,9 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	if ch.ID == b.mm.outID {
 		b.mm.outID, b.mm.outTo = "", ""
 		b.notifyLocked() // the slot our challenge held goes to the queue
-	} else {
-		// The answer may overtake CreateChallenge's own answer.
+	} else if b.mm.sending {
+		// The answer may overtake CreateChallenge's own answer (only
+		// while one is in flight: early is cleared when it ends).
 		if b.mm.early == nil {
 			b.mm.early = map[string]bool{}
 		}
@@ -471,23 +473,46 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]ti
 }
 
 // challengeSent records our challenge id to opp, unless its game already
-// started (the accept overtook the answer to our request).
+// started (the accept overtook the answer to our request), or it was
+// closed meanwhile, or the bot began draining while it was being sent:
+// then it is cancelled at once, in the background (accepted, it would
+// start a game that Drain no longer expects to cancel). It ends the
+// round's reservation.
 func (b *Bot) challengeSent(ctx context.Context, id, opp string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, running := b.games[id]
 	started := running || b.mm.startedEarly[id] // it may be over already
+	closed := b.mm.early[id]
 	b.mm.sending = false
 	clear(b.mm.startedEarly)
+	clear(b.mm.early)
 	switch {
-	case b.mm.early[id]:
-		delete(b.mm.early, id)
+	case closed:
 		b.notifyLocked() // the reserved slot goes back to the queue
 	case started:
 		b.countBotGameLocked(id) // accepted and started before we got here
+	case b.draining:
+		b.notifyLocked()
+		go b.cancelDrained(context.WithoutCancel(ctx), id)
 	default:
 		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
 	}
+}
+
+// cancelDrainedTimeout bounds cancelDrained: the request runs after the
+// round's context may have ended (a shutdown).
+const cancelDrainedTimeout = 10 * time.Second
+
+// cancelDrained cancels our challenge that came back after Drain began.
+func (b *Bot) cancelDrained(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(ctx, cancelDrainedTimeout)
+	defer cancel()
+	if err := b.c.CancelChallenge(ctx, id); err != nil {
+		b.log.Debug().Err(err).Str("challenge", id).Msg("draining: cancel our challenge sent meanwhile")
+		return
+	}
+	b.log.Info().Str("challenge", id).Msg("draining: our challenge sent meanwhile cancelled")
 }
 
 // speedOf is Lichess's speed of a clock (estimated duration base + 40·inc).

@@ -339,3 +339,59 @@ func TestMatchmakerCappedWithoutDate(t *testing.T) {
 		t.Error("capped opponent without a date given a skip date")
 	}
 }
+
+// A challenge whose CreateChallenge answer comes back after Drain began
+// is not recorded (Drain has already cancelled what was out) but
+// cancelled at once.
+func TestMatchmakerDrainWhileSending(t *testing.T) {
+	h := newHarness(t)
+	b := NewBot(h.client(), nil, Settings{}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.sendingChallenge(true)
+	if err := b.Drain(testsupport.Context(t)); err != nil {
+		t.Fatal(err)
+	}
+	b.challengeSent(context.Background(), "late1", "somebot")
+	b.mu.Lock()
+	out, sending := b.mm.outID, b.mm.sending
+	b.mu.Unlock()
+	if out != "" || sending {
+		t.Errorf("after draining: challenge %q recorded, sending %v; want none", out, sending)
+	}
+	deadline := time.Now().Add(30 * time.Second) // generous: the cancel runs in the background
+	for h.requests("POST /api/challenge/late1/cancel") == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("our challenge sent while draining was never cancelled")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// Closes of our challenges are remembered (early) only while one is being
+// sent, and forgotten when the sending ends: the map does not grow.
+func TestMatchmakerEarlyClosesBounded(t *testing.T) {
+	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	closed := func(id string) {
+		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeCanceled, Challenge: &lichess.Challenge{ID: id, Challenger: lichess.ChallengeUser{ID: botID}}})
+	}
+	closed("old1")
+	if n := len(b.mm.early); n != 0 {
+		t.Errorf("a close with nothing being sent remembered: %d", n)
+	}
+	b.sendingChallenge(true)
+	closed("c1")
+	if !b.mm.early["c1"] {
+		t.Fatal("a close while sending not remembered")
+	}
+	b.challengeSent(context.Background(), "c1", "opp")
+	if b.mm.outID != "" || len(b.mm.early) != 0 {
+		t.Errorf("after the closed challenge came back: pending %q, early %d; want none, 0", b.mm.outID, len(b.mm.early))
+	}
+	b.sendingChallenge(true)
+	closed("c2")
+	b.sendingChallenge(false) // the round sent nothing after all
+	if n := len(b.mm.early); n != 0 {
+		t.Errorf("early holds %d after the sending ended, want 0", n)
+	}
+}
