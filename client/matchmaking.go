@@ -419,14 +419,22 @@ func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
 // freeBotSlotsLocked is how many real-time slots a game of ours against a
 // bot may take now: of challenge.concurrency (MaxGames), those not held by
 // a real-time game or an accepted challenge (correspondence games have
-// their own budget), less those reserved for humans, and less one per
-// challenge waiting in the queue (a queued challenge takes a freed slot
-// before matchmaking does). Our own pending challenge is handled by the
-// caller: one at a time.
+// their own budget), and not taken by the challenges waiting in the queue
+// (a queued challenge takes a freed slot before matchmaking does), which
+// leaves: of the slots not reserved for humans, those the queued bot
+// challenges do not take (a queued human's may take a reserved one), and
+// of all slots, those no queued challenge takes. Our own pending challenge
+// is handled by the caller: one at a time.
 func (b *Bot) freeBotSlotsLocked() int {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
-	return min(p.MaxGames-p.ReservedForHumans, p.MaxGames-len(b.queue.items)) - rt
+	queuedBots := 0
+	for _, e := range b.queue.items {
+		if e.ch.Challenger.IsBot() {
+			queuedBots++
+		}
+	}
+	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
 }
 
 // blocksDecline reports whether a decline reason counts towards the block

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -393,5 +394,40 @@ func TestMatchmakerEarlyClosesBounded(t *testing.T) {
 	b.sendingChallenge(false) // the round sent nothing after all
 	if n := len(b.mm.early); n != 0 {
 		t.Errorf("early holds %d after the sending ended, want 0", n)
+	}
+}
+
+// A queued bot challenge takes a slot not reserved for humans before the
+// matchmaker does; a queued human's may take a reserved one.
+func TestMatchmakerFreeSlotsWithQueuedBots(t *testing.T) {
+	for _, tc := range []struct {
+		what                string
+		max, reserved, busy int
+		humans, bots        int
+		want                int
+	}{
+		{"concurrency 3, 1 reserved, 1 game, a bot queued", 3, 1, 1, 0, 1, 0},
+		{"concurrency 3, 1 reserved, 1 game, a human queued", 3, 1, 1, 1, 0, 1},
+		{"concurrency 4, 1 reserved, 1 game, a bot queued", 4, 1, 1, 0, 1, 1},
+		{"concurrency 4, 1 reserved, 1 game, a bot and a human queued", 4, 1, 1, 1, 1, 1},
+		{"concurrency 4, 1 reserved, 1 game, two humans queued", 4, 1, 1, 2, 0, 1},
+		{"concurrency 2, none reserved, 1 game, a bot queued", 2, 0, 1, 0, 1, 0},
+	} {
+		b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: tc.max, ReservedForHumans: tc.reserved}}, testsupport.Logger(t))
+		for i := 0; i < tc.busy; i++ {
+			b.games[fmt.Sprint("busy", i)] = &gameWorker{}
+		}
+		for i := 0; i < tc.humans; i++ {
+			b.queue.add(&lichess.Challenge{ID: fmt.Sprint("h", i), Challenger: lichess.ChallengeUser{ID: fmt.Sprint("human", i)}}, time.Now())
+		}
+		for i := 0; i < tc.bots; i++ {
+			b.queue.add(&lichess.Challenge{ID: fmt.Sprint("b", i), Challenger: lichess.ChallengeUser{ID: fmt.Sprint("bot", i), Title: "BOT"}}, time.Now())
+		}
+		b.mu.Lock()
+		got := b.freeBotSlotsLocked()
+		b.mu.Unlock()
+		if got != tc.want {
+			t.Errorf("%s: %d free for a bot game, want %d", tc.what, got, tc.want)
+		}
 	}
 }
