@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,11 +40,12 @@ type MatchmakingSettings struct {
 	// BlockAfterDeclines: a bot that declined our challenges this many
 	// times within BlockFor (reasons other than "later", and not
 	// DeclineCapped: those say "not now", not "not you") is not challenged
-	// for BlockFor after the last of them. Derived from the decline
+	// while that many such declines are within BlockFor: the block ends
+	// when the oldest of the last BlockAfterDeclines ages out of it. Derived from the decline
 	// history (the state store), so it survives a restart. Default 3;
 	// negative: never.
 	BlockAfterDeclines int
-	// BlockFor is that window and the block's length. Default 7 days.
+	// BlockFor is that window. Default 7 days.
 	BlockFor time.Duration
 }
 
@@ -445,8 +447,10 @@ func blocksDecline(reason string) bool {
 
 // blockedLocked derives the block list from the decline history: the bots
 // that declined us BlockAfterDeclines times (reasons that count, see
-// blocksDecline) within BlockFor, each with the end of its block (BlockFor
-// after the last decline of such a run). It forgets the history older
+// blocksDecline) within BlockFor, each with the end of its block: the
+// block lasts while that many counted declines are within BlockFor, so it
+// ends when the oldest of the last BlockAfterDeclines ages out (BlockFor
+// after it), unless a new decline comes. It forgets the history older
 // than BlockFor.
 func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]time.Time {
 	cut := now.Add(-mm.BlockFor)
@@ -458,23 +462,20 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]ti
 	if mm.BlockAfterDeclines < 0 {
 		return nil
 	}
-	// Every decline still in the history is within BlockFor of now, so
-	// the window before the last one holds them all.
-	n, last := map[string]int{}, map[string]time.Time{}
+	// Every decline still in the history is within BlockFor of now.
+	times := map[string][]time.Time{}
 	for _, d := range b.mm.history {
 		if !blocksDecline(d.Reason) {
 			continue
 		}
 		id := strings.ToLower(d.Opponent)
-		n[id]++
-		if d.At.After(last[id]) {
-			last[id] = d.At
-		}
+		times[id] = append(times[id], d.At)
 	}
 	out := map[string]time.Time{}
-	for id, c := range n {
-		if c >= mm.BlockAfterDeclines {
-			out[id] = last[id].Add(mm.BlockFor)
+	for id, ts := range times {
+		if len(ts) >= mm.BlockAfterDeclines {
+			slices.SortFunc(ts, time.Time.Compare)
+			out[id] = ts[len(ts)-mm.BlockAfterDeclines].Add(mm.BlockFor)
 		}
 	}
 	return out

@@ -431,3 +431,36 @@ func TestMatchmakerFreeSlotsWithQueuedBots(t *testing.T) {
 		}
 	}
 }
+
+// The block lasts while block_after_declines counted declines are within
+// the window: it ends when the oldest of the last N ages out, not the
+// window's length after the last decline; "later" and "capped" do not
+// count.
+func TestBlockListEnd(t *testing.T) {
+	now := time.Now()
+	day := 24 * time.Hour
+	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
+	mm := MatchmakingSettings{BlockAfterDeclines: 3, BlockFor: 7 * day}
+	b.mm.history = []DeclineRecord{
+		{Opponent: "a", Reason: "generic", At: now.Add(-6 * day)},
+		{Opponent: "a", Reason: "later", At: now.Add(-5 * day)},
+		{Opponent: "a", Reason: "tooFast", At: now.Add(-4 * day)},
+		{Opponent: "a", Reason: DeclineCapped, At: now.Add(-3 * day)},
+		{Opponent: "a", Reason: "generic", At: now.Add(-time.Hour)},
+		{Opponent: "b", Reason: "generic", At: now.Add(-2 * day)},
+		{Opponent: "b", Reason: "later", At: now.Add(-day)},
+		{Opponent: "b", Reason: "generic", At: now.Add(-time.Hour)},
+	}
+	b.mu.Lock()
+	got := b.blockedLocked(now, mm)
+	b.mu.Unlock()
+	if want := now.Add(day); len(got) != 1 || !got["a"].Equal(want) {
+		t.Errorf("blocked %v, want only a until %v (its oldest counted decline ages out)", got, want)
+	}
+	b.mu.Lock()
+	got = b.blockedLocked(now.Add(day+time.Second), mm)
+	b.mu.Unlock()
+	if len(got) != 0 {
+		t.Errorf("blocked %v after the oldest counted decline aged out, want none", got)
+	}
+}

@@ -484,11 +484,12 @@ type Matchmaking struct {
 	// BlockAfterDeclines: a bot that declined our challenges this many
 	// times within BlockDays days (reasons other than "later"; a bot that
 	// Lichess would not let us challenge for its daily limit does not
-	// count) is not challenged for BlockDays days after the last of them.
+	// count) is not challenged while that many are within the last
+	// BlockDays days: until the oldest of them is BlockDays days old.
 	// Read from the decline history in the state store, so a restart keeps
 	// it. 0: never. Default 3.
 	BlockAfterDeclines int `yaml:"block_after_declines"`
-	// BlockDays is that window and the block's length, in days. Default 7.
+	// BlockDays is that window, in days. Default 7.
 	BlockDays int `yaml:"block_days"`
 }
 

@@ -195,7 +195,7 @@ func (c *Config) Summary() string {
 		}
 		block := "no block list"
 		if m.BlockAfterDeclines > 0 {
-			block = fmt.Sprintf("blocking for %dd a bot that declined %d times", m.BlockDays, m.BlockAfterDeclines)
+			block = fmt.Sprintf("blocking a bot while it has declined %d times within %dd", m.BlockAfterDeclines, m.BlockDays)
 		}
 		line("matchmaking", "when a slot has been free %v: %s %s, bots rated %d–%d%s; %s", m.IdleTime,
 			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max, diff, block)
