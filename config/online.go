@@ -38,7 +38,7 @@ type Online struct {
 // OnlineRules are the settings every online source has.
 type OnlineRules struct {
 	// Enabled asks the source. Default false.
-	Enabled bool
+	Enabled bool `yaml:"enabled"`
 	// Timeout bounds one question. The sources of a move share half of
 	// the time left until the move's deadline: a question gets the least
 	// of its timeout and what the sources asked before left of that half
@@ -46,25 +46,22 @@ type OnlineRules struct {
 	// off our clock, since the engine starts only once the sources
 	// missed, but the engine always has at least the other half.
 	// Default 2s.
-	Timeout time.Duration
+	Timeout time.Duration `yaml:"timeout"`
 	// MinTime is the least time on our clock for the source to be asked
 	// (before the clocks run: the whole clock, not the first-move
 	// expiration). Default 20s.
-	MinTime time.Duration
+	MinTime time.Duration `yaml:"min_time"`
 	// MaxMisses stops asking the source for the rest of a game after so
 	// many misses in a row (lichess-bot's max_out_of_book_moves); 0: never
 	// stop. Default 5.
-	MaxMisses int
+	MaxMisses int `yaml:"max_misses"`
 }
 
 // OnlineTablebase is the Lichess tablebase (up to 7 pieces). It is not
 // asked in a position that the built-in engine's local tables
 // (engine.syzygy) hold.
 type OnlineTablebase struct {
-	Enabled   bool          `yaml:"enabled"`
-	Timeout   time.Duration `yaml:"timeout"`
-	MinTime   time.Duration `yaml:"min_time"`
-	MaxMisses int           `yaml:"max_misses"`
+	OnlineRules `yaml:",inline"`
 	// MaxPieces is the most pieces (kings included) of a position asked
 	// about, 3 to 7. Default 7.
 	MaxPieces int `yaml:"max_pieces"`
@@ -74,10 +71,7 @@ type OnlineTablebase struct {
 
 // OnlineCloudEval is the Lichess cloud evaluation.
 type OnlineCloudEval struct {
-	Enabled   bool          `yaml:"enabled"`
-	Timeout   time.Duration `yaml:"timeout"`
-	MinTime   time.Duration `yaml:"min_time"`
-	MaxMisses int           `yaml:"max_misses"`
+	OnlineRules `yaml:",inline"`
 	// MultiPV is how many variations are asked for, 1 to 5. Default 1.
 	MultiPV int `yaml:"multi_pv"`
 	// MinDepth leaves out evaluations shallower than this. Default 20.
@@ -89,10 +83,7 @@ type OnlineCloudEval struct {
 
 // OnlineExplorer is the Lichess opening explorer (it gets the bot's token).
 type OnlineExplorer struct {
-	Enabled   bool          `yaml:"enabled"`
-	Timeout   time.Duration `yaml:"timeout"`
-	MinTime   time.Duration `yaml:"min_time"`
-	MaxMisses int           `yaml:"max_misses"`
+	OnlineRules `yaml:",inline"`
 	// Database is masters or lichess. Default masters.
 	Database string `yaml:"database"`
 	// Sort is games (the move played most, the default) or score (the
@@ -114,10 +105,7 @@ type OnlineExplorer struct {
 
 // OnlineChessDB is chessdb (www.chessdb.cn), which never gets the token.
 type OnlineChessDB struct {
-	Enabled   bool          `yaml:"enabled"`
-	Timeout   time.Duration `yaml:"timeout"`
-	MinTime   time.Duration `yaml:"min_time"`
-	MaxMisses int           `yaml:"max_misses"`
+	OnlineRules `yaml:",inline"`
 	// Action is querybest (chessdb's best move, the default) or queryall
 	// (a random one of its moves of rank min_rank or better and score
 	// min_score or more).
@@ -136,17 +124,13 @@ type OnlineChessDB struct {
 func (o Online) Rules(key string) OnlineRules {
 	switch key {
 	case OnlineTablebaseKey:
-		t := o.Tablebase
-		return OnlineRules{t.Enabled, t.Timeout, t.MinTime, t.MaxMisses}
+		return o.Tablebase.OnlineRules
 	case OnlineCloudEvalKey:
-		t := o.CloudEval
-		return OnlineRules{t.Enabled, t.Timeout, t.MinTime, t.MaxMisses}
+		return o.CloudEval.OnlineRules
 	case OnlineExplorerKey:
-		t := o.Explorer
-		return OnlineRules{t.Enabled, t.Timeout, t.MinTime, t.MaxMisses}
+		return o.Explorer.OnlineRules
 	case OnlineChessDBKey:
-		t := o.ChessDB
-		return OnlineRules{t.Enabled, t.Timeout, t.MinTime, t.MaxMisses}
+		return o.ChessDB.OnlineRules
 	}
 	return OnlineRules{}
 }
@@ -163,17 +147,17 @@ func (o Online) Enabled() []string {
 }
 
 func defaultOnline() Online {
-	const timeout, minTime, misses = 2 * time.Second, 20 * time.Second, 5
+	rules := OnlineRules{Timeout: 2 * time.Second, MinTime: 20 * time.Second, MaxMisses: 5}
 	return Online{
 		Order: slices.Clone(OnlineSourceKeys),
-		Tablebase: OnlineTablebase{Timeout: timeout, MinTime: minTime, MaxMisses: misses,
+		Tablebase: OnlineTablebase{OnlineRules: rules,
 			MaxPieces: 7, URL: "https://tablebase.lichess.org"},
-		CloudEval: OnlineCloudEval{Timeout: timeout, MinTime: minTime, MaxMisses: misses,
+		CloudEval: OnlineCloudEval{OnlineRules: rules,
 			MultiPV: 1, MinDepth: 20},
-		Explorer: OnlineExplorer{Timeout: timeout, MinTime: minTime, MaxMisses: misses,
+		Explorer: OnlineExplorer{OnlineRules: rules,
 			Database: "masters", Sort: "games", MinGames: 10, Speeds: []string{}, Ratings: []int{},
 			URL: "https://explorer.lichess.org"},
-		ChessDB: OnlineChessDB{Timeout: timeout, MinTime: minTime, MaxMisses: misses,
+		ChessDB: OnlineChessDB{OnlineRules: rules,
 			Action: "querybest", MinRank: 2, MinScore: -100, URL: "https://www.chessdb.cn"},
 	}
 }
