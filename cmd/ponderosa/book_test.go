@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/engine/book"
@@ -162,26 +160,7 @@ func TestPlayerFactoryBook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	think := func(gi client.GameInfo) client.Choice {
-		t.Helper()
-		p, err := f(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		if err := p.NewGame(context.Background(), gi); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Position(context.Background(), nil); err != nil {
-			t.Fatal(err)
-		}
-		c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
-			Running: true, Deadline: time.Now().Add(time.Second)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	think := func(gi client.GameInfo) client.Choice { t.Helper(); return thinkFirst(t, f, gi) }
 	if c := think(client.GameInfo{ID: "std", White: true, Variant: "standard"}); c.Move != "e2e4" || c.HasScore || c.Depth != 0 || c.Nodes != 0 {
 		t.Errorf("standard game: %+v, want the book's best move e2e4 without a search", c)
 	}

@@ -194,22 +194,32 @@ func firstMove(t *testing.T, cfg *config.Config, what string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d := thinkFirst(t, f, client.GameInfo{ID: "x", White: true}); d.Move == "" {
+		t.Fatalf("%s: %+v", what, d)
+	}
+}
+
+// thinkFirst is the first move, as White with a second on each clock, of
+// a new player of f in the game gi (from its start position).
+func thinkFirst(t *testing.T, f client.PlayerFactory, gi client.GameInfo) client.Choice {
+	t.Helper()
 	p, err := f(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if err := p.NewGame(context.Background(), client.GameInfo{ID: "x", White: true}); err != nil {
+	if err := p.NewGame(context.Background(), gi); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Position(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	d, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
+	c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
 		Running: true, Deadline: time.Now().Add(time.Second)})
-	if err != nil || d.Move == "" {
-		t.Fatalf("%s: %+v, %v", what, d, err)
+	if err != nil {
+		t.Fatal(err)
 	}
+	return c
 }
 
 func TestPlayerFactoryFromConfig(t *testing.T) {

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
@@ -21,24 +19,9 @@ func TestPlayerFactorySyzygy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := f(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	// KQvKR, White to move and win.
 	gi := client.GameInfo{ID: "tb", White: true, Variant: "fromPosition", InitialFEN: "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"}
-	if err := p.NewGame(context.Background(), gi); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Position(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
-		Running: true, Deadline: time.Now().Add(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := thinkFirst(t, f, gi)
 	if c.Move == "" || c.HasScore || c.Depth != 0 || c.Nodes != 0 {
 		t.Errorf("tablebase position: %+v, want the tables' move without a search", c)
 	}
@@ -74,24 +57,9 @@ func TestPlayerFactorySyzygyProbeLimitZero(t *testing.T) {
 	if tables != nil {
 		t.Error("probe_limit 0: the online player gets local tables")
 	}
-	p, err := f(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	// KQvKR, White to move and win.
 	gi := client.GameInfo{ID: "tb0", White: true, Variant: "fromPosition", InitialFEN: "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"}
-	if err := p.NewGame(context.Background(), gi); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Position(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := p.Think(context.Background(), client.MoveClock{WTime: time.Second, BTime: time.Second, White: true,
-		Running: true, Deadline: time.Now().Add(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := thinkFirst(t, f, gi)
 	if c.Move == "" || c.Nodes == 0 || c.TB.Known {
 		t.Errorf("probe_limit 0: %+v, want a searched move and no tables' result", c)
 	}
