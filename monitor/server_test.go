@@ -7,9 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 func get(t *testing.T, h http.Handler, target string, header http.Header) (int, string) {
@@ -267,23 +265,11 @@ func TestLabelValue(t *testing.T) {
 // when promtool is not installed (Debian package prometheus).
 func promtoolCheck(t *testing.T, text string) {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
+	if !testsupport.PromtoolCheck(t, text) {
 		t.Skip("promtool not installed (Debian: prometheus)")
 	}
-	f := filepath.Join(t.TempDir(), "metrics.txt")
-	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = in
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("promtool check metrics: %v\n%s\non:\n%s", err, out, text)
+	if t.Failed() {
+		t.FailNow()
 	}
 }
 

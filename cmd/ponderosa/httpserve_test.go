@@ -6,12 +6,12 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 const runHTTPToken = "http-Access-0123456789abcdef"
@@ -158,24 +158,8 @@ func TestRunWarnsHTTPBeyondLoopback(t *testing.T) {
 // promtool is not installed (Debian package prometheus).
 func promtoolCheck(t *testing.T, text string) {
 	t.Helper()
-	path, err := exec.LookPath("promtool")
-	if err != nil {
+	if !testsupport.PromtoolCheck(t, text) {
 		t.Log("promtool not installed (Debian: prometheus): metrics not linted")
-		return
-	}
-	f := filepath.Join(t.TempDir(), "metrics.txt")
-	if err := os.WriteFile(f, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	in, err := os.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = in
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Errorf("promtool check metrics: %v\n%s\non:\n%s", err, out, text)
 	}
 }
 
