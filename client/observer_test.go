@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -131,15 +130,7 @@ func TestBuiltinPlayerEngineFacts(t *testing.T) {
 	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	var moves []string
-	for i, reply := range []string{"e7e5", "b8c6", "g8f6"} {
-		if err := p.Position(ctx, moves); err != nil {
-			t.Fatal(err)
-		}
-		d, err := p.Think(ctx, limitsIn(5*time.Second, true))
-		if err != nil {
-			t.Fatalf("move %d: %v", i, err)
-		}
+	playAsWhite(t, p, []string{"e7e5", "b8c6", "g8f6"}, func(i int, _ []string, d Choice) {
 		e := d.Engine
 		switch {
 		case e == nil:
@@ -155,18 +146,7 @@ func TestBuiltinPlayerEngineFacts(t *testing.T) {
 		case e.PonderHit && !e.Predicted, e.PonderHit && !e.PonderTop3:
 			t.Errorf("move %d: a ponder hit not predicted or not in the top 3: %+v", i, e)
 		}
-		moves = append(moves, d.Move)
-		if err := p.Position(ctx, moves); err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Ponder(ctx); err != nil {
-			t.Fatalf("ponder: %v", err)
-		}
-		if !legalIn(t, moves, reply) {
-			reply = firstLegal(t, moves)
-		}
-		moves = append(moves, reply)
-	}
+	})
 }
 
 // A decline is counted once it is done: one that fails is not, and the

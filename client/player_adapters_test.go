@@ -45,20 +45,14 @@ func limitsIn(d time.Duration, white bool) MoveClock {
 	return MoveClock{WTime: time.Minute, BTime: time.Minute, White: white, Running: true, Deadline: time.Now().Add(d)}
 }
 
-func TestBuiltinPlayerGame(t *testing.T) {
+// playAsWhite plays p's moves as White in its game, one per reply: the
+// position, then Think (check sees each choice, with the moves before
+// it), then the position with our move and Ponder, then the reply (the
+// first legal move where a reply is not legal).
+func playAsWhite(t *testing.T, p Player, replies []string, check func(i int, moves []string, d Choice)) {
+	t.Helper()
 	ctx := context.Background()
-	var logs testsupport.SyncBuffer
-	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: zerolog.New(&logs)})
-	p, err := f(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
-		t.Fatal(err)
-	}
 	var moves []string
-	replies := []string{"e7e5", "b8c6", "g8f6"}
 	for i, reply := range replies {
 		if err := p.Position(ctx, moves); err != nil {
 			t.Fatal(err)
@@ -67,12 +61,7 @@ func TestBuiltinPlayerGame(t *testing.T) {
 		if err != nil {
 			t.Fatalf("move %d: %v", i, err)
 		}
-		if !legalIn(t, moves, d.Move) {
-			t.Fatalf("move %d: illegal %q after %v", i, d.Move, moves)
-		}
-		if !d.HasScore || d.Depth < 1 || len(d.PV) == 0 || d.PV[0] != d.Move {
-			t.Errorf("move %d: decision without search data: %+v", i, d)
-		}
+		check(i, moves, d)
 		moves = append(moves, d.Move)
 		if err := p.Position(ctx, moves); err != nil {
 			t.Fatal(err)
@@ -85,6 +74,29 @@ func TestBuiltinPlayerGame(t *testing.T) {
 		}
 		moves = append(moves, reply)
 	}
+}
+
+func TestBuiltinPlayerGame(t *testing.T) {
+	ctx := context.Background()
+	var logs testsupport.SyncBuffer
+	f := NewBuiltinPlayer(BuiltinOptions{HashMB: 4, TreeMB: 4, Ponder: true, MaxDepth: 4, Seed: 1, Logger: zerolog.New(&logs)})
+	p, err := f(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := p.NewGame(ctx, GameInfo{ID: "g1", White: true, Opponent: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	replies := []string{"e7e5", "b8c6", "g8f6"}
+	playAsWhite(t, p, replies, func(i int, moves []string, d Choice) {
+		if !legalIn(t, moves, d.Move) {
+			t.Fatalf("move %d: illegal %q after %v", i, d.Move, moves)
+		}
+		if !d.HasScore || d.Depth < 1 || len(d.PV) == 0 || d.PV[0] != d.Move {
+			t.Errorf("move %d: decision without search data: %+v", i, d)
+		}
+	})
 	if err := p.EndGame(ctx); err != nil {
 		t.Fatal(err)
 	}
