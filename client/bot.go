@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -99,12 +100,7 @@ func (b *Bot) UpdateSettings(s Settings) {
 func (b *Bot) Games() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ids := make([]string, 0, len(b.games))
-	for id := range b.games {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	return slices.Sorted(maps.Keys(b.games))
 }
 
 // notifyLocked wakes whoever waits for a change; b.mu must be held.

@@ -199,12 +199,7 @@ func (b *Bot) slotsLocked() (realtime, corr int) {
 func (b *Bot) ParkedGames() []string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	ids := make([]string, 0, len(b.parked))
-	for id := range b.parked {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	return slices.Sorted(maps.Keys(b.parked))
 }
 
 // checkinLoop checks in on the correspondence games every CheckinPeriod.

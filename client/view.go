@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -138,16 +139,8 @@ func (b *Bot) GameViews() []GameView {
 			out = append(out, v)
 		}
 	}
-	sortViews(out)
+	slices.SortFunc(out, func(a, b GameView) int { return strings.Compare(a.ID, b.ID) })
 	return out
-}
-
-func sortViews(v []GameView) {
-	for a := 1; a < len(v); a++ {
-		for b := a; b > 0 && v[b].ID < v[b-1].ID; b-- {
-			v[b], v[b-1] = v[b-1], v[b]
-		}
-	}
 }
 
 // QueueView lists the challenges waiting for a slot, oldest first.

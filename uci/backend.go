@@ -306,10 +306,7 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.useNNUE = v == "true"
 		return b.chooseNet()
 	case OptEvalFile:
-		b.evalFile = strings.TrimSpace(v)
-		if b.evalFile == optEmptyPath {
-			b.evalFile = ""
-		}
+		b.evalFile = pathOption(v)
 		if b.useNNUE {
 			return b.chooseNet()
 		}
@@ -317,13 +314,10 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.ownBook = v == "true"
 		return b.chooseBook()
 	case OptBookFile:
-		b.bookFile = strings.TrimSpace(v)
-		if b.bookFile == optEmptyPath {
-			b.bookFile = ""
-		}
+		b.bookFile = pathOption(v)
 		return b.chooseBook()
 	case OptSyzygyPath:
-		return b.chooseTablebase(strings.TrimSpace(v))
+		return b.chooseTablebase(pathOption(v))
 	case OptSyzygy50MoveRule, OptSyzygyProbeDepth, OptSyzygyProbeLimit:
 		switch spec.Name {
 		case OptSyzygy50MoveRule:

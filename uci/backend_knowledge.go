@@ -7,11 +7,22 @@ package uci
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 )
+
+// pathOption is the path (or paths) of a string option: trimmed, and ""
+// for the "<empty>" that GUIs send for an empty string.
+func pathOption(v string) string {
+	v = strings.TrimSpace(v)
+	if v == optEmptyPath {
+		return ""
+	}
+	return v
+}
 
 // setTablebase gives the game the tables and their options. Called with
 // b.mu held.
@@ -30,7 +41,7 @@ func (b *EngineBackend) setTablebase() {
 func (b *EngineBackend) chooseTablebase(path string) error {
 	var tb *syzygy.Tablebase
 	var err error
-	if path != "" && path != optEmptyPath {
+	if path != "" {
 		if tb, err = syzygy.Open(filepath.SplitList(path)...); err == nil {
 			if err = tb.Check(); err != nil {
 				tb.Close()
