@@ -56,6 +56,7 @@ type soakDaemonOpts struct {
 	treeMB      int // engine.builtin.tree_memory_mb: per game
 	ponder      bool
 	logLevel    string // "" = info
+	stateDir    string // state_dir; "" = "state" beside the config
 }
 
 func soakConfig(url string, o soakDaemonOpts) string {
@@ -63,7 +64,11 @@ func soakConfig(url string, o soakDaemonOpts) string {
 	if lvl == "" {
 		lvl = "info"
 	}
-	return fmt.Sprintf(`state_dir: state
+	stateDir := o.stateDir
+	if stateDir == "" {
+		stateDir = "state"
+	}
+	return fmt.Sprintf(`state_dir: %q
 lichess:
   base_url: %s
 engine:
@@ -80,7 +85,7 @@ game:
 log:
   level: %s
   format: json
-`, url, o.ponder, o.hashMB, o.treeMB, o.concurrency, lvl)
+`, stateDir, url, o.ponder, o.hashMB, o.treeMB, o.concurrency, lvl)
 }
 
 // soakDaemon is the daemon running in-process.

@@ -12,6 +12,7 @@ package main
 //	PONDEROSA_SOAK_429_GAMES=N      the same with a 429 (Retry-After 1 s) on each game's move endpoint
 //	PONDEROSA_SOAK_FORCED=N         N single-legal-move reactions: gameState read → move posted
 //	PONDEROSA_SOAK_MEMORY=1         8 games at once, 64 MiB tree cap each: peak RSS, RSS after 10 and 100 games
+//	PONDEROSA_SOAK_STATE_DIR=DIR    keep the soak daemon's state directory (its archive) in DIR
 //
 // Knobs: PONDEROSA_SOAK_CONCURRENCY (4), PONDEROSA_SOAK_HASH_MB (per game,
 // 16), PONDEROSA_SOAK_TREE_MB (16), PONDEROSA_SOAK_HOUSE (greedy|random),
@@ -31,6 +32,7 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/store"
 )
 
 func soakHouse(t *testing.T) lichesstest.HouseStrategy {
@@ -60,7 +62,14 @@ func runSoakGames(t *testing.T, n int, with429 bool) {
 	}
 	srv, houses := newSoakServer(t, conc, soakHouse(t), 20*time.Millisecond, opts...)
 	tap := newWireTap()
-	d := startSoakDaemon(t, srv, soakDaemonOpts{concurrency: conc, hashMB: hash * conc, treeMB: tree, ponder: true}, tap)
+	// The archive lives in PONDEROSA_SOAK_STATE_DIR when it is given (kept
+	// for `ponderosa games list -state-dir` afterwards), else in a
+	// temporary directory; either way every game played must be in it.
+	stateDir := os.Getenv("PONDEROSA_SOAK_STATE_DIR")
+	if stateDir == "" {
+		stateDir = t.TempDir()
+	}
+	d := startSoakDaemon(t, srv, soakDaemonOpts{concurrency: conc, hashMB: hash * conc, treeMB: tree, ponder: true, stateDir: stateDir}, tap)
 	t.Logf("soak: %d games at 1+0, %d at once, hash %d MiB per game, tree cap %d MiB per game, house %s, latency 50–150 ms, 429s %v; load average %s",
 		n, conc, hash, tree, os.Getenv("PONDEROSA_SOAK_HOUSE"), with429, loadAvg())
 
@@ -122,6 +131,7 @@ func runSoakGames(t *testing.T, n int, with429 bool) {
 		t.Logf("429s injected %d, answered %d", injected.Load(), f.stats.TooManyRequests)
 	}
 	f.check(t, n)
+	checkSoakArchive(t, stateDir, ids)
 	tl := slices.Clone(f.botTimeLeft)
 	slices.Sort(tl)
 	if len(tl) > 0 {
@@ -461,5 +471,46 @@ func TestSoakMemory(t *testing.T) {
 		t.Logf("SUMMARY memory: peak RSS %.1f MiB vs bound %.1f MiB; RSS at rest after GC: %d games %.1f MiB, %d games %.1f MiB (%+.1f%%, within 10%%: %v); after FreeOSMemory: %.1f MiB, %.1f MiB (%+.1f%%); forfeits %d; load %s",
 			float64(hwm)/1024, bound, a.gamesFinished, float64(a.rssKB)/1024, b.gamesFinished, float64(b.rssKB)/1024, 100*ratio, ratio <= 0.10 && ratio >= -0.10,
 			float64(a.rssFreedKB)/1024, float64(b.rssFreedKB)/1024, 100*freed, len(f.botFlagged), loadAvg())
+	}
+}
+
+// checkSoakArchive asserts that every game the soak played is in the
+// daemon's archive (the state directory's database), reading it the way
+// `ponderosa games list` does while the daemon runs. A game is archived
+// when it ends, so it waits a little for the last ones.
+func checkSoakArchive(t *testing.T, stateDir string, ids []string) {
+	t.Helper()
+	db, err := store.OpenReadOnly(store.Path(stateDir))
+	if err != nil {
+		t.Fatalf("opening the soak's archive: %v", err)
+	}
+	defer db.Close()
+	var missing []string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		start := time.Now()
+		games, err := db.Games(context.Background(), store.Filter{})
+		took := time.Since(start)
+		if err != nil {
+			t.Fatalf("listing the soak's archive: %v", err)
+		}
+		have := map[string]bool{}
+		for _, g := range games {
+			have[g.ID] = true
+		}
+		missing = missing[:0]
+		for _, id := range ids {
+			if !have[id] {
+				missing = append(missing, id)
+			}
+		}
+		if len(missing) == 0 {
+			t.Logf("archive %s: all %d games played are recorded (%d in all; listed in %v)", store.Path(stateDir), len(ids), len(games), took.Round(time.Microsecond))
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("archive %s: %d of %d games played are not recorded: %v", store.Path(stateDir), len(missing), len(ids), missing)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
