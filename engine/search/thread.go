@@ -59,7 +59,7 @@ type thread struct {
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
-	paused    atomic.Bool   // inside pause, asleep or about to be
+	paused    atomic.Bool   // asleep in pause (or about to be), its look done
 	looks     atomic.Uint64 // times pause looked whether it may go on: once per wake, not per tick
 	tbHits    uint64        // tablebase probes that answered
 	pubTBHits atomic.Uint64
@@ -199,8 +199,6 @@ func (t *thread) pause() {
 	if t.id != 0 && ctl.lim.Nodes > 0 {
 		ctl.sig.wake() // a paused main thread counts the nodes just published
 	}
-	t.paused.Store(true)
-	defer t.paused.Store(false)
 	for {
 		changed := ctl.sig.changes() // before the look: see Signals.changes
 		t.looks.Add(1)
@@ -222,11 +220,13 @@ func (t *thread) pause() {
 				expired = deadline.C
 			}
 		}
+		t.paused.Store(true)
 		select {
 		case <-changed:
 		case <-ctl.done:
 		case <-expired:
 		}
+		t.paused.Store(false)
 		if deadline != nil {
 			deadline.Stop()
 		}
