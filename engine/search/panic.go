@@ -75,7 +75,7 @@ func (h *helperGroup) start(t *thread, ctl *control) {
 					h.first = &ThreadPanic{Thread: t.id, Value: v, Stack: debug.Stack()}
 				}
 				h.mu.Unlock()
-				ctl.stop.Store(true)
+				ctl.halt()
 			}
 		}()
 		t.iterate()
@@ -95,6 +95,6 @@ func (h *helperGroup) wait() {
 // is deferred by Search, so that a panic of the main thread leaves no helper
 // running (and an Engine that a recovering caller can Reset).
 func (h *helperGroup) join(ctl *control) {
-	ctl.stop.Store(true)
+	ctl.halt()
 	h.wg.Wait()
 }

@@ -142,7 +142,7 @@ func (t *thread) iterate() {
 		}
 	}
 	if main && !ctl.lim.Infinite && !ctl.pondering() {
-		ctl.stop.Store(true)
+		ctl.halt()
 	}
 }
 

@@ -103,6 +103,13 @@ type Signals struct {
 	// threads is 1 + the number of the engine's threads this search may
 	// run (SetThreads); 0, the zero value, means all of them.
 	threads atomic.Int32
+
+	// changed is closed (and dropped, for the next waiter to make anew)
+	// at each call of Stop, PonderHit or SetThreads: paused threads and a
+	// search waiting for its stop or hit block on it instead of polling.
+	// nil while nobody waits.
+	mu      sync.Mutex
+	changed chan struct{}
 }
 
 // SetThreads lets the search run on at most n of the engine's threads
@@ -113,9 +120,14 @@ type Signals struct {
 // search is stopped. The main thread pauses only once it has completed
 // depth 1, so that a search stopped while paused still has a searched
 // move; while paused it keeps watching the search's time and node limits.
-// A CPU budget shared by several engines (package ponder) uses it to hand
-// threads from one search to another.
-func (s *Signals) SetThreads(n int) { s.threads.Store(int32(max(n, 0)) + 1) }
+// A paused thread takes no CPU: it sleeps until SetThreads, Stop,
+// PonderHit, the end of the search or (the main thread) its deadline
+// wakes it. A CPU budget shared by several engines (package ponder) uses
+// it to hand threads from one search to another.
+func (s *Signals) SetThreads(n int) {
+	s.threads.Store(int32(max(n, 0)) + 1)
+	s.wake()
+}
 
 // mayRun reports whether thread id may search now.
 func (s *Signals) mayRun(id int) bool {
@@ -125,14 +137,43 @@ func (s *Signals) mayRun(id int) bool {
 
 // Stop ends the search as soon as possible; Search then returns the best
 // move found so far (a legal move even when the stop came first).
-func (s *Signals) Stop() { s.stop.Store(true) }
+func (s *Signals) Stop() {
+	s.stop.Store(true)
+	s.wake()
+}
 
 // Stopped reports whether Stop was called (not whether the search ended).
 func (s *Signals) Stopped() bool { return s.stop.Load() }
 
 // PonderHit turns a ponder search into a normal search under the limits it
 // was started with, its clock starting now (the first call counts).
-func (s *Signals) PonderHit() { s.hit.CompareAndSwap(0, time.Now().UnixNano()) }
+func (s *Signals) PonderHit() {
+	if s.hit.CompareAndSwap(0, time.Now().UnixNano()) {
+		s.wake()
+	}
+}
+
+// changes returns a channel that is closed at the next change of s (wake).
+// A waiter takes it before it looks at the state it waits on, so that a
+// change made after that look is not lost: it closes the channel taken.
+func (s *Signals) changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// wake tells whoever waits on changes to look again.
+func (s *Signals) wake() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
+}
 
 // Info reports one completed iteration (or an aspiration failure, with Bound
 // telling which side failed) of one MultiPV line.
@@ -303,9 +344,9 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, si
 	// The context's end raises this search's own stop flag; a late call of
 	// the function can only touch this search's control.
 	if ctx.Err() != nil {
-		ctl.stop.Store(true)
+		ctl.halt()
 	}
-	defer context.AfterFunc(ctx, func() { ctl.stop.Store(true) })()
+	defer context.AfterFunc(ctx, ctl.halt)()
 	main := e.threads[0]
 	for _, t := range e.threads {
 		t.prepare(pos, ctl)
@@ -330,7 +371,7 @@ func (e *Engine) Search(ctx context.Context, pos *board.Position, lim Limits, si
 	main.iterate()
 	main.report = nil
 	ctl.waitIfInfinite()
-	ctl.stop.Store(true)
+	ctl.halt()
 	helpers.wait()
 
 	return e.bestThread().result(start)
@@ -377,11 +418,15 @@ func (e *Engine) bestThread() *thread {
 // waitIfInfinite blocks while the search must not return on its own:
 // infinite mode until stopped, ponder mode until stopped or hit.
 func (c *control) waitIfInfinite() {
-	for !c.stopped() {
-		if !c.lim.Infinite && !c.pondering() {
+	for {
+		changed := c.sig.changes() // before the look: see Signals.changes
+		if c.stopped() || (!c.lim.Infinite && !c.pondering()) {
 			return
 		}
-		time.Sleep(time.Millisecond)
+		select {
+		case <-changed: // Stop or PonderHit (or SetThreads: look again)
+		case <-c.done: // the context
+		}
 	}
 }
 
@@ -389,8 +434,9 @@ func (c *control) waitIfInfinite() {
 // threads (the main thread alone decides about time). It is made anew for
 // every search, so nothing in it outlives its search.
 type control struct {
-	stop        atomic.Bool // raised by the context, a limit, or the end of the main thread
-	sig         *Signals    // the caller's; never nil (own when the caller gave none)
+	stop        atomic.Bool   // raised (halt) by the context, a limit, or the end of the main thread
+	done        chan struct{} // closed when stop is raised, for those that sleep (pause)
+	sig         *Signals      // the caller's; never nil (own when the caller gave none)
 	ownSig      Signals
 	lim         Limits
 	start       time.Time
@@ -402,7 +448,7 @@ type control struct {
 }
 
 func newControl(e *Engine, pos *board.Position, lim Limits, sig *Signals, start time.Time) *control {
-	c := &control{sig: sig, lim: lim, start: start, maxDepth: MaxPly - 1, multiPV: max(lim.MultiPV, 1)}
+	c := &control{done: make(chan struct{}), sig: sig, lim: lim, start: start, maxDepth: MaxPly - 1, multiPV: max(lim.MultiPV, 1)}
 	if c.sig == nil {
 		c.sig = &c.ownSig
 	}
@@ -428,6 +474,14 @@ func newControl(e *Engine, pos *board.Position, lim Limits, sig *Signals, start 
 	return c
 }
 
+// halt raises the search's stop flag and wakes the threads that sleep
+// (the first call; later ones do nothing).
+func (c *control) halt() {
+	if c.stop.CompareAndSwap(false, true) {
+		close(c.done)
+	}
+}
+
 // stopped reports whether the search must end: its context is done, its
 // caller called Stop, or a limit was reached.
 func (c *control) stopped() bool { return c.stop.Load() || c.sig.stop.Load() }
@@ -449,10 +503,17 @@ func (c *control) elapsed(now time.Time) time.Duration {
 
 // timeUp reports whether the hard limit has passed.
 func (c *control) timeUp() bool {
+	left, ok := c.hardLeft(time.Now())
+	return ok && left <= 0
+}
+
+// hardLeft is the time left until the hard limit, and whether one
+// applies now (not while pondering, nor without a clock or movetime).
+func (c *control) hardLeft(now time.Time) (time.Duration, bool) {
 	if !c.timed || c.pondering() {
-		return false
+		return 0, false
 	}
-	return c.elapsed(time.Now()) >= c.budget.hard
+	return c.budget.hard - c.elapsed(now), true
 }
 
 // softUp reports whether an iteration should not be started.

@@ -59,7 +59,9 @@ type thread struct {
 
 	nodes     uint64
 	pubNodes  atomic.Uint64
-	tbHits    uint64 // tablebase probes that answered
+	paused    atomic.Bool   // asleep in pause (or about to be), its look done
+	looks     atomic.Uint64 // times pause looked whether it may go on: once per wake, not per tick
+	tbHits    uint64        // tablebase probes that answered
 	pubTBHits atomic.Uint64
 	seldepth  int
 	stopped   bool
@@ -173,33 +175,61 @@ func (t *thread) checkLimits() {
 		return // always finish depth 1 so there is a move to play
 	}
 	if (t.ctl.lim.Nodes > 0 && total >= t.ctl.lim.Nodes) || t.ctl.timeUp() {
-		t.ctl.stop.Store(true)
+		t.ctl.halt()
 		t.stopped = true
 	}
 }
-
-// pausePoll is how often a paused thread looks whether it may go on.
-const pausePoll = time.Millisecond
 
 // pause waits while the search's Signals do not let t run (SetThreads),
 // until they do or the search is stopped (then t.stopped is set). The main
 // thread does not pause before it has completed depth 1, and while paused
 // it still enforces the limits.
+//
+// A paused thread sleeps: it wakes when the Signals change (SetThreads,
+// Stop, PonderHit), when the search is stopped (control.halt), and the
+// main thread also at its hard time limit and when a helper pauses (whose
+// nodes may reach the node limit). Nothing polls.
 func (t *thread) pause() {
 	if t.id == 0 && t.completedDepth < 1 {
 		return
 	}
-	for !t.ctl.sig.mayRun(t.id) {
-		if t.ctl.stopped() {
+	ctl := t.ctl
+	t.pubNodes.Store(t.nodes)
+	t.pubTBHits.Store(t.tbHits)
+	if t.id != 0 && ctl.lim.Nodes > 0 {
+		ctl.sig.wake() // a paused main thread counts the nodes just published
+	}
+	for {
+		changed := ctl.sig.changes() // before the look: see Signals.changes
+		t.looks.Add(1)
+		if ctl.sig.mayRun(t.id) {
+			return
+		}
+		if ctl.stopped() {
 			t.stopped = true
 			return
 		}
+		var deadline *time.Timer
+		var expired <-chan time.Time
 		if t.id == 0 {
 			if t.checkLimits(); t.stopped {
 				return
 			}
+			if left, ok := ctl.hardLeft(time.Now()); ok {
+				deadline = time.NewTimer(left)
+				expired = deadline.C
+			}
 		}
-		time.Sleep(pausePoll)
+		t.paused.Store(true)
+		select {
+		case <-changed:
+		case <-ctl.done:
+		case <-expired:
+		}
+		t.paused.Store(false)
+		if deadline != nil {
+			deadline.Stop()
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -94,5 +95,150 @@ func TestSetThreadsPausedSearchStops(t *testing.T) {
 	res := awaitResult(t, done, "stopped while paused")
 	if !isLegal(p, res.BestMove) {
 		t.Fatalf("best move %v is not legal", res.BestMove)
+	}
+}
+
+// awaitPaused waits until each of ths is inside pause (hangLimit: a thread
+// that never pauses shows on any machine).
+func awaitPaused(t *testing.T, what string, ths ...*thread) {
+	t.Helper()
+	deadline := time.Now().Add(hangLimit)
+	for _, th := range ths {
+		for !th.paused.Load() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: thread %d did not pause within %v", what, th.id, hangLimit)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
+
+// awaitNodesAbove waits until th has published more than n nodes.
+func awaitNodesAbove(t *testing.T, what string, th *thread, n uint64) {
+	t.Helper()
+	deadline := time.Now().Add(hangLimit)
+	for th.pubNodes.Load() <= n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: thread %d searched no node past %d within %v", what, th.id, n, hangLimit)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Threads that lose their share pause and sleep: while nothing changes
+// they neither search nor look again whether they may go on (no polling),
+// the threads still granted go on, and when the share comes back every
+// paused thread resumes (no lost wake-up), several times over.
+func TestPausedThreadsSleepAndResume(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	e := New(Options{Threads: 3, HashMB: 8})
+	sig := new(Signals)
+	done := searchAsync(context.Background(), e, p, Limits{Infinite: true}, sig)
+	main, helpers := e.threads[0], e.threads[1:]
+	for round := range 3 {
+		for _, th := range e.threads {
+			awaitNodesAbove(t, fmt.Sprintf("round %d, all threads", round), th, th.pubNodes.Load())
+		}
+		sig.SetThreads(1)
+		awaitPaused(t, fmt.Sprintf("round %d, SetThreads(1)", round), helpers...)
+		nodes := make([]uint64, len(helpers))
+		looks := make([]uint64, len(helpers))
+		for i, th := range helpers {
+			nodes[i], looks[i] = th.pubNodes.Load(), th.looks.Load()
+		}
+		awaitNodesAbove(t, fmt.Sprintf("round %d, the main thread alone", round), main, main.pubNodes.Load())
+		// Asleep: a polling thread would look again within a millisecond
+		// or so; a sleeping one not at all, however long we wait. (A short
+		// wait: polling shows on any machine within it.)
+		time.Sleep(50 * time.Millisecond)
+		for i, th := range helpers {
+			if n, l := th.pubNodes.Load(), th.looks.Load(); n != nodes[i] || l != looks[i] || !th.paused.Load() {
+				t.Fatalf("round %d: paused helper %d went from %d nodes and %d looks to %d and %d (paused: %v), want no change",
+					round, th.id, nodes[i], looks[i], n, l, th.paused.Load())
+			}
+		}
+		sig.SetThreads(3)
+		for i, th := range helpers {
+			awaitNodesAbove(t, fmt.Sprintf("round %d, SetThreads(3)", round), th, nodes[i])
+		}
+	}
+	sig.Stop()
+	if res := awaitResult(t, done, "stopped after the rounds"); !isLegal(p, res.BestMove) {
+		t.Fatalf("best move %v is not legal", res.BestMove)
+	}
+}
+
+// A search paused entirely (its main thread too) ends promptly when it is
+// stopped, by its Signals or by its context: the stop wakes the sleeping
+// threads. The bound is generous (seconds; a stop used to be noticed
+// within a millisecond of polling): what it catches is a lost wake-up,
+// which leaves the search asleep for good.
+func TestPausedSearchStopsPromptly(t *testing.T) {
+	const prompt = 5 * time.Second
+	p := mustFEN(t, kiwipete)
+	for _, how := range []string{"signals", "context"} {
+		t.Run(how, func(t *testing.T) {
+			e := New(Options{Threads: 2, HashMB: 8})
+			sig := new(Signals)
+			sig.SetThreads(0)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := searchAsync(ctx, e, p, Limits{Infinite: true}, sig)
+			awaitPaused(t, "SetThreads(0)", e.threads...)
+			start := time.Now()
+			if how == "signals" {
+				sig.Stop()
+			} else {
+				cancel()
+			}
+			select {
+			case res := <-done:
+				if !isLegal(p, res.BestMove) {
+					t.Fatalf("best move %v is not legal", res.BestMove)
+				}
+			case <-time.After(prompt):
+				t.Fatalf("the paused search did not end within %v of the stop (a lost wake-up)", prompt)
+			}
+			t.Logf("ended %v after the stop", time.Since(start).Round(time.Microsecond))
+		})
+	}
+}
+
+// A search whose main thread is paused still ends at its limits with
+// nothing else to wake it: at its hard time limit (movetime, and a ponder
+// search's once hit), and at its node limit.
+func TestPausedMainThreadKeepsLimits(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	for _, tc := range []struct {
+		name string
+		lim  Limits
+	}{
+		{"movetime", Limits{MoveTime: 200 * time.Millisecond}},
+		{"ponder hit", Limits{Ponder: true, MoveTime: 200 * time.Millisecond}},
+		{"nodes", Limits{Nodes: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(Options{Threads: 2, HashMB: 8})
+			sig := new(Signals)
+			sig.SetThreads(0)
+			start := time.Now()
+			done := searchAsync(context.Background(), e, p, tc.lim, sig)
+			if tc.lim.Ponder {
+				awaitPaused(t, "pondering", e.threads...)
+				start = time.Now()
+				sig.PonderHit()
+			}
+			res := awaitResult(t, done, "paused main thread")
+			if !isLegal(p, res.BestMove) || res.Depth < 1 {
+				t.Fatalf("result %+v, want depth 1 at least and a legal move", res)
+			}
+			if tc.lim.MoveTime > 0 {
+				// It ended by its deadline, not before (the pause keeps it
+				// from completing anything that would end it earlier).
+				if took := time.Since(start); took < tc.lim.MoveTime {
+					t.Fatalf("ended after %v, before its movetime %v", took, tc.lim.MoveTime)
+				}
+			}
+		})
 	}
 }
