@@ -79,8 +79,10 @@ const (
 	// set the search's WDL probes: right after a capture or pawn move, in
 	// positions of at most ProbeLimit pieces, at depth ProbeDepth or more
 	// (with fewer pieces than the limit at any depth); "info" reports
-	// tbhits. ProbeLimit 0 turns every use of the tables off, the root's
-	// included.
+	// tbhits. A position of more pieces than ProbeLimit is not played
+	// from the tables at the root either (tables beyond the limit are not
+	// used at all, as in Stockfish); ProbeLimit 0 turns every use of the
+	// tables off.
 	OptSyzygyProbeDepth = "SyzygyProbeDepth"
 	OptSyzygyProbeLimit = "SyzygyProbeLimit"
 	optEmptyPath        = "<empty>" // how GUIs send an empty string option
