@@ -27,6 +27,10 @@ type Tablebase struct {
 
 func (t *Tablebase) Name() string { return "tablebase" }
 
+// ServesChess960: the tablebase applies only to positions without
+// castling rights, which are the same in standard chess and Chess960.
+func (t *Tablebase) ServesChess960() bool { return true }
+
 func (t *Tablebase) Applies(p Position) bool {
 	limit := t.MaxPieces
 	if limit < 3 || limit > 7 {
