@@ -52,7 +52,8 @@ func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebas
 
 // localTablesHold reports the positions that the local tables hold
 // (syzygy.Tablebase.Holds: no castling right, at most their most pieces,
-// both tables of the material) and that the built-in engine uses them
+// both tables of the material, the tables its captures and promotions
+// lead to) and that the built-in engine uses them
 // for (at most limit pieces, engine.syzygy.probe_limit, when positive):
 // there it plays the tables' move at once, and the Lichess tablebase is
 // not asked. A FEN that does not parse is not held.
