@@ -110,8 +110,14 @@ func TestOnlineSourceMovePlayed(t *testing.T) {
 					played = ev
 				}
 			}
-			if played["source"] != name || played["move"] != want {
-				t.Errorf("move played logged %v, want source=%s move=%s", played, name, want)
+			// The Lichess tablebase is online-tablebase, apart from the
+			// built-in engine's local tables (tablebase).
+			src := map[string]string{"tablebase": "online-tablebase"}[name]
+			if src == "" {
+				src = name
+			}
+			if played["source"] != src || played["move"] != want {
+				t.Errorf("move played logged %v, want source=%s move=%s", played, src, want)
 			}
 			h.noRefusedMoves()
 		})
@@ -825,5 +831,26 @@ func TestOnlineChess960(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+// The Lichess tablebase's move is archived with its own source,
+// online-tablebase, apart from the built-in engine's local tables
+// (tablebase), as in the log line and the metrics.
+func TestOnlineTablebaseSourceArchived(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	h.store = newMemStore()
+	mem := h.store.(*memStore)
+	withOnline(h, h.source("tablebase"))
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	id := h.startGame("Greedy", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: tablebaseFEN})
+	h.resignAfter(id, "Greedy", 2)
+	h.waitOver(id)
+	testsupport.WaitFor(t, "archived game", func() bool { _, ok := mem.game(id); return ok })
+	stop()
+	r, _ := mem.game(id)
+	if len(r.Moves) < 1 || !r.Moves[0].Ours || r.Moves[0].Source != "online-tablebase" || r.Moves[0].UCI != lichesstest.OnlineMove(tablebaseFEN) {
+		t.Errorf("first move archived as %+v, want ours from online-tablebase", r.Moves)
 	}
 }

@@ -82,8 +82,9 @@ type Move struct {
 
 // Source is one online knowledge service.
 type Source interface {
-	// Name is the source's name in logs: tablebase, cloud, explorer,
-	// chessdb.
+	// Name is the source's name in logs, in Choice.Source (the archive's
+	// per-move source, the metrics' label): online-tablebase, cloud,
+	// explorer, chessdb.
 	Name() string
 	// Applies reports whether the source can know the position at all
 	// (the tablebase: few enough pieces and no castling right); a source

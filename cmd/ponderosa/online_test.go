@@ -30,14 +30,14 @@ func TestOnlineSourcesFromConfig(t *testing.T) {
 			if s.MaxMisses != 7 || s.Timeout != 2*time.Second || s.MinTime != 20*time.Second {
 				t.Errorf("chessdb rules %+v", s)
 			}
-		case "tablebase":
+		case "online-tablebase":
 			if s.Timeout != time.Second || s.MaxMisses != 5 {
 				t.Errorf("tablebase rules %+v", s)
 			}
 		}
 	}
-	if strings.Join(names, ",") != "chessdb,tablebase" {
-		t.Errorf("sources %v, want chessdb,tablebase", names)
+	if strings.Join(names, ",") != "chessdb,online-tablebase" {
+		t.Errorf("sources %v, want chessdb,online-tablebase", names)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestOnlineTablebaseSkipsLocalTables(t *testing.T) {
 	var tb client.OnlineSource
 	for _, s := range onlineSources(cfg, nil, tables) {
 		switch s.Source.Name() {
-		case "tablebase":
+		case "online-tablebase":
 			tb = s
 		default:
 			if s.Skip != nil {
