@@ -112,10 +112,11 @@
 // variant. NewOnlinePlayer (player_online.go) puts online knowledge
 // sources (package online: the Lichess tablebase, cloud evaluation and
 // opening explorer, chessdb) in front of another player, in standard chess
-// and games from a position: they are asked in order, each within its
-// timeout, only with at least its minimum time left and until it has missed
-// its cap of times in a row; the first legal move one gives is played
-// (logged with source=tablebase, cloud, explorer or chessdb), and on any
-// failure the player behind it moves. That player is still told every
+// and games from a position, and in Chess960 those that serve it (the
+// tablebase, the cloud evaluation): they are asked in order, each within
+// its timeout, only with at least its minimum time left and until it has
+// missed its cap of times in a row; the first legal move one gives is
+// played (logged with source=online-tablebase, cloud, explorer or
+// chessdb), and on any failure the player behind it moves. That player is still told every
 // position, so its tree follows the moves it did not choose.
 package client

@@ -185,7 +185,7 @@ func TestOfferDrawOpponentTimeTrouble(t *testing.T) {
 func TestOfferDrawTablebase(t *testing.T) {
 	s := offerRules()
 	tb := func(wdl int) Choice {
-		return Choice{Move: "e2e4", TB: TBResult{Known: true, WDL: wdl, Source: "tablebase"}}
+		return Choice{Move: "e2e4", TB: TBResult{Known: true, WDL: wdl, Source: "online-tablebase"}}
 	}
 	early := offerFacts{index: 1, fullMove: 2, pieces: 5, clocked: true, ours: time.Minute, theirs: time.Minute}
 	for wdl, want := range map[int]bool{2: false, 1: false, 0: true, -1: true, -2: false} {

@@ -353,7 +353,8 @@ func (g *gameWorker) shouldResign(d Choice) bool {
 // score from our side (cp, or mate in moves), the depth, the principal
 // variation, the nodes and the time used. A move without a score (the only
 // legal move, a fallback) gets none of them. A move no search chose says
-// where it came from (source: search, ponder, tree, book, tablebase, …),
+// where it came from (source: search, ponder, tree, book, tablebase,
+// online-tablebase, …),
 // and a tablebase's result for us comes as tablebase (win, cursed-win,
 // draw, blessed-loss, loss).
 func logChoice(ev *zerolog.Event, d Choice) *zerolog.Event {

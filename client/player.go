@@ -219,8 +219,9 @@ type Choice struct {
 	TB TBResult
 	// Source says where the move came from, for the log and the archive:
 	// the built-in engine's ponder.Source (search, ponder, ponder-at-once,
-	// tree, forced, book), "search" for an external engine, an online
-	// source (tablebase, cloud, explorer, chessdb), and the game worker's
+	// tree, forced, book, tablebase: its local tables), "search" for an
+	// external engine, an online source (online-tablebase, cloud,
+	// explorer, chessdb), and the game worker's
 	// own: forced (the only legal move), fallback (a legal move played
 	// without the engine), quick (a fresh engine's quick move). Note says
 	// why an online source chose it.
@@ -242,8 +243,8 @@ type Choice struct {
 type TBResult struct {
 	Known bool
 	WDL   int
-	// Source is where it came from, for the log: "tablebase" (online),
-	// "syzygy" (local tables).
+	// Source is where it came from, for the log: "online-tablebase" (the
+	// Lichess tablebase), "syzygy" (local tables).
 	Source string
 }
 

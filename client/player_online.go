@@ -57,7 +57,9 @@ type OnlineOptions struct {
 // NewOnlinePlayer returns a factory of players that ask online knowledge
 // sources (the Lichess tablebase, cloud evaluation and opening explorer,
 // chessdb: package online) for each of our moves before the player made by
-// inner, in standard chess and in games from a position. A source is
+// inner, in standard chess and in games from a position, and in Chess960
+// those that serve it (online.Chess960Source: the tablebase, the cloud
+// evaluation). A source is
 // skipped when it does not apply to the position, when our clock holds
 // less than its MinTime, when too little of the move's online budget (half
 // the time left until the deadline) is left, inside a rate-limit cool-down
@@ -114,13 +116,26 @@ func (p *onlinePlayer) Position(ctx context.Context, moves []string) error {
 }
 
 // onlineVariant reports whether the online sources know the game's
-// variant: standard chess and games from a position.
-func onlineVariant(gi GameInfo) bool {
+// variant: standard chess, games from a position and Chess960 (chess960:
+// then only the sources that serve it are asked; see servesGame).
+func onlineVariant(gi GameInfo) (known, chess960 bool) {
 	switch gi.Variant {
 	case "", "standard", "fromPosition":
-		return !gi.Chess960
+		return true, gi.Chess960
+	case "chess960":
+		return true, true
 	}
-	return false
+	return false, false
+}
+
+// servesGame reports whether s is asked in a game: in Chess960 only a
+// source that serves it (online.Chess960Source).
+func servesGame(s online.Source, chess960 bool) bool {
+	if !chess960 {
+		return true
+	}
+	c, ok := s.(online.Chess960Source)
+	return ok && c.ServesChess960()
 }
 
 func (p *onlinePlayer) Think(ctx context.Context, c MoveClock) (Choice, error) {
@@ -180,7 +195,8 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 	p.mu.Lock()
 	info, moves, log := p.info, p.moves, p.log
 	p.mu.Unlock()
-	if !onlineVariant(info) {
+	known, chess960 := onlineVariant(info)
+	if !known {
 		return Choice{}, false
 	}
 	start := time.Now()
@@ -198,6 +214,9 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 		}
 		p.mu.Unlock()
 		if s.MaxMisses > 0 && misses >= s.MaxMisses {
+			continue
+		}
+		if !servesGame(s.Source, chess960) {
 			continue
 		}
 		if pb, ok := s.Source.(plyBounded); ok && !pb.AppliesAtPly(len(moves)) {
@@ -236,7 +255,7 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 				return Choice{}, false
 			}
 		}
-		pos := online.Position{FEN: b.FEN(), Ply: len(moves)}
+		pos := online.Position{FEN: b.FEN(), Ply: len(moves), Chess960: chess960}
 		if !s.Source.Applies(pos) {
 			continue
 		}

@@ -110,8 +110,14 @@ func TestOnlineSourceMovePlayed(t *testing.T) {
 					played = ev
 				}
 			}
-			if played["source"] != name || played["move"] != want {
-				t.Errorf("move played logged %v, want source=%s move=%s", played, name, want)
+			// The Lichess tablebase is online-tablebase, apart from the
+			// built-in engine's local tables (tablebase).
+			src := map[string]string{"tablebase": "online-tablebase"}[name]
+			if src == "" {
+				src = name
+			}
+			if played["source"] != src || played["move"] != want {
+				t.Errorf("move played logged %v, want source=%s move=%s", played, src, want)
 			}
 			h.noRefusedMoves()
 		})
@@ -374,8 +380,9 @@ func TestOnlinePlayerSourcePanics(t *testing.T) {
 	})
 }
 
-// Games the sources do not know (Chess960, other variants) never reach
-// them.
+// Games the sources do not know (other variants, and Chess960 for a
+// source that does not serve it: not an online.Chess960Source) never
+// reach them.
 func TestOnlinePlayerStandardOnly(t *testing.T) {
 	for _, info := range []GameInfo{{Variant: "chess960", Chess960: true}, {Variant: "atomic"}} {
 		src := &fakeSource{move: "g1f3"}
@@ -775,5 +782,75 @@ func TestOnlineSourceSkip(t *testing.T) {
 				t.Errorf("Skip saw %+v, want the start position %s once", seen, fen)
 			}
 		})
+	}
+}
+
+// In a Chess960 game the sources that serve it are asked, the others are
+// not: the cloud evaluation with variant=chess960 from a Chess960 start,
+// the tablebase in a position without castling rights (the same as in
+// standard chess); the explorer and chessdb, asked first, never.
+// (lichesstest holds no Chess960 games: the online player is driven
+// directly, against its fakes of the services.)
+func TestOnlineChess960(t *testing.T) {
+	const start960 = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w KQkq - 0 1"
+	for _, tc := range []struct {
+		name, fen string
+	}{{"cloud", start960}, {"tablebase", tablebaseFEN}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			srcs := []OnlineSource{h.source("explorer"), h.source("chessdb"), h.source(tc.name)}
+			inner := &testPlayer{}
+			f := NewOnlinePlayer(func(context.Context) (Player, error) { return inner, nil },
+				OnlineOptions{Sources: srcs, Logger: testsupport.Logger(t)})
+			p, err := f(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := p.NewGame(ctx, GameInfo{ID: "g", Variant: "chess960", Chess960: true, InitialFEN: tc.fen, White: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Position(ctx, nil); err != nil {
+				t.Fatal(err)
+			}
+			d, err := p.Think(ctx, MoveClock{White: true, WTime: time.Minute, BTime: time.Minute, Deadline: time.Now().Add(time.Minute)})
+			want := lichesstest.OnlineVariantMove("chess960", tc.fen)
+			if err != nil || d.Move != want || d.Source != p.(*onlinePlayer).opts.Sources[2].Source.Name() {
+				t.Errorf("Think: %+v %v, want %s's %s", d, err, tc.name, want)
+			}
+			a := h.srv.OnlineAnswers()
+			if len(a) != 1 || a[0].Service != onlineServices[tc.name] || a[0].Move != want {
+				t.Fatalf("the sources answered %+v, want %s alone with %s", a, tc.name, want)
+			}
+			if tc.name == "cloud" && a[0].Variant != "chess960" {
+				t.Errorf("the cloud was asked with variant %q, want chess960", a[0].Variant)
+			}
+			inner.get(func(tp *testPlayer) {
+				if tp.thinks != 0 {
+					t.Errorf("our engine thought %d times, want 0", tp.thinks)
+				}
+			})
+		})
+	}
+}
+
+// The Lichess tablebase's move is archived with its own source,
+// online-tablebase, apart from the built-in engine's local tables
+// (tablebase), as in the log line and the metrics.
+func TestOnlineTablebaseSourceArchived(t *testing.T) {
+	h := newHarness(t)
+	h.addHouse("Greedy", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	h.store = newMemStore()
+	mem := h.store.(*memStore)
+	withOnline(h, h.source("tablebase"))
+	_, stop := h.runBot(Settings{}, &playerPool{})
+	id := h.startGame("Greedy", true, lichesstest.ChallengeParams{Variant: "fromPosition", FEN: tablebaseFEN})
+	h.resignAfter(id, "Greedy", 2)
+	h.waitOver(id)
+	testsupport.WaitFor(t, "archived game", func() bool { _, ok := mem.game(id); return ok })
+	stop()
+	r, _ := mem.game(id)
+	if len(r.Moves) < 1 || !r.Moves[0].Ours || r.Moves[0].Source != "online-tablebase" || r.Moves[0].UCI != lichesstest.OnlineMove(tablebaseFEN) {
+		t.Errorf("first move archived as %+v, want ours from online-tablebase", r.Moves)
 	}
 }

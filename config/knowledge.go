@@ -30,9 +30,12 @@ type Syzygy struct {
 	// ProbeDepth (default 1) and ProbeLimit (default 7) set the search's
 	// WDL probes: right after a capture or pawn move, in positions of at
 	// most ProbeLimit pieces, at depth ProbeDepth or more (with fewer
-	// pieces than the limit at any depth). ProbeLimit 0 turns every use of
-	// the tables off, the root's moves and result included (as UCI
-	// SyzygyProbeLimit 0): the daemon does not open them.
+	// pieces than the limit at any depth). Tables of more pieces than
+	// ProbeLimit are not used at all (as UCI SyzygyProbeLimit, and
+	// Stockfish's): such a position's move and result do not come from
+	// them, and the online tablebase is asked as if they were not there.
+	// ProbeLimit 0 turns every use of the tables off: the daemon does not
+	// open them.
 	ProbeDepth int `yaml:"probe_depth"`
 	ProbeLimit int `yaml:"probe_limit"`
 }

@@ -20,8 +20,8 @@ const (
 var OnlineSourceKeys = []string{OnlineTablebaseKey, OnlineExplorerKey, OnlineCloudEvalKey, OnlineChessDBKey}
 
 // Online configures the online knowledge sources asked for a move before
-// the engine thinks, in standard chess and games from a position (package
-// client/online). Each is off by default; any failure of one (no answer
+// the engine thinks, in standard chess and games from a position, and in
+// Chess960 the tablebase and the cloud evaluation (package client/online). Each is off by default; any failure of one (no answer
 // within its timeout, an HTTP error, an illegal move) leaves the move to
 // the engine, which has at least half of the time left (OnlineRules).
 type Online struct {

@@ -312,3 +312,23 @@ func TestMetricsMoveAfterEnd(t *testing.T) {
 		t.Errorf("memory after the end %d/%d, want 0/0", tree, hash)
 	}
 }
+
+// The Lichess tablebase's moves (online-tablebase) and the local tables'
+// (tablebase) are counted under labels of their own.
+func TestMetricsTablebaseSources(t *testing.T) {
+	m := NewMetrics("v1")
+	g := client.GameFacts{ID: "g1", Speed: "blitz", Variant: "standard"}
+	m.GameStarted(g)
+	m.MovePlayed(g, client.Choice{Move: "e2e4", Source: "online-tablebase"})
+	m.MovePlayed(g, client.Choice{Move: "e7e5", Source: "tablebase"})
+	m.MovePlayed(g, client.Choice{Move: "d2d4", Source: "tablebase"})
+	var b bytes.Buffer
+	if err := m.WritePrometheus(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`ponderosa_moves_by_source_total{source="online-tablebase"} 1`, `ponderosa_moves_by_source_total{source="tablebase"} 2`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("scrape lacks %s:\n%s", want, b.String())
+		}
+	}
+}

@@ -61,7 +61,8 @@
 // use it. The searches (also
 // ponder searches) probe the WDL tables after captures and pawn moves
 // (search.Limits.Tablebase; Options.TablebaseProbeDepth and
-// TablebaseProbeLimit).
+// TablebaseProbeLimit). A positive TablebaseProbeLimit bounds the root
+// too: a position of more pieces is searched and its result is not known.
 //
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position

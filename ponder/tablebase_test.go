@@ -289,3 +289,30 @@ func TestTablebaseScore(t *testing.T) {
 		t.Errorf("mate in 1: %+v, want b1b8 scored mate 1", d)
 	}
 }
+
+// A positive probe limit below the position's pieces keeps the tables off
+// at the root too (as in Stockfish: tables beyond the limit are not used
+// at all): a 4-piece won position is searched under limit 3, and its
+// result is not known; under limit 4 (and 0, the largest table) the tables
+// play it at once.
+func TestTablebaseProbeLimitAtRoot(t *testing.T) {
+	tb := testsupport.Syzygy(t)
+	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1" // KQvKR, 4 pieces
+	g := newTestGame(t, Options{Tablebase: tb})
+	for _, tc := range []struct {
+		limit  int
+		tables bool
+	}{{3, false}, {4, true}, {0, true}, {2, false}, {7, true}} {
+		g.SetTablebase(tb, false, 1, tc.limit)
+		if err := g.SetPosition(fen, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		d := think(t, g, ThinkLimits{Depth: 2})
+		if tc.tables && (d.Source != FromTablebase || !d.TB.Known || d.TB.WDL != syzygy.Win) {
+			t.Errorf("limit %d: %+v, want the tables' move", tc.limit, d)
+		}
+		if !tc.tables && (d.Source != FromSearch || d.Tablebase || d.TB.Known) {
+			t.Errorf("limit %d: %+v, want a search without the tables' result", tc.limit, d)
+		}
+	}
+}

@@ -227,12 +227,13 @@ func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 // result is kept in g.rootTB (for Decision.TB) even for an analysis
 // (infinite, search moves, mate search, MultiPV above 1), which gets no
 // moves: the search decides among all. A position the tables do not hold
-// (too many pieces, castling rights, a table missing) or an unreadable
-// table gives no moves (the error is logged) and the search decides among
-// all.
+// (too many pieces, castling rights, a table missing), one of more pieces
+// than a positive Options.TablebaseProbeLimit (as in Stockfish, tables
+// beyond the limit are not used at all), or an unreadable table gives no
+// moves (the error is logged) and the search decides among all.
 func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce bool) {
 	tb := g.opts.Tablebase
-	if tb == nil || g.pos.Occupied().Count() > tb.MaxPieces() || g.pos.CastlingRights() != 0 {
+	if tb == nil || !tablebaseCovers(tb, g.opts.TablebaseProbeLimit, g.pos.Occupied().Count()) || g.pos.CastlingRights() != 0 {
 		return nil, false
 	}
 	rule50 := !g.opts.TablebaseIgnore50
@@ -267,6 +268,13 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		return best, true
 	}
 	return best, len(best) == 1
+}
+
+// tablebaseCovers reports whether the tables tb are used at all in a
+// position of pieces pieces under the probe limit (Options.TablebaseProbeLimit):
+// not beyond their largest table, nor beyond a positive limit.
+func tablebaseCovers(tb *syzygy.Tablebase, limit, pieces int) bool {
+	return pieces <= tb.MaxPieces() && (limit <= 0 || pieces <= limit)
 }
 
 // tablebaseScore scores a move the tables chose, on the search's scale

@@ -83,7 +83,10 @@ type Options struct {
 	// probes of the tables (search.Limits.TablebaseDepth and
 	// TablebaseLimit: UCI SyzygyProbeDepth, SyzygyProbeLimit); a limit of
 	// 0 is the largest table, a negative one turns the search's probes off
-	// (the root still plays the tables' moves).
+	// (the root still plays the tables' moves). A positive limit also
+	// bounds the root: a position of more pieces is searched, not played
+	// from the tables (Stockfish's meaning: tables beyond the limit are
+	// not used at all).
 	TablebaseProbeDepth int
 	TablebaseProbeLimit int
 	// IrreversibleAge is how many TT generations are skipped after an

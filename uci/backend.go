@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/book"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/engine/syzygy"
 	"github.com/ponderosa-chess/ponderosa/internal/panics"
@@ -40,12 +41,22 @@ const (
 	OptEvalFile = "EvalFile"
 	// OptOwnBook (off by default) plays the moves of the Polyglot book
 	// OptBookFile at once, without a search, while the position is in it
-	// (weighted by the book's weights; not for "go ponder", "go infinite",
+	// (chosen as OptBookSelection says; not for "go ponder", "go infinite",
 	// MultiPV or search moves), with no ponder move in "bestmove". A book
 	// file that cannot be read is an error, and the engine plays without a
 	// book.
 	OptOwnBook  = "OwnBook"
 	OptBookFile = "BookFile"
+	// OptBookSelection (weighted_random, the default; uniform_random;
+	// best_move), OptBookMinWeight (default 0: book moves of a lower
+	// weight are left out; weight 0 is never played) and OptBookDepth
+	// (default 0: no limit; else the last ply of the game, counted from
+	// its start position, played from the book) say how the book's move
+	// is chosen, as the daemon's engine.book selection, min_weight and
+	// max_depth do.
+	OptBookSelection = "BookSelection"
+	OptBookMinWeight = "BookMinWeight"
+	OptBookDepth     = "BookDepth"
 	// OptSyzygyPath lists directories of Syzygy tables (separated by ':',
 	// ';' on Windows). In a won position the tables hold, "go" answers at
 	// once with the shortest win among the moves that keep it, so that a
@@ -68,8 +79,10 @@ const (
 	// set the search's WDL probes: right after a capture or pawn move, in
 	// positions of at most ProbeLimit pieces, at depth ProbeDepth or more
 	// (with fewer pieces than the limit at any depth); "info" reports
-	// tbhits. ProbeLimit 0 turns every use of the tables off, the root's
-	// included.
+	// tbhits. A position of more pieces than ProbeLimit is not played
+	// from the tables at the root either (tables beyond the limit are not
+	// used at all, as in Stockfish); ProbeLimit 0 turns every use of the
+	// tables off.
 	OptSyzygyProbeDepth = "SyzygyProbeDepth"
 	OptSyzygyProbeLimit = "SyzygyProbeLimit"
 	optEmptyPath        = "<empty>" // how GUIs send an empty string option
@@ -88,6 +101,10 @@ const (
 	// covers ordinary process stalls.
 	DefaultMoveOverhead = 100 * time.Millisecond
 	MaxMoveOverhead     = 10 * time.Second
+	// MaxBookMinWeight and MaxBookDepth bound BookMinWeight and
+	// BookDepth as the daemon's engine.book min_weight and max_depth.
+	MaxBookMinWeight = 65535
+	MaxBookDepth     = 10000
 	// MaxPerftDepth bounds "go perft": deeper counts take hours and block
 	// the command loop.
 	MaxPerftDepth = 12
@@ -109,6 +126,10 @@ func engineOptions() []OptionSpec {
 		{Name: OptEvalFile, Type: OptionString, Default: ""},
 		{Name: OptOwnBook, Type: OptionCheck, Default: "false"},
 		{Name: OptBookFile, Type: OptionString, Default: ""},
+		{Name: OptBookSelection, Type: OptionCombo, Default: book.WeightedRandom.String(),
+			Vars: []string{book.WeightedRandom.String(), book.UniformRandom.String(), book.BestMove.String()}},
+		{Name: OptBookMinWeight, Type: OptionSpin, Default: "0", Min: 0, Max: MaxBookMinWeight},
+		{Name: OptBookDepth, Type: OptionSpin, Default: "0", Min: 0, Max: MaxBookDepth},
 		{Name: OptSyzygyPath, Type: OptionString, Default: ""},
 		{Name: OptSyzygy50MoveRule, Type: OptionCheck, Default: "true"},
 		{Name: OptSyzygyProbeDepth, Type: OptionSpin, Default: "1", Min: 1, Max: 100},
@@ -316,6 +337,17 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	case OptBookFile:
 		b.bookFile = pathOption(v)
 		return b.chooseBook()
+	case OptBookSelection, OptBookMinWeight, OptBookDepth:
+		o := &b.gopts.BookOptions
+		switch spec.Name {
+		case OptBookSelection:
+			o.Method, _ = book.ParseMethod(v) // one of the combo's vars
+		case OptBookMinWeight:
+			o.MinWeight = n
+		default:
+			o.MaxDepth = n
+		}
+		b.game.SetBooks(b.gopts.Books, *o)
 	case OptSyzygyPath:
 		return b.chooseTablebase(pathOption(v))
 	case OptSyzygy50MoveRule, OptSyzygyProbeDepth, OptSyzygyProbeLimit:

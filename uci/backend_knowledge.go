@@ -1,7 +1,8 @@
 package uci
 
 // The knowledge EngineBackend loads for its games from the options: the
-// endgame tablebases (SyzygyPath), the opening books (OwnBook, BookFile)
+// endgame tablebases (SyzygyPath), the opening books (OwnBook, BookFile;
+// BookSelection, BookMinWeight and BookDepth choose their moves)
 // and the evaluation network (UseNNUE, EvalFile).
 
 import (
@@ -75,8 +76,8 @@ func (b *EngineBackend) chooseBook() error {
 	if len(books) == 0 && len(b.gopts.Books) == 0 {
 		return err // nothing changes
 	}
-	b.gopts.Books, b.gopts.BookOptions = books, book.Options{Method: book.WeightedRandom}
-	b.resetGame() // with a fresh seed
+	b.gopts.Books = books // b.gopts.BookOptions: BookSelection, BookMinWeight, BookDepth
+	b.resetGame()         // with a fresh seed
 	if err != nil {
 		return fmt.Errorf("%w; playing without a book", err)
 	}

@@ -94,6 +94,7 @@ func TestEngineHandshakeListsOptions(t *testing.T) {
 		OptHash: OptionSpin, OptThreads: OptionSpin, OptPonder: OptionCheck, OptMultiPV: OptionSpin,
 		OptChess960: OptionCheck, OptMoveOverhead: OptionSpin, OptClearHash: OptionButton, OptBackgroundPonder: OptionCheck,
 		OptUseNNUE: OptionCheck, OptEvalFile: OptionString, OptOwnBook: OptionCheck, OptBookFile: OptionString,
+		OptBookSelection: OptionCombo, OptBookMinWeight: OptionSpin, OptBookDepth: OptionSpin,
 		OptSyzygyPath: OptionString, OptSyzygy50MoveRule: OptionCheck, OptSyzygyProbeDepth: OptionSpin, OptSyzygyProbeLimit: OptionSpin,
 	}
 	for _, l := range lines {

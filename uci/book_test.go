@@ -170,3 +170,132 @@ func TestEngineBookMoveNoPonder(t *testing.T) {
 		t.Errorf("book move %s with ponder move %s", best, ponder)
 	}
 }
+
+// bookWeights returns the UCI moves of the sample book after the moves,
+// with their weights.
+func bookWeights(t *testing.T, moves ...string) map[string]int {
+	t.Helper()
+	b, err := book.Open(sampleBookPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := testsupport.MustFEN(t, board.StartFEN, moves...)
+	out := map[string]int{}
+	for _, m := range b.Moves(pos) {
+		out[pos.MoveToUCI(m.Move)] = m.Weight
+	}
+	return out
+}
+
+// BookSelection, BookMinWeight and BookDepth choose the book's move as the
+// daemon's engine.book selection, min_weight and max_depth do: best_move
+// always plays the heaviest move, whatever the seed; a minimum weight
+// above every move's leaves the position to the search, and one that
+// leaves a single move plays it whatever the selection; the book is asked
+// up to BookDepth plies and the search plays after.
+func TestEngineBookSelectionOptions(t *testing.T) {
+	weights := bookWeights(t)
+	if len(weights) < 2 {
+		t.Fatalf("the sample book has %d moves at the start", len(weights))
+	}
+	heaviest, top, second := "", 0, 0
+	for m, w := range weights {
+		switch {
+		case w > top:
+			heaviest, second, top = m, top, w
+		case w > second:
+			second = w
+		}
+	}
+	if top == second {
+		t.Fatalf("no single heaviest move at the start: %v", weights)
+	}
+	b := NewEngineBackend()
+	t.Cleanup(b.Close)
+	next := int64(0)
+	b.seedSource = func() int64 { next++; return next }
+	set := func(name, value string) {
+		t.Helper()
+		if err := b.SetOption(name, value); err != nil {
+			t.Fatalf("setoption %s %s: %v", name, value, err)
+		}
+	}
+	set(OptBookFile, sampleBookPath)
+	set(OptOwnBook, "true")
+	lim := GoParams{GoLimits: GoLimits{WTime: time.Minute, BTime: time.Minute}}
+	play := func(moves ...string) (string, bool) {
+		t.Helper()
+		if err := b.SetPosition(board.StartFEN, moves); err != nil {
+			t.Fatal(err)
+		}
+		var infos []Info
+		best, _ := b.Go(context.Background(), GoParams{GoLimits: GoLimits{Depth: 2}}, func(in Info) { infos = append(infos, in) })
+		searchedHere := false
+		for _, in := range infos {
+			searchedHere = searchedHere || in.Depth > 0
+		}
+		return best, searchedHere
+	}
+
+	// The default, weighted_random, plays more than one move over fresh
+	// seeds; best_move plays the heaviest every time.
+	seen := map[string]bool{}
+	for i := range 12 {
+		set(OptMoveOverhead, strconv.Itoa(50+i)) // a game made anew, a fresh seed
+		if err := b.SetPosition(board.StartFEN, nil); err != nil {
+			t.Fatal(err)
+		}
+		best, _ := b.Go(context.Background(), lim, nil)
+		seen[best] = true
+	}
+	if len(seen) < 2 {
+		t.Errorf("weighted_random over 12 seeds played only %v", seen)
+	}
+	set(OptBookSelection, "Best_Move") // combo values are case-insensitive
+	for i := range 6 {
+		set(OptMoveOverhead, strconv.Itoa(80+i))
+		if best, searchedHere := play(); best != heaviest || searchedHere {
+			t.Fatalf("best_move played %s (searched %v), want the heaviest %s of %v", best, searchedHere, heaviest, weights)
+		}
+	}
+
+	// A minimum weight above the second move's leaves the heaviest alone,
+	// even for uniform_random; above every move's, the search plays.
+	set(OptBookSelection, "uniform_random")
+	set(OptBookMinWeight, strconv.Itoa(second+1))
+	for range 6 {
+		if best, searchedHere := play(); best != heaviest || searchedHere {
+			t.Fatalf("min weight %d: played %s (searched %v), want %s", second+1, best, searchedHere, heaviest)
+		}
+	}
+	set(OptBookMinWeight, strconv.Itoa(top+1))
+	if _, searchedHere := play(); !searchedHere {
+		t.Errorf("min weight %d, above every move's: no search", top+1)
+	}
+	set(OptBookMinWeight, "0")
+
+	// BookDepth 1: the first ply from the book, the second searched
+	// (although the book knows the position).
+	set(OptBookDepth, "1")
+	first, searchedHere := play()
+	if searchedHere || weights[first] == 0 {
+		t.Fatalf("depth 1, ply 1: %s (searched %v), want a book move", first, searchedHere)
+	}
+	if len(bookWeights(t, first)) == 0 {
+		t.Fatalf("the sample book has no reply to %s", first)
+	}
+	if _, searchedHere := play(first); !searchedHere {
+		t.Errorf("depth 1, ply 2: the book answered")
+	}
+	set(OptBookDepth, "0")
+	if reply, searchedHere := play(first); searchedHere || bookWeights(t, first)[reply] == 0 {
+		t.Errorf("depth 0 (no limit), ply 2: %s (searched %v), want a book move", reply, searchedHere)
+	}
+
+	// Values out of range are refused.
+	for _, o := range [][2]string{{OptBookSelection, "random"}, {OptBookMinWeight, "-1"}, {OptBookDepth, "100000"}} {
+		if err := b.SetOption(o[0], o[1]); err == nil {
+			t.Errorf("setoption %s %s: no error", o[0], o[1])
+		}
+	}
+}

@@ -172,3 +172,23 @@ func TestEngineSyzygyProbeLimitZero(t *testing.T) {
 		t.Errorf("limit 7: want the tables' move:\n%s", all)
 	}
 }
+
+// A SyzygyProbeLimit below the position's pieces keeps the tables off at
+// the root too (tables beyond the limit are not used at all, as in
+// Stockfish): a 4-piece win is searched under limit 3, and played from the
+// tables under limit 4.
+func TestEngineSyzygyProbeLimitAtRoot(t *testing.T) {
+	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
+	c, _ := startEngine(t)
+	c.send("setoption name SyzygyPath value "+syzygyTestdata, "setoption name SyzygyProbeLimit value 3",
+		"position fen "+fen, "go depth 3")
+	lines := c.untilPrefix("bestmove")
+	if all := strings.Join(lines, "\n"); !searched(lines) || strings.Contains(all, "source=tablebase") || strings.Contains(all, "info string tablebase") {
+		t.Errorf("limit 3, 4 pieces: want a search without the tables' move:\n%s", all)
+	}
+	c.send("setoption name SyzygyProbeLimit value 4", "position fen "+fen, "go depth 3")
+	lines = c.untilPrefix("bestmove")
+	if all := strings.Join(lines, "\n"); searched(lines) || !strings.Contains(all, "source=tablebase") {
+		t.Errorf("limit 4: want the tables' move:\n%s", all)
+	}
+}

@@ -87,14 +87,21 @@ type CloudPV struct {
 	Mate  *int   `json:"mate"`
 }
 
-// CloudEval gets the cloud evaluation of a standard chess position (X-FEN)
-// with multiPV variations. A position the cloud does not know is an
-// *APIError with status 404 (IsNotFound). It fails at once inside a
-// cool-down of the endpoint.
-func (c *Client) CloudEval(ctx context.Context, fen string, multiPV int) (*CloudEval, error) {
+// VariantChess960 is the cloud evaluation's variant of Chess960.
+const VariantChess960 = "chess960"
+
+// CloudEval gets the cloud evaluation of a position (X-FEN) with multiPV
+// variations, in variant ("" for standard chess, not sent; the cloud
+// takes Lichess' variant keys, such as VariantChess960). A position the
+// cloud does not know is an *APIError with status 404 (IsNotFound). It
+// fails at once inside a cool-down of the endpoint.
+func (c *Client) CloudEval(ctx context.Context, fen string, multiPV int, variant string) (*CloudEval, error) {
 	q := url.Values{"fen": {fen}}
 	if multiPV > 1 {
 		q.Set("multiPv", strconv.Itoa(multiPV))
+	}
+	if variant != "" {
+		q.Set("variant", variant)
 	}
 	var out CloudEval
 	err := c.doJSON(ctx, request{op: "cloud evaluation", method: http.MethodGet,

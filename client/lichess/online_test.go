@@ -32,7 +32,7 @@ func TestKnowledgeEndpoints(t *testing.T) {
 		t.Errorf("tablebase: %+v, want %s first as a loss for the opponent", tb.Moves, want)
 	}
 
-	ev, err := c.CloudEval(ctx, startFEN, 3)
+	ev, err := c.CloudEval(ctx, startFEN, 3, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestKnowledgeEndpoints(t *testing.T) {
 	}
 
 	s.SetOnlineFault(lichesstest.OnlineCloudEval, lichesstest.OnlineNotFound)
-	if _, err := c.CloudEval(ctx, startFEN, 1); !IsNotFound(err) {
+	if _, err := c.CloudEval(ctx, startFEN, 1, ""); !IsNotFound(err) {
 		t.Errorf("cloud eval of an unknown position: %v, want a 404", err)
 	}
 }
@@ -139,7 +139,7 @@ func TestTokenNotRedirectedToAnotherHost(t *testing.T) {
 	if _, err := c.Explorer(ctx, ExplorerQuery{Base: redir.URL + "/away", Database: ExplorerMasters, FEN: startFEN}); !errors.Is(err, ErrRedirectRefused) {
 		t.Errorf("explorer redirected to another host: %v, want ErrRedirectRefused", err)
 	}
-	if _, err := c.CloudEval(ctx, startFEN, 1); !errors.Is(err, ErrRedirectRefused) {
+	if _, err := c.CloudEval(ctx, startFEN, 1, ""); !errors.Is(err, ErrRedirectRefused) {
 		t.Errorf("cloud evaluation redirected to another host: %v, want ErrRedirectRefused", err)
 	}
 	if _, err := c.Explorer(ctx, ExplorerQuery{Base: redir.URL + "/same", Database: ExplorerMasters, FEN: startFEN}); err != nil {
@@ -152,5 +152,28 @@ func TestTokenNotRedirectedToAnotherHost(t *testing.T) {
 	}
 	if len(sameAuth) != 1 || sameAuth[0] != "Bearer "+testToken {
 		t.Errorf("the redirect on the same host arrived with Authorization %q, want the token once", sameAuth)
+	}
+}
+
+// CloudEval sends its variant (here chess960, whose X-FEN castling rights
+// standard chess cannot read) and none for standard chess.
+func TestCloudEvalVariant(t *testing.T) {
+	s := newServer(t)
+	c := newTestClient(t, s.URL())
+	ctx := context.Background()
+	const fen960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+	ev, err := c.CloudEval(ctx, fen960, 1, VariantChess960)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := lichesstest.OnlineVariantMove(VariantChess960, fen960); len(ev.PVs) != 1 || ev.PVs[0].Moves != want {
+		t.Errorf("chess960: %+v, want %s", ev.PVs, want)
+	}
+	if _, err := c.CloudEval(ctx, startFEN, 1, ""); err != nil {
+		t.Fatal(err)
+	}
+	a := s.OnlineAnswers()
+	if len(a) != 2 || a[0].Variant != VariantChess960 || a[1].Variant != "" {
+		t.Errorf("requests %+v, want variant chess960 then none", a)
 	}
 }

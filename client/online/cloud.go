@@ -25,6 +25,10 @@ func (c *Cloud) Name() string { return "cloud" }
 
 func (c *Cloud) Applies(p Position) bool { return true }
 
+// ServesChess960: the cloud evaluation is asked with variant=chess960 in
+// a Chess960 game.
+func (c *Cloud) ServesChess960() bool { return true }
+
 // pvValue orders variations for the mover: a mate is worth more than any
 // centipawn score, a faster mate more than a slower one.
 func pvValue(cp, mate int) int {
@@ -38,7 +42,11 @@ func pvValue(cp, mate int) int {
 }
 
 func (c *Cloud) Move(ctx context.Context, p Position) (Move, error) {
-	ev, err := c.Client.CloudEval(ctx, p.FEN, max(c.MultiPV, 1))
+	variant := ""
+	if p.Chess960 {
+		variant = lichess.VariantChess960
+	}
+	ev, err := c.Client.CloudEval(ctx, p.FEN, max(c.MultiPV, 1), variant)
 	if lichess.IsNotFound(err) {
 		return Move{}, fmt.Errorf("cloud evaluation: %w (not in the cloud)", ErrNoMove)
 	}

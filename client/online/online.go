@@ -29,6 +29,10 @@ var ErrNoMove = errors.New("no move")
 type Position struct {
 	FEN string // X-FEN
 	Ply int    // plies played since the game's start position
+	// Chess960 is set in a Chess960 game (castling rights in FEN are
+	// X-FEN's: a rook's file where KQkq would be ambiguous). Only a
+	// Chess960Source that serves Chess960 is asked in one.
+	Chess960 bool
 }
 
 // Pieces counts the pieces (kings included) of the position.
@@ -78,8 +82,9 @@ type Move struct {
 
 // Source is one online knowledge service.
 type Source interface {
-	// Name is the source's name in logs: tablebase, cloud, explorer,
-	// chessdb.
+	// Name is the source's name in logs, in Choice.Source (the archive's
+	// per-move source, the metrics' label): online-tablebase, cloud,
+	// explorer, chessdb.
 	Name() string
 	// Applies reports whether the source can know the position at all
 	// (the tablebase: few enough pieces and no castling right); a source
@@ -87,4 +92,17 @@ type Source interface {
 	Applies(p Position) bool
 	// Move asks the service. ctx bounds the request.
 	Move(ctx context.Context, p Position) (Move, error)
+}
+
+// Chess960Source is a Source that can also be asked in Chess960 games
+// (Position.Chess960) when ServesChess960 says so: the Lichess tablebase
+// (a position without castling rights, the only ones it applies to, is
+// the same in standard chess and Chess960) and the cloud evaluation
+// (variant=chess960). The other sources are asked in standard chess
+// only: the opening explorer (its variant chess960 is another name for
+// standard chess: its games are standard games) and chessdb (standard
+// chess only).
+type Chess960Source interface {
+	Source
+	ServesChess960() bool
 }

@@ -292,3 +292,31 @@ func TestChessDBChoice(t *testing.T) {
 		}
 	}
 }
+
+// In a Chess960 game the cloud is asked with variant=chess960 (and not
+// otherwise); the tablebase and the cloud serve Chess960, the explorer
+// and chessdb do not.
+func TestChess960Sources(t *testing.T) {
+	c := &canned{body: `{"depth":30,"knodes":5,"pvs":[{"moves":"g1h1","cp":20}]}`}
+	base := serve(t, c)
+	cl := &Cloud{Client: client(t, base), MinDepth: 20}
+	const fen960 = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+	if m, err := cl.Move(context.Background(), Position{FEN: fen960, Chess960: true}); err != nil || m.UCI != "g1h1" {
+		t.Fatalf("cloud in Chess960: %+v %v", m, err)
+	}
+	if _, err := cl.Move(context.Background(), Position{FEN: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.query) != 2 || !strings.Contains(c.query[0], "variant=chess960") || strings.Contains(c.query[1], "variant") {
+		t.Errorf("cloud requests %q, want variant=chess960 in the first only", c.query)
+	}
+	for _, tc := range []struct {
+		s    Source
+		want bool
+	}{{&Tablebase{}, true}, {&Cloud{}, true}, {&Explorer{}, false}, {&ChessDB{}, false}} {
+		c, ok := tc.s.(Chess960Source)
+		if got := ok && c.ServesChess960(); got != tc.want {
+			t.Errorf("%s serves Chess960: %v, want %v", tc.s.Name(), got, tc.want)
+		}
+	}
+}

@@ -25,7 +25,13 @@ type Tablebase struct {
 	MaxPieces int
 }
 
-func (t *Tablebase) Name() string { return "tablebase" }
+// Name is online-tablebase, apart from the built-in engine's local tables
+// (source tablebase) in logs, the archive and the metrics.
+func (t *Tablebase) Name() string { return "online-tablebase" }
+
+// ServesChess960: the tablebase applies only to positions without
+// castling rights, which are the same in standard chess and Chess960.
+func (t *Tablebase) ServesChess960() bool { return true }
 
 func (t *Tablebase) Applies(p Position) bool {
 	limit := t.MaxPieces

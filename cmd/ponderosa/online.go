@@ -43,7 +43,7 @@ func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebas
 		}
 		src := client.OnlineSource{Source: s, Timeout: r.Timeout, MinTime: r.MinTime, MaxMisses: r.MaxMisses}
 		if key == config.OnlineTablebaseKey && local != nil {
-			src.Skip = localTablesHold(local)
+			src.Skip = localTablesHold(local, cfg.Engine.Syzygy.ProbeLimit)
 		}
 		out = append(out, src)
 	}
@@ -52,12 +52,14 @@ func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebas
 
 // localTablesHold reports the positions that the local tables hold
 // (syzygy.Tablebase.Holds: no castling right, at most their most pieces,
-// both tables of the material): there the built-in engine plays the
-// tables' move at once, and the Lichess tablebase is not asked. A FEN
-// that does not parse is not held.
-func localTablesHold(tb *syzygy.Tablebase) func(online.Position) bool {
+// both tables of the material, the tables its captures and promotions
+// lead to) and that the built-in engine uses them
+// for (at most limit pieces, engine.syzygy.probe_limit, when positive):
+// there it plays the tables' move at once, and the Lichess tablebase is
+// not asked. A FEN that does not parse is not held.
+func localTablesHold(tb *syzygy.Tablebase, limit int) func(online.Position) bool {
 	return func(pos online.Position) bool {
-		if pos.Pieces() > tb.MaxPieces() || pos.CanCastle() {
+		if n := pos.Pieces(); n > tb.MaxPieces() || (limit > 0 && n > limit) || pos.CanCastle() {
 			return false // the cheap checks first
 		}
 		p, err := board.ParseFEN(pos.FEN)

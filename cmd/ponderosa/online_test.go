@@ -30,14 +30,14 @@ func TestOnlineSourcesFromConfig(t *testing.T) {
 			if s.MaxMisses != 7 || s.Timeout != 2*time.Second || s.MinTime != 20*time.Second {
 				t.Errorf("chessdb rules %+v", s)
 			}
-		case "tablebase":
+		case "online-tablebase":
 			if s.Timeout != time.Second || s.MaxMisses != 5 {
 				t.Errorf("tablebase rules %+v", s)
 			}
 		}
 	}
-	if strings.Join(names, ",") != "chessdb,tablebase" {
-		t.Errorf("sources %v, want chessdb,tablebase", names)
+	if strings.Join(names, ",") != "chessdb,online-tablebase" {
+		t.Errorf("sources %v, want chessdb,online-tablebase", names)
 	}
 }
 
@@ -100,7 +100,7 @@ func TestOnlineTablebaseSkipsLocalTables(t *testing.T) {
 	var tb client.OnlineSource
 	for _, s := range onlineSources(cfg, nil, tables) {
 		switch s.Source.Name() {
-		case "tablebase":
+		case "online-tablebase":
 			tb = s
 		default:
 			if s.Skip != nil {
@@ -135,6 +135,36 @@ func TestOnlineTablebaseSkipsLocalTables(t *testing.T) {
 	for _, s := range onlineSources(cfg, nil, tables) {
 		if s.Skip != nil {
 			t.Errorf("external engine: %s skips positions", s.Source.Name())
+		}
+	}
+}
+
+// Under engine.syzygy.probe_limit the built-in engine does not use the
+// tables of more pieces, so the online tablebase is asked there: with
+// limit 3, a 3-piece position the local tables hold is skipped, a 4-piece
+// one is not.
+func TestOnlineTablebaseSkipsUnderProbeLimit(t *testing.T) {
+	abs := testsupport.SyzygyDir(t)
+	cfg := parseConfig(t, "engine:\n  builtin: {hash_mb: 8, tree_memory_mb: 4}\n  syzygy:\n    paths: ["+abs+"]\n    probe_limit: 3\n"+
+		"online:\n  tablebase: {enabled: true}\n")
+	_, tables, err := playerFactoryTables(cfg, discardLogger(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcs := onlineSources(cfg, nil, tables)
+	if len(srcs) != 1 || srcs[0].Skip == nil {
+		t.Fatalf("sources %+v, want the tablebase skipping the local tables' positions", srcs)
+	}
+	for _, tc := range []struct {
+		fen  string
+		skip bool
+	}{
+		{"4k3/8/8/8/8/8/8/3QK3 w - - 0 1", true},
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", false},
+		{"8/8/8/4k3/8/8/4P3/4K3 w - - 0 1", true},
+	} {
+		if got := srcs[0].Skip(online.Position{FEN: tc.fen}); got != tc.skip {
+			t.Errorf("%s: skip %v, want %v", tc.fen, got, tc.skip)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package syzygy
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -278,5 +280,51 @@ func TestHolds(t *testing.T) {
 				t.Errorf("%s: held, but ProbeRoot: %v", tc.fen, err)
 			}
 		}
+	}
+}
+
+// Holds looks for the tables the root probe reaches, not only those of the
+// position's material: KQvKR with its own tables but without KQvK and
+// KRvK (the materials after a capture) is not held, and ProbeRoot indeed
+// fails there; with them it is held and probes.
+func TestHoldsCaptureTables(t *testing.T) {
+	dir := t.TempDir()
+	link := func(names ...string) { // copies: symbolic links need not work everywhere
+		t.Helper()
+		for _, n := range names {
+			data, err := os.ReadFile(filepath.Join("testdata", n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, n), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	link("KQvKR.rtbw", "KQvKR.rtbz")
+	p := mustFEN(t, "8/8/8/8/8/3k4/7r/QK6 w - - 0 1")
+	open := func() *Tablebase {
+		t.Helper()
+		tb, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { tb.Close() })
+		return tb
+	}
+	tb := open()
+	if _, err := tb.ProbeRoot(p, true, nil); !errors.Is(err, ErrNoTable) {
+		t.Fatalf("ProbeRoot without the capture tables: %v, want ErrNoTable", err)
+	}
+	if tb.Holds(p) {
+		t.Error("held without the tables after a capture")
+	}
+	link("KQvK.rtbw", "KQvK.rtbz", "KRvK.rtbw", "KRvK.rtbz")
+	tb = open()
+	if !tb.Holds(p) {
+		t.Error("not held with the tables after a capture")
+	}
+	if _, err := tb.ProbeRoot(p, true, nil); err != nil {
+		t.Errorf("held, but ProbeRoot: %v", err)
 	}
 }

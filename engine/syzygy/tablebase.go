@@ -193,10 +193,14 @@ func Open(dirs ...string) (*Tablebase, error) {
 func (tb *Tablebase) MaxPieces() int { return tb.largest }
 
 // Holds reports whether the tables found hold p for a root probe
-// (ProbeRoot): no castling right, at most MaxPieces pieces, and both the
-// WDL and the DTZ table of p's material (two bare kings need none). The
-// tables of the materials after a capture are not looked for, and no file
-// is opened: a probe may still fail.
+// (ProbeRoot): no castling right, at most MaxPieces pieces, both the WDL
+// and the DTZ table of p's material (two bare kings need none), and every
+// other table the probe of p's moves reaches: the WDL tables of the
+// materials after the captures and promotions it looks at (KQvKR's
+// captures lead to KQvK and KRvK). Past the cheap checks it finds out by
+// probing p's root moves (p is played on and restored; the tables it
+// needs are opened): a table missing, or one that cannot be read, means p
+// is not held.
 func (tb *Tablebase) Holds(p *board.Position) bool {
 	if tb.probeable(p) != nil {
 		return false
@@ -204,8 +208,11 @@ func (tb *Tablebase) Holds(p *board.Position) bool {
 	if p.Occupied().Count() == 2 {
 		return true
 	}
-	e := tb.entries[positionKey(p)]
-	return e != nil && e.wdl != nil && e.dtz != nil
+	if e := tb.entries[positionKey(p)]; e == nil || e.wdl == nil || e.dtz == nil {
+		return false
+	}
+	_, err := tb.ProbeRoot(p, false, nil)
+	return err == nil
 }
 
 // Tables returns the number of table files found (WDL and DTZ).

@@ -63,7 +63,7 @@
 // recommends OnlineMove(fen), a legal move chosen by a fixed rule:
 //
 //	GET  /tablebase/standard?fen=               the Lichess tablebase (TablebasePath)
-//	GET  /api/cloud-eval?fen=&multiPv=          the Lichess cloud evaluation
+//	GET  /api/cloud-eval?fen=&multiPv=&variant= the Lichess cloud evaluation (variant chess960 too)
 //	GET  /explorer/masters|lichess?fen=         the Lichess opening explorer (ExplorerPath)
 //	GET  /chessdb/cdb.php?action=&board=&json=1 chessdb: querybest, queryall (ChessDBPath)
 //

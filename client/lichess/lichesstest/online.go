@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/notnil/chess"
+
+	eboard "github.com/ponderosa-chess/ponderosa/engine/board"
 )
 
 // Fakes of the online knowledge sources a bot may ask for a move: the
@@ -17,13 +19,17 @@ import (
 // (the cloud evaluation is a Lichess API endpoint, at its own path):
 //
 //	tablebase   URL()+TablebasePath  GET /tablebase/standard?fen=
-//	cloud eval  URL()                GET /api/cloud-eval?fen=&multiPv=
+//	cloud eval  URL()                GET /api/cloud-eval?fen=&multiPv=&variant=
 //	explorer    URL()+ExplorerPath   GET /explorer/masters?fen=, /explorer/lichess?fen=
 //	chessdb     URL()+ChessDBPath    GET /chessdb/cdb.php?action=querybest|queryall&board=&json=1
 //
 // A good answer (OnlineGood, the default) recommends OnlineMove(fen), a
 // legal move of the position chosen by a fixed rule, in the shape of each
-// service; SetOnlineFault makes a service misbehave instead.
+// service; SetOnlineFault makes a service misbehave instead. The cloud
+// evaluation also knows variant=chess960 (OnlineVariantMove: castling as
+// the king taking its rook, as Lichess writes it in Chess960) and answers
+// any other variant but standard (and fromPosition) as a position it does
+// not know.
 const (
 	TablebasePath = "/tablebase"
 	ExplorerPath  = "/explorer"
@@ -96,6 +102,7 @@ func (f OnlineFault) String() string {
 type OnlineAnswer struct {
 	Service OnlineService
 	FEN     string
+	Variant string // the variant parameter ("" when none was sent)
 	Fault   OnlineFault
 	Move    string // the move recommended ("" when none)
 	// Authorized: the request carried an Authorization header.
@@ -140,8 +147,14 @@ func (s *Server) OnlineAnswers() []OnlineAnswer {
 // order, "" when it has none or fen cannot be read. The rule is fixed so
 // that a test knows the move, and picks a move a player taking the first
 // legal move would not.
-func OnlineMove(fen string) string {
-	legal := onlineLegal(fen)
+func OnlineMove(fen string) string { return OnlineVariantMove("", fen) }
+
+// OnlineVariantMove is OnlineMove in a variant of the cloud evaluation:
+// in "chess960", the last legal move in UCI order with castling written
+// as the king taking its rook; "", "standard" and "fromPosition" are
+// standard chess; "" for any other variant.
+func OnlineVariantMove(variant, fen string) string {
+	legal := onlineLegal(variant, fen)
 	if len(legal) == 0 {
 		return ""
 	}
@@ -193,9 +206,31 @@ func kingTakesRook(fen string, legal []string) []string {
 	return out
 }
 
-// onlineLegal lists the legal moves of fen in UCI, sorted.
-func onlineLegal(fen string) []string {
-	opt, err := chess.FEN(strings.ReplaceAll(fen, "_", " "))
+// onlineLegal lists the legal moves of fen in variant in UCI, sorted (see
+// OnlineVariantMove).
+func onlineLegal(variant, fen string) []string {
+	fen = strings.ReplaceAll(fen, "_", " ")
+	switch variant {
+	case "", "standard", "fromPosition":
+	case "chess960":
+		// notnil/chess knows no Chess960 castling: the project's board does.
+		pos, err := eboard.ParseFEN(fen)
+		if err != nil {
+			return nil
+		}
+		pos.SetChess960(true)
+		var ml eboard.MoveList
+		pos.GenerateLegal(&ml)
+		var out []string
+		for _, m := range ml.Slice() {
+			out = append(out, pos.MoveToUCI(m))
+		}
+		slices.Sort(out)
+		return out
+	default:
+		return nil
+	}
+	opt, err := chess.FEN(fen)
 	if err != nil {
 		return nil
 	}
@@ -236,7 +271,8 @@ func (s *Server) handleOnline(service OnlineService) http.HandlerFunc {
 			fen = q.Get("board")
 		}
 		fen = strings.ReplaceAll(fen, "_", " ")
-		legal := onlineLegal(fen)
+		variant := q.Get("variant")
+		legal := onlineLegal(variant, fen)
 		s.mu.Lock()
 		fault, slow := s.online.faults[service], s.online.slowness
 		if slow <= 0 {
@@ -254,7 +290,7 @@ func (s *Server) handleOnline(service OnlineService) http.HandlerFunc {
 			move = KingTakesRookMove(fen)
 			legal = kingTakesRook(fen, legal)
 		}
-		s.online.answers = append(s.online.answers, OnlineAnswer{Service: service, FEN: fen, Fault: fault, Move: move,
+		s.online.answers = append(s.online.answers, OnlineAnswer{Service: service, FEN: fen, Variant: variant, Fault: fault, Move: move,
 			Authorized: r.Header.Get("Authorization") != ""})
 		s.logLocked("%s: %s → %s %s", service, fen, fault, move)
 		s.mu.Unlock()

@@ -20,7 +20,7 @@ func TestOnlineFakes(t *testing.T) {
 	s := newTestServer(t)
 	fen := "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 	best := OnlineMove(fen)
-	legal := onlineLegal(fen)
+	legal := onlineLegal("", fen)
 	if len(legal) != 20 || best != legal[19] {
 		t.Fatalf("legal moves of the start: %v, best %s", legal, best)
 	}
@@ -134,6 +134,48 @@ func TestOnlineFakesKingTakesRook(t *testing.T) {
 		answers := s.OnlineAnswers()
 		if a := answers[len(answers)-1]; resp.StatusCode != 200 || a.Move != "e1h1" || !strings.Contains(body, `"e1h1`) || strings.Contains(body, `"e1g1`) {
 			t.Errorf("%s: %d, recorded %q, body %s; want e1h1 and no e1g1", svc, resp.StatusCode, a.Move, body)
+		}
+	}
+}
+
+// The cloud evaluation's fake knows variant=chess960: a Chess960 position
+// (X-FEN castling rights notnil/chess cannot read) gets
+// OnlineVariantMove's move, castling as the king taking its rook, and the
+// variant is recorded; another variant is a position it does not know.
+func TestOnlineFakesCloudChess960(t *testing.T) {
+	s := newTestServer(t)
+	const fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+	best := OnlineVariantMove("chess960", fen)
+	if best == "" || OnlineMove(fen) != "" {
+		t.Fatalf("chess960 move %q, standard move %q: want one in Chess960 only", best, OnlineMove(fen))
+	}
+	if legal := onlineLegal("chess960", "4k3/8/8/8/8/8/8/R3K2R w KQ - 0 1"); !slices.Contains(legal, "e1h1") || !slices.Contains(legal, "e1a1") || slices.Contains(legal, "e1g1") {
+		t.Errorf("chess960 castling: %v, want e1h1 and e1a1 (king takes rook)", legal)
+	}
+	get := func(variant string) (int, string) {
+		t.Helper()
+		q := url.Values{"fen": {fen}, "multiPv": {"2"}}
+		if variant != "" {
+			q.Set("variant", variant)
+		}
+		resp, err := http.Get(s.URL() + "/api/cloud-eval?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if status, body := get("chess960"); status != 200 || !strings.Contains(body, `"moves":"`+best+`"`) {
+		t.Errorf("chess960: %d %s, want %s", status, body, best)
+	}
+	a := s.OnlineAnswers()
+	if len(a) != 1 || a[0].Variant != "chess960" || a[0].Move != best {
+		t.Errorf("recorded %+v, want variant chess960 and move %s", a, best)
+	}
+	for _, v := range []string{"", "atomic"} {
+		if status, body := get(v); status != 404 {
+			t.Errorf("variant %q: %d %s, want 404", v, status, body)
 		}
 	}
 }
