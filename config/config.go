@@ -408,7 +408,8 @@ type Correspondence struct {
 	// MoveTime is how long to think on each move. Default 1m.
 	MoveTime time.Duration `yaml:"move_time"`
 	// CheckinPeriod is how often the bot lists its games in progress to take
-	// up the correspondence games where it is its move. Default 10m.
+	// up the correspondence games where it is its move. Default 10m; at
+	// most MaxCheckinPeriod.
 	CheckinPeriod time.Duration `yaml:"checkin_period"`
 	// DisconnectTime is how long the game's stream stays open after our move
 	// before it is let go. Default 150s.
@@ -421,6 +422,15 @@ type Correspondence struct {
 	// real-time games only. Default 5.
 	Concurrency int `yaml:"concurrency"`
 }
+
+// MaxCheckinPeriod is the longest correspondence.checkin_period. The
+// check-in is what takes a game up when Lichess' word that the opponent
+// moved (the gameStart event) is lost, a stream cut say: the shortest
+// correspondence clock Lichess has is 1 day a move, so the check-in must
+// come several times within a day, with correspondence.move_time (at most
+// an hour) still to think after it. 6 hours leaves at least three check-ins
+// and the thinking well before such a clock could run out.
+const MaxCheckinPeriod = 6 * time.Hour
 
 // Opponent-gone behaviours.
 const (

@@ -345,7 +345,8 @@ func (v *validator) rating(key string, r RatingRange) {
 func (v *validator) correspondence() {
 	c := v.c.Correspondence
 	v.durationIn("correspondence.move_time", c.MoveTime, time.Second, time.Hour, "")
-	v.durationIn("correspondence.checkin_period", c.CheckinPeriod, 10*time.Second, 24*time.Hour, "")
+	v.durationIn("correspondence.checkin_period", c.CheckinPeriod, 10*time.Second, MaxCheckinPeriod,
+		"a check-in must come well within the shortest correspondence clock, 1 day a move, should Lichess' word that the opponent moved be lost")
 	v.durationIn("correspondence.disconnect_time", c.DisconnectTime, time.Second, 24*time.Hour, "")
 	v.intIn("correspondence.concurrency", c.Concurrency, 1, 1000, "correspondence games in progress at once, apart from challenge.concurrency")
 }

@@ -249,7 +249,7 @@ func (t *translator) correspondence(c *section) {
 		t.b.set(p("correspondence."+key), d, inUnit(from(c, key), "seconds"))
 	}
 	set("move_time", 60, time.Second, time.Hour)
-	set("checkin_period", 600, 10*time.Second, 24*time.Hour)
+	set("checkin_period", 600, 10*time.Second, config.MaxCheckinPeriod)
 	set("disconnect_time", 300, time.Second, 24*time.Hour)
 	ponder := c.boolean("ponder", false)
 	if c.boolean("uci_ponder", false) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ponderosa-chess/ponderosa/config"
 )
 
 const uciEngine = "engine: {dir: /, name: bin/sh}\n"
@@ -279,5 +281,20 @@ greeting:
 	}
 	if _, err := Import([]byte("challenge:\n  <<: 5\n"), "c.yml", Options{}); err == nil || !strings.Contains(err.Error(), "merge key") {
 		t.Errorf("a merge of a number: %v", err)
+	}
+}
+
+// TestImportCheckinPeriodCapped: lichess-bot takes any checkin_period;
+// ponderosa's is at most config.MaxCheckinPeriod, so a longer one is
+// written as the cap, with a note, and the result validates.
+func TestImportCheckinPeriodCapped(t *testing.T) {
+	in := uciEngine + "challenge: {variants: [standard], time_controls: [correspondence], modes: [rated]}\n" +
+		"correspondence: {checkin_period: 86400}\n"
+	res := importText(t, in, Options{})
+	if got := loadYAML(t, res).Correspondence.CheckinPeriod; got != config.MaxCheckinPeriod {
+		t.Errorf("checkin_period %v, want the cap %v", got, config.MaxCheckinPeriod)
+	}
+	if n, ok := findNote(res, "correspondence.checkin_period"); !ok || n.Kind != KindChanged || !strings.Contains(n.Msg, "written as 6h") {
+		t.Errorf("note %+v %v, want a change written as 6h", n, ok)
 	}
 }
