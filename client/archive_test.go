@@ -24,6 +24,7 @@ type memStore struct {
 	diffs    map[string][2]*int
 	botGames map[string]time.Time
 	declines []DeclineRecord
+	pauses   map[string]time.Time
 	fail     error
 }
 
@@ -84,6 +85,22 @@ func (m *memStore) DeclinesSince(ctx context.Context, t time.Time) ([]DeclineRec
 		}
 	}
 	return out, nil
+}
+
+func (m *memStore) SetPause(ctx context.Context, name string, until time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pauses == nil {
+		m.pauses = map[string]time.Time{}
+	}
+	m.pauses[name] = until
+	return nil
+}
+
+func (m *memStore) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pauses[name], nil
 }
 
 func (m *memStore) game(id string) (GameRecord, bool) {

@@ -103,7 +103,8 @@ type matchState struct {
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
-	// limit (429 bot.vsBot.day); no challenge before this time.
+	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
+	// the store (PauseBotDayLimit): a restart keeps it.
 	dayLimitUntil time.Time
 }
 
@@ -369,6 +370,7 @@ const dayLimitProbe = time.Hour
 // counts a sliding 24 hours, so the next challenge may go when the oldest
 // bot game of the last 24 hours ages out (dayLimitProbe from now when none
 // is known). It is logged once per pause: no challenge is sent meanwhile.
+// The pause is kept in the store, so that a restart keeps it (loadState).
 func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -381,6 +383,9 @@ func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 		}
 	}
 	b.mm.dayLimitUntil = until
+	b.persist("daily-limit pause", func(ctx context.Context, s Store) error {
+		return s.SetPause(ctx, PauseBotDayLimit, until)
+	})
 	b.log.Warn().Time("until", until).Int("seconds", seconds).Int("bot_games_24h", b.botGames.count(now)).
 		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until then")
 }

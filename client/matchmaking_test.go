@@ -464,3 +464,56 @@ func TestBlockListEnd(t *testing.T) {
 		t.Errorf("blocked %v after the oldest counted decline aged out, want none", got)
 	}
 }
+
+// The pause after Lichess' 429 for the daily bot-game limit is kept in the
+// store: a bot started again within it (a restart) sends no challenge
+// until it ends, and one started after it is not paused.
+func TestDayLimitPauseSurvivesRestart(t *testing.T) {
+	mem := newMemStore()
+	settings := Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond},
+	}
+	newBot := func() *Bot {
+		b := NewBot(nil, nil, settings, testsupport.Logger(t))
+		b.me = lichess.Account{ID: botID, Username: botName}
+		b.SetStore(mem)
+		return b
+	}
+	now := time.Now()
+	first := newBot()
+	first.botDayLimitReached(now, 3600)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	first.storeWriter(done, mem) // what the writer has queued reaches the store
+	if got := mem.pauses[PauseBotDayLimit]; !got.Equal(now.Add(time.Hour)) {
+		t.Fatalf("stored pause %v, want %v", got, now.Add(time.Hour))
+	}
+
+	second := newBot() // the restart
+	second.loadState(context.Background())
+	second.idleFrom = now.Add(-time.Hour)
+	mm := second.Settings().Matchmaking
+	second.mu.Lock()
+	until := second.mm.dayLimitUntil
+	second.mu.Unlock()
+	if !until.Equal(now.Add(time.Hour)) {
+		t.Fatalf("after the restart: paused until %v, want %v", until, now.Add(time.Hour))
+	}
+	if v := second.matchmakeView(now.Add(time.Minute), mm); v.reserved {
+		t.Fatal("the restarted bot would challenge within the daily-limit pause")
+	}
+	if v := second.matchmakeView(now.Add(time.Hour+time.Second), mm); !v.reserved {
+		t.Fatal("the restarted bot would not challenge after the pause")
+	}
+
+	mem.pauses[PauseBotDayLimit] = now.Add(-time.Minute) // over before the start
+	third := newBot()
+	third.loadState(context.Background())
+	third.mu.Lock()
+	until = third.mm.dayLimitUntil
+	third.mu.Unlock()
+	if !until.IsZero() {
+		t.Errorf("a pause over before the start was taken up: until %v", until)
+	}
+}

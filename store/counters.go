@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -95,4 +96,35 @@ func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) 
 		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 	}
 	return out, nil
+}
+
+// SetPause remembers that name is paused until until (a later call
+// replaces it; a zero until ends the pause).
+func (d *DB) SetPause(ctx context.Context, name string, until time.Time) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if until.IsZero() {
+			_, err := tx.ExecContext(ctx, `DELETE FROM pauses WHERE name = ?`, name)
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO pauses (name, until) VALUES (?, ?)`, name, fmtTime(until))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: remember pause %s: %w", d.path, name, err)
+	}
+	return nil
+}
+
+// PauseUntil returns the end of name's pause; zero when none is
+// remembered.
+func (d *DB) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	var s sql.NullString
+	err := d.db.QueryRowContext(ctx, `SELECT until FROM pauses WHERE name = ?`, name).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("database %s: read pause %s: %w", d.path, name, err)
+	}
+	return parseTime(s), nil
 }

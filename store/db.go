@@ -293,4 +293,12 @@ CREATE TABLE declines (
 	PRIMARY KEY (opponent, at)
 );
 `,
+	// 2: pauses that must outlive a restart (the matchmaker's after
+	// Lichess' daily bot-game limit).
+	`
+CREATE TABLE pauses (
+	name  TEXT PRIMARY KEY,                         -- what is paused, e.g. matchmaking.bot_day_limit
+	until TEXT NOT NULL                             -- UTC, 2006-01-02T15:04:05.000Z
+);
+`,
 }

@@ -594,3 +594,64 @@ func TestArchiveGames(t *testing.T) {
 		t.Fatalf("limit 1: %d, %v", len(gs), err)
 	}
 }
+
+// TestPauses: a pause is kept across a reopen, replaced by a later one,
+// ended by a zero time; while the database is locked it is spooled, read
+// back from the spool, and reaches the database afterwards.
+func TestPauses(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(Path(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "matchmaking.bot_day_limit"
+	if u, err := d.PauseUntil(ctx, name); err != nil || !u.IsZero() {
+		t.Fatalf("no pause yet: %v (%v), want zero", u, err)
+	}
+	until := time.Now().Add(3 * time.Hour).Truncate(time.Millisecond)
+	if err := d.SetPause(ctx, name, until.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetPause(ctx, name, until); err != nil { // replaces
+		t.Fatal(err)
+	}
+	d.Close()
+	a, err := OpenArchive(ctx, dir, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if u, err := a.PauseUntil(ctx, name); err != nil || !u.Equal(until) {
+		t.Fatalf("pause after reopening: %v (%v), want %v", u, err, until)
+	}
+	other, err := Open(Path(dir), Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := until.Add(time.Hour)
+	if err := a.SetPause(ctx, name, later); !errors.Is(err, ErrSpooled) {
+		t.Fatalf("pause while locked: %v, want spooled", err)
+	}
+	if u, _ := a.PauseUntil(ctx, name); !u.Equal(later) {
+		t.Errorf("pause from the spool: %v, want %v", u, later)
+	}
+	lock.Rollback()
+	if err := a.SetPause(ctx, "other", time.Time{}); err != nil {
+		t.Fatalf("after the lock went: %v", err)
+	}
+	if u, err := other.PauseUntil(ctx, name); err != nil || !u.Equal(later) {
+		t.Fatalf("pause after draining: %v (%v), want %v", u, err, later)
+	}
+	if err := other.SetPause(ctx, name, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := other.PauseUntil(ctx, name); err != nil || !u.IsZero() {
+		t.Fatalf("ended pause: %v (%v), want zero", u, err)
+	}
+}

@@ -53,6 +53,14 @@ func (s storeAdapter) DeclinesSince(ctx context.Context, t time.Time) ([]client.
 	return out, err
 }
 
+func (s storeAdapter) SetPause(ctx context.Context, name string, until time.Time) error {
+	return kept(s.a.SetPause(ctx, name, until))
+}
+
+func (s storeAdapter) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	return s.a.PauseUntil(ctx, name)
+}
+
 // storeGame is the archive's form of a game record.
 func storeGame(r client.GameRecord) store.Game {
 	g := store.Game{
