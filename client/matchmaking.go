@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -26,7 +27,8 @@ type MatchmakingSettings struct {
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
 	CheckEvery time.Duration
-	// ChallengeTimeout: cancel an unanswered challenge after it. Default 30 s.
+	// ChallengeTimeout: cancel an unanswered challenge after it; it stays
+	// pending (its slot held) until the cancel answers. Default 30 s.
 	ChallengeTimeout time.Duration
 	// DeclineCooldown: do not challenge a bot again this long after it
 	// declined. Default 1 h.
@@ -216,8 +218,9 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	v := b.matchmakeView(time.Now(), mm)
 	if v.outID != "" {
 		if v.stale {
-			if err := b.c.CancelChallenge(ctx, v.outID); err != nil && ctx.Err() == nil {
-				b.log.Debug().Err(err).Msg("cancel stale challenge")
+			err := b.c.CancelChallenge(ctx, v.outID)
+			if ctx.Err() == nil {
+				b.staleCancelAnswered(v.outID, err)
 			}
 		}
 		return
@@ -290,7 +293,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 // matchmakeView is what one matchmaking round reads from the Bot's state.
 type matchmakeView struct {
 	outID    string // our challenge still out, if any
-	stale    bool   // and it is past the challenge timeout (then forgotten)
+	stale    bool   // and it is past the challenge timeout: to be cancelled
 	settings Settings
 	// reserved: a slot is free for a bot game (and has been for
 	// IdleTime), the daily caps allow one more, and the view reserved the
@@ -308,12 +311,18 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if id := b.mm.outID; id != "" {
-		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
-		if stale {
-			b.mm.outID, b.mm.outTo = "", ""
-			b.notifyLocked() // the slot our challenge held goes to the queue
+		// A stale challenge stays pending (holding its slot, and counted
+		// as a bot game to come) until its cancel answers: Lichess may
+		// start its game meanwhile. Only one whose cancel has failed for
+		// staleGiveUp is forgotten without an answer.
+		age := now.Sub(b.mm.outAt)
+		if age > mm.ChallengeTimeout+staleGiveUp {
+			b.log.Warn().Str("challenge", id).Dur("age", age).
+				Msg("matchmaking: our unanswered challenge could not be cancelled; forgotten")
+			b.forgetOutLocked(id)
+			return matchmakeView{}
 		}
-		return matchmakeView{outID: id, stale: stale}
+		return matchmakeView{outID: id, stale: age > mm.ChallengeTimeout}
 	}
 	free := !b.draining && !b.mm.sending && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	if !free || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
@@ -355,6 +364,39 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 	}
 	return v
+}
+
+// staleGiveUp is how long after its timeout a challenge of ours whose
+// cancel keeps failing (the network, Lichess' 5xx or 429) is still held
+// pending: then it is forgotten, so that a lost cancel never keeps a slot
+// for good.
+const staleGiveUp = 10 * time.Minute
+
+// staleCancelAnswered takes the answer to the cancel of our stale
+// challenge id: done, or refused for good (a 4xx but 429: the challenge is
+// gone, declined or accepted; an accepted one's game start counts it, as
+// it may have already), it is forgotten and its slot freed; otherwise it
+// stays pending and the next round asks again.
+func (b *Bot) staleCancelAnswered(id string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if code := lichess.StatusCode(err); err != nil && (code < 400 || code >= 500 || code == http.StatusTooManyRequests) {
+		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our stale challenge failed; asked again next round")
+		return
+	} else if err != nil {
+		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: our stale challenge is gone")
+	}
+	b.forgetOutLocked(id)
+}
+
+// forgetOutLocked forgets our challenge id, if it is still the one out,
+// and gives its slot to the queue.
+func (b *Bot) forgetOutLocked(id string) {
+	if b.mm.outID != id {
+		return // answered meanwhile (its game started, or it was closed)
+	}
+	b.mm.outID, b.mm.outTo = "", ""
+	b.notifyLocked()
 }
 
 // dayLimitProbe is how long the matchmaker pauses after Lichess' 429 for

@@ -517,3 +517,63 @@ func TestDayLimitPauseSurvivesRestart(t *testing.T) {
 		t.Errorf("a pause over before the start was taken up: until %v", until)
 	}
 }
+
+// Our challenge unanswered past its timeout stays pending (holding its
+// slot and counted as a bot game to come) until its cancel answers: a
+// game that starts from it while the cancel fails is still ours, counted
+// as a bot game. A cancel that answers for good (here a 404: gone)
+// forgets it and frees the slot; one that keeps failing is forgotten
+// after staleGiveUp.
+func TestStaleChallengePendingUntilCancelAnswers(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	b := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, ChallengeTimeout: time.Second},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = time.Now().Add(-time.Hour)
+	mm := b.Settings().Matchmaking
+	out := func(id string, at time.Time) {
+		b.mu.Lock()
+		b.mm.outID, b.mm.outTo, b.mm.outAt = id, "otherbot", at
+		b.mu.Unlock()
+	}
+	pending := func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.matchPendingLocked() && b.botGamesLocked(time.Now()) == 1
+	}
+
+	out("c1", time.Now().Add(-time.Minute)) // stale
+	h.srv.InjectError("POST /api/challenge/c1/cancel", 100, http.StatusBadGateway)
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("POST /api/challenge/c1/cancel"); n == 0 {
+		t.Fatal("the stale challenge was not cancelled")
+	}
+	if !pending() {
+		t.Fatal("the stale challenge was forgotten while its cancel failed")
+	}
+	if n := h.requests("GET /api/bot/online"); n != 0 {
+		t.Fatalf("the matchmaker looked for another bot (%d) while its stale challenge may still start a game", n)
+	}
+	b.mu.Lock()
+	counted := b.mm.onGameStart("c1") // Lichess started its game meanwhile
+	b.mu.Unlock()
+	if !counted {
+		t.Fatal("the game of our stale challenge, started before the cancel answered, is not taken for ours")
+	}
+
+	out("c2", time.Now().Add(-time.Minute))
+	b.matchmakeOnce(ctx, mm) // lichesstest knows no c2: 404, gone for good
+	if b.mm.outID != "" {
+		t.Fatalf("challenge %q still pending after its cancel answered 404", b.mm.outID)
+	}
+
+	out("c3", time.Now().Add(-time.Second-staleGiveUp-time.Minute)) // its cancel has failed for long
+	h.srv.InjectError("POST /api/challenge/c3/cancel", 100, http.StatusBadGateway)
+	b.matchmakeOnce(ctx, mm)
+	if b.mm.outID != "" {
+		t.Fatalf("challenge %q still pending past staleGiveUp", b.mm.outID)
+	}
+}

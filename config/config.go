@@ -383,7 +383,8 @@ type Matchmaking struct {
 	// waiting in the queue, and no challenge of ours is out. Default 10m.
 	IdleTime time.Duration `yaml:"idle_time"`
 	// ChallengeTimeout is how long to wait for an answer before cancelling
-	// the challenge. Default 1m.
+	// the challenge; it holds its slot until Lichess confirms the cancel
+	// (a game may start from it meanwhile). Default 1m.
 	ChallengeTimeout time.Duration `yaml:"challenge_timeout"`
 	// BlockList is bots never challenged (challenge.block_list also applies).
 	BlockList []string `yaml:"block_list"`
