@@ -23,7 +23,8 @@ type MatchmakingSettings struct {
 	// Variants to choose from (at random). Default standard.
 	Variants []string
 	// IdleTime: challenge once a slot has been free this long (since the
-	// last real-time game ended, or the bot started). Default 60 s.
+	// bot went from busy to idle, see gameOverLocked, or started). Default
+	// 60 s.
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
 	CheckEvery time.Duration
@@ -484,6 +485,25 @@ func (b *Bot) freeBotSlotsLocked() int {
 		}
 	}
 	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
+}
+
+// gameOverLocked forgets the game id that ended at now. A real-time game
+// that frees a slot while none sat free for a bot game restarts
+// matchmaking.idle_time (the bot goes from busy to idle now); one that ends
+// while a slot already sits free (no game, accepted or queued challenge,
+// nor challenge of ours holding it) leaves it counting from when that slot
+// freed, so that games ending one after another never keep a free slot
+// from being filled.
+func (b *Bot) gameOverLocked(id string, corr bool, now time.Time) {
+	free := b.freeBotSlotsLocked()
+	if b.matchPendingLocked() {
+		free-- // the slot our own challenge holds
+	}
+	idleBefore := free > 0
+	delete(b.games, id)
+	if !corr && !idleBefore {
+		b.idleFrom = now
+	}
 }
 
 // blocksDecline reports whether a decline reason counts towards the block

@@ -577,3 +577,44 @@ func TestStaleChallengePendingUntilCancelAnswers(t *testing.T) {
 		t.Fatalf("challenge %q still pending past staleGiveUp", b.mm.outID)
 	}
 }
+
+// matchmaking.idle_time counts from when the bot went from busy to idle: a
+// real-time game that ends while every slot was taken restarts it; one that
+// ends while a slot already sat free (concurrency 3, one game left) leaves
+// it counting from when that slot freed, so games ending one after another
+// never keep the free slot from being filled. Our own challenge out takes
+// its slot: a game that ends beside it restarts the count. A
+// correspondence game never does.
+func TestIdleTimeCountsFromBusyToIdle(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 3, MaxBotGamesPerDay: 100}}, testsupport.Logger(t))
+	start := time.Now().Add(-time.Hour)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range []string{"g1", "g2", "g3"} {
+		b.games[id] = &gameWorker{}
+	}
+	b.idleFrom = start
+	t1 := start.Add(10 * time.Minute)
+	b.gameOverLocked("g1", false, t1) // every slot was taken
+	if !b.idleFrom.Equal(t1) {
+		t.Fatalf("after the first game of a full house ended: idle from %v, want %v", b.idleFrom, t1)
+	}
+	b.gameOverLocked("g2", false, t1.Add(5*time.Minute)) // a slot already sat free
+	if !b.idleFrom.Equal(t1) {
+		t.Fatalf("a game ending beside a free slot restarted idle_time: idle from %v, want %v", b.idleFrom, t1)
+	}
+	b.games["g4"] = &gameWorker{}
+	b.mm.outID = "c1" // the last free slot is held by our challenge
+	t2 := t1.Add(20 * time.Minute)
+	b.gameOverLocked("g3", false, t2)
+	if !b.idleFrom.Equal(t2) {
+		t.Fatalf("a game ending while our challenge held the only other free slot: idle from %v, want %v", b.idleFrom, t2)
+	}
+	b.mm.outID = ""
+	b.games["g5"], b.games["c"] = &gameWorker{}, &gameWorker{corr: true}
+	b.games["g6"] = &gameWorker{}
+	b.gameOverLocked("c", true, t2.Add(time.Minute))
+	if !b.idleFrom.Equal(t2) {
+		t.Fatalf("a correspondence game's end restarted idle_time: idle from %v", b.idleFrom)
+	}
+}

@@ -375,9 +375,9 @@ type Matchmaking struct {
 	// (lichess-bot's opponent_rating_difference); 0 means no limit, the
 	// default.
 	RatingDifference int `yaml:"rating_difference"`
-	// IdleTime is how long a slot must have been free (since the last
-	// real-time game ended, or the bot started) before the bot challenges
-	// someone to fill it. A slot is free for matchmaking when fewer
+	// IdleTime is how long a slot must have been free (since the bot went
+	// from busy to idle: a real-time game ended while no slot was free, or
+	// the bot started) before the bot challenges someone to fill it. A slot is free for matchmaking when fewer
 	// real-time games run (or are accepted) than challenge.concurrency,
 	// less challenge.games_reserved_for_humans and less the challenges
 	// waiting in the queue, and no challenge of ours is out. Default 10m.
