@@ -19,7 +19,12 @@ type MatchmakingSettings struct {
 	Enabled bool
 	// TimeControls to choose from (at random). Default 3+2.
 	TimeControls []TimeControlSetting
-	Rated        bool
+	// VariantTimeControls: a variant's own time controls, chosen from in
+	// the place of TimeControls when that variant is offered.
+	VariantTimeControls map[string][]TimeControlSetting
+	// Mode: MatchRated, MatchCasual, or MatchRandom (each challenge rated
+	// or casual at random). Default ("") casual.
+	Mode string
 	// Variants to choose from (at random). Default standard.
 	Variants []string
 	// IdleTime: challenge once a slot has been free this long (since the
@@ -50,6 +55,40 @@ type MatchmakingSettings struct {
 	BlockAfterDeclines int
 	// BlockFor is that window. Default 7 days.
 	BlockFor time.Duration
+}
+
+// Matchmaking modes (MatchmakingSettings.Mode): lichess-bot's
+// challenge_mode.
+const (
+	MatchRated  = "rated"
+	MatchCasual = "casual"
+	MatchRandom = "random"
+)
+
+// matchKind is what one challenge of ours offers: the variant, the clock
+// (and so the speed), rated or casual.
+type matchKind struct {
+	variant string
+	tc      TimeControlSetting
+	rated   bool
+}
+
+// pickKind draws the kind of the next challenge: a variant, then a clock
+// among that variant's time controls, then rated or casual by Mode.
+func (m MatchmakingSettings) pickKind() matchKind {
+	k := matchKind{variant: m.Variants[rand.IntN(len(m.Variants))]}
+	tcs := m.TimeControls
+	if own := m.VariantTimeControls[k.variant]; len(own) > 0 {
+		tcs = own
+	}
+	k.tc = tcs[rand.IntN(len(tcs))]
+	switch m.Mode {
+	case MatchRated:
+		k.rated = true
+	case MatchRandom:
+		k.rated = rand.IntN(2) == 0
+	}
+	return k
 }
 
 // TimeControlSetting is a clock: base time and increment.
@@ -246,8 +285,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	s := v.settings
-	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
-	speed := speedOf(tc)
+	kind := mm.pickKind()
+	speed := speedOf(kind.tc)
 	myRating := v.me.Perfs[speed].Rating
 	var cands []lichess.User
 	for _, u := range bots {
@@ -270,8 +309,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	opp := cands[rand.IntN(len(cands))]
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
-		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
-		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
+		Limit: int(kind.tc.Base / time.Second), Increment: int(kind.tc.Increment / time.Second),
+		Rated: kind.rated, Variant: kind.variant,
 	})
 	if err != nil {
 		switch {

@@ -618,3 +618,43 @@ func TestIdleTimeCountsFromBusyToIdle(t *testing.T) {
 		t.Fatalf("a correspondence game's end restarted idle_time: idle from %v", b.idleFrom)
 	}
 }
+
+// pickKind draws the variant first, then a clock among that variant's own
+// time controls (VariantTimeControls) or TimeControls, then rated or
+// casual by Mode: random gives both.
+func TestPickKindModeAndVariantClocks(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid := TimeControlSetting{Base: 10 * time.Minute, Increment: 5 * time.Second}
+	m := MatchmakingSettings{
+		Variants:            []string{"standard", "chess960"},
+		TimeControls:        []TimeControlSetting{blitz},
+		VariantTimeControls: map[string][]TimeControlSetting{"chess960": {rapid}},
+		Mode:                MatchRandom,
+	}.withDefaults()
+	seen := map[string]bool{}
+	for range 400 {
+		k := m.pickKind()
+		want := blitz
+		if k.variant == "chess960" {
+			want = rapid
+		}
+		if k.tc != want {
+			t.Fatalf("%s offered at %v, want %v", k.variant, k.tc, want)
+		}
+		seen[k.variant] = true
+		seen[fmt.Sprint("rated=", k.rated)] = true
+	}
+	for _, s := range []string{"standard", "chess960", "rated=true", "rated=false"} {
+		if !seen[s] {
+			t.Errorf("400 draws never gave %s", s)
+		}
+	}
+	for mode, rated := range map[string]bool{MatchRated: true, MatchCasual: false, "": false} {
+		m.Mode = mode
+		for range 50 {
+			if k := m.pickKind(); k.rated != rated {
+				t.Fatalf("mode %q gave rated=%v", mode, k.rated)
+			}
+		}
+	}
+}

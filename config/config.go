@@ -366,8 +366,16 @@ type Matchmaking struct {
 	// Variants offered; one is picked at random. Each must be playable,
 	// as for Challenge.Variants. Default [standard].
 	Variants []string `yaml:"variants"`
-	// Rated makes the challenges rated. Default true.
+	// VariantTimeControls gives a variant of Variants its own time
+	// controls, in the place of TimeControls: {chess960: ["10+5"]}. A
+	// variant not named here is offered TimeControls. Default none.
+	VariantTimeControls map[string][]TimeControl `yaml:"variant_time_controls"`
+	// Rated makes the challenges rated. Default true. Mode, when set,
+	// takes its place.
 	Rated bool `yaml:"rated"`
+	// Mode is lichess-bot's challenge_mode: rated, casual, or random (each
+	// challenge rated or casual at random). Default "": as Rated says.
+	Mode string `yaml:"mode"`
 	// OpponentRating bounds the bots challenged. Default 0 to 4000.
 	OpponentRating RatingRange `yaml:"opponent_rating"`
 	// RatingDifference is the largest difference between a bot's rating
@@ -398,6 +406,34 @@ type Matchmaking struct {
 	BlockAfterDeclines int `yaml:"block_after_declines"`
 	// BlockDays is that window, in days. Default 7.
 	BlockDays int `yaml:"block_days"`
+}
+
+// Matchmaking modes (Matchmaking.Mode).
+const (
+	ModeRated  = "rated"
+	ModeCasual = "casual"
+	ModeRandom = "random"
+)
+
+// ChallengeMode is the mode of the matchmaker's challenges: Mode, or when
+// it is not set, rated or casual as Rated says.
+func (m Matchmaking) ChallengeMode() string {
+	if m.Mode != "" {
+		return m.Mode
+	}
+	if m.Rated {
+		return ModeRated
+	}
+	return ModeCasual
+}
+
+// TimeControlsFor is the time controls offered in variant: its own
+// (VariantTimeControls) or TimeControls.
+func (m Matchmaking) TimeControlsFor(variant string) []TimeControl {
+	if tcs, ok := m.VariantTimeControls[variant]; ok {
+		return tcs
+	}
+	return m.TimeControls
 }
 
 // Correspondence says how correspondence games (days per move) are played:

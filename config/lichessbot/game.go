@@ -90,16 +90,10 @@ func (t *translator) matchmaking(m *section) {
 		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
 	case "casual":
 		t.b.set(p("matchmaking.rated"), false, from(m, "challenge_mode"))
+	case "random":
+		t.b.set(p("matchmaking.mode"), config.ModeRandom, from(m, "challenge_mode")+": each challenge rated or casual at random")
 	default:
-		if mode != "random" {
-			t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
-		} else if !m.has("challenge_mode") && !enabled {
-			t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
-			break
-		}
-		t.r.note(KindChanged, m.keyLine("challenge_mode"), "matchmaking.challenge_mode",
-			"%s: ponderosa offers either rated or casual games, not a random mix: written as rated: true", mode)
-		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
+		t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
 	}
 
 	minR, maxR := m.integer("opponent_min_rating", 600), m.integer("opponent_max_rating", 4000)
