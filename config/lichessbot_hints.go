@@ -69,7 +69,7 @@ var lichessBotHints = map[string]string{
 	"matchmaking.challenge_increment":          "here matchmaking.time_controls, written \"minutes+seconds\" such as \"3+2\"",
 	"matchmaking.challenge_days":               "ponderosa's matchmaking offers real-time games only",
 	"matchmaking.challenge_variant":            "here matchmaking.variants, a list",
-	"matchmaking.challenge_mode":               "here matchmaking.rated: true or false",
+	"matchmaking.challenge_mode":               "here matchmaking.mode: rated, casual or random",
 	"matchmaking.opponent_min_rating":          "here matchmaking.opponent_rating.min",
 	"matchmaking.opponent_max_rating":          "here matchmaking.opponent_rating.max",
 	"matchmaking.opponent_rating_difference":   "here matchmaking.rating_difference",

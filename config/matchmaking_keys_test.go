@@ -92,3 +92,11 @@ func TestMatchmakingVariantTimeControls(t *testing.T) {
 		}
 	}
 }
+
+// lichess-bot's challenge_mode, written in a ponderosa config, points to
+// matchmaking.mode.
+func TestChallengeModeHint(t *testing.T) {
+	if probs := problemsOf(t, "matchmaking:\n  challenge_mode: random\n"); !strings.Contains(probs.Error(), "here matchmaking.mode: rated, casual or random") {
+		t.Errorf("problems %q lack the hint to matchmaking.mode", probs.Error())
+	}
+}
