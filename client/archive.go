@@ -81,11 +81,15 @@ type MoveRecord struct {
 	Source   string // search, ponder, ponder-at-once, tree, forced, book, fallback, ...
 }
 
-// DeclineRecord is a decline of our challenge.
+// DeclineRecord is a decline of our challenge, with the kind of challenge
+// it answered ("" where unknown: declines recorded before the kinds were).
 type DeclineRecord struct {
 	Opponent string // lower-case id
 	Reason   string // Lichess' reason key
 	At       time.Time
+	Variant  string // Lichess' variant key
+	Speed    string // bullet, blitz, rapid, classical
+	Mode     string // MatchRated or MatchCasual
 }
 
 // SetStore gives the bot its state store; call it before Run. Without one
@@ -282,7 +286,9 @@ func (b *Bot) loadState(ctx context.Context) {
 	b.botGames.load(games)
 	for _, d := range decl {
 		id := strings.ToLower(d.Opponent)
-		if now.Sub(d.At) <= cool && d.At.After(b.mm.declined[id]) {
+		// A reason about the kind of challenge cools down that kind only
+		// (from the history, see refuses).
+		if declineAbout(d.Reason) == aboutBot && now.Sub(d.At) <= cool && d.At.After(b.mm.declined[id]) {
 			b.mm.declined[id] = d.At
 		}
 	}

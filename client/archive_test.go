@@ -199,8 +199,8 @@ func TestCountersLoadedFromStore(t *testing.T) {
 	mem.botGames["a"] = now.Add(-23 * time.Hour)
 	mem.botGames["b"] = now.Add(-time.Minute)
 	mem.declines = []DeclineRecord{
-		{Opponent: "pickybot", Reason: "tooFast", At: now.Add(-10 * time.Minute)},
-		{Opponent: "oldbot", Reason: "later", At: now.Add(-2 * time.Hour)}, // past the 1 h cool-down
+		{Opponent: "pickybot", Reason: "tooFast", At: now.Add(-10 * time.Minute), Speed: "blitz"}, // the default 3+2 is blitz
+		{Opponent: "oldbot", Reason: "later", At: now.Add(-2 * time.Hour)},                        // past the 1 h cool-down
 	}
 	c, err := lichess.New("http://127.0.0.1:1", oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "x"}))
 	if err != nil {

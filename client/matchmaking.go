@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -37,7 +38,8 @@ type MatchmakingSettings struct {
 	// pending (its slot held) until the cancel answers. Default 30 s.
 	ChallengeTimeout time.Duration
 	// DeclineCooldown: do not challenge a bot again this long after it
-	// declined. Default 1 h.
+	// declined (for a reason about the kind of challenge, see
+	// declineAbout: not with such a challenge). Default 1 h.
 	DeclineCooldown time.Duration
 	// Opponent rating (in the speed of the chosen clock): an absolute
 	// range, and a largest difference to ours; zeros mean any.
@@ -49,9 +51,11 @@ type MatchmakingSettings struct {
 	// times within BlockFor (reasons other than "later", and not
 	// DeclineCapped: those say "not now", not "not you") is not challenged
 	// while that many such declines are within BlockFor: the block ends
-	// when the oldest of the last BlockAfterDeclines ages out of it. Derived from the decline
-	// history (the state store), so it survives a restart. Default 3;
-	// negative: never.
+	// when the oldest of the last BlockAfterDeclines ages out of it. A
+	// decline for a reason about the kind of challenge (declineAbout)
+	// counts for the challenges of that kind only, like lichess-bot's
+	// challenge_filter: fine. Derived from the decline history (the state
+	// store), so it survives a restart. Default 3; negative: never.
 	BlockAfterDeclines int
 	// BlockFor is that window. Default 7 days.
 	BlockFor time.Duration
@@ -89,6 +93,71 @@ func (m MatchmakingSettings) pickKind() matchKind {
 		k.rated = rand.IntN(2) == 0
 	}
 	return k
+}
+
+// mode is MatchRated or MatchCasual.
+func (k matchKind) mode() string {
+	if k.rated {
+		return MatchRated
+	}
+	return MatchCasual
+}
+
+func (k matchKind) String() string {
+	return k.variant + " " + speedOf(k.tc) + " " + k.mode()
+}
+
+// What a decline reason is about (declineAbout).
+const (
+	aboutBot     = ""        // us, or not now: every kind of challenge
+	aboutSpeed   = "speed"   // tooFast, tooSlow, timeControl
+	aboutVariant = "variant" // variant, standard
+	aboutMode    = "mode"    // rated, casual
+)
+
+// declineAbout says what a decline reason is about: the kind of challenge
+// (its speed, variant, or rated or casual), or else the bot (generic,
+// later, noBot, onlyBot, DeclineCapped, and a reason Lichess may add).
+func declineAbout(reason string) string {
+	switch strings.ToLower(reason) {
+	case strings.ToLower(lichess.DeclineTooFast), strings.ToLower(lichess.DeclineTooSlow), strings.ToLower(lichess.DeclineTimeControl):
+		return aboutSpeed
+	case lichess.DeclineVariant, lichess.DeclineStandard:
+		return aboutVariant
+	case lichess.DeclineRated, lichess.DeclineCasual:
+		return aboutMode
+	}
+	return aboutBot
+}
+
+// speeds are Lichess' real-time speeds, fastest first.
+var speeds = [...]string{"ultraBullet", "bullet", "blitz", "rapid", "classical"}
+
+// refuses reports whether decline d tells of a challenge of kind k too: a
+// reason about the bot, always; one about the kind, when k is of the kind
+// it answered: the same variant, the same mode, the same speed (for
+// tooFast, that speed or a faster one; for tooSlow, or a slower one). A
+// decline whose kind is unknown (recorded before the kinds were) tells of
+// no kind.
+func (d DeclineRecord) refuses(k matchKind) bool {
+	switch declineAbout(d.Reason) {
+	case aboutVariant:
+		return d.Variant != "" && d.Variant == k.variant
+	case aboutMode:
+		return d.Mode != "" && d.Mode == k.mode()
+	case aboutSpeed:
+		was, is := slices.Index(speeds[:], d.Speed), slices.Index(speeds[:], speedOf(k.tc))
+		switch {
+		case was < 0:
+			return false
+		case strings.EqualFold(d.Reason, lichess.DeclineTooFast):
+			return is <= was
+		case strings.EqualFold(d.Reason, lichess.DeclineTooSlow):
+			return is >= was
+		}
+		return is == was
+	}
+	return true
 }
 
 // TimeControlSetting is a clock: base time and increment.
@@ -210,13 +279,19 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 		return // a challenge to us was cancelled
 	}
 	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
-		now, opp, reason := time.Now(), strings.ToLower(ch.DestUser.ID), ch.DeclineReasonKey
-		b.mm.declined[opp] = now
-		b.mm.history = append(b.mm.history, DeclineRecord{Opponent: opp, Reason: reason, At: now})
-		b.persist("decline", func(ctx context.Context, s Store) error {
-			return s.AddDecline(ctx, DeclineRecord{Opponent: opp, Reason: reason, At: now})
-		})
-		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
+		now, opp := time.Now(), strings.ToLower(ch.DestUser.ID)
+		d := DeclineRecord{Opponent: opp, Reason: ch.DeclineReasonKey, At: now,
+			Variant: cmp.Or(ch.Variant.Key, "standard"), Speed: ch.Speed, Mode: MatchCasual}
+		if ch.Rated {
+			d.Mode = MatchRated
+		}
+		if declineAbout(d.Reason) == aboutBot {
+			b.mm.declined[opp] = now // a kind's cool-down comes from the history
+		}
+		b.mm.history = append(b.mm.history, d)
+		b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
+		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).
+			Str("variant", d.Variant).Str("speed", d.Speed).Str("mode", d.Mode).Msg("our challenge was declined")
 	}
 	if ch.ID == b.mm.outID {
 		b.mm.outID, b.mm.outTo = "", ""
@@ -285,7 +360,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	s := v.settings
-	kind := mm.pickKind()
+	kind := v.kind
 	speed := speedOf(kind.tc)
 	myRating := v.me.Perfs[speed].Rating
 	var cands []lichess.User
@@ -319,7 +394,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 			errors.As(err, &ae)
 			b.botDayLimitReached(time.Now(), ae.RateLimitSeconds)
 		case lichess.IsOpponentCapped(err):
-			b.opponentCapped(opp, err, time.Now())
+			b.opponentCapped(opp, kind, err, time.Now())
 		default:
 			b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
 		}
@@ -341,7 +416,8 @@ type matchmakeView struct {
 	// (sendingChallenge(false)) or end it with challengeSent.
 	reserved bool
 	me       lichess.Account
-	declined map[string]bool // bots that declined us recently, by lower-case id
+	kind     matchKind       // what this round offers
+	declined map[string]bool // bots not to offer kind now, by lower-case id
 }
 
 // matchmakeView takes a round's view of the state under b.mu (released by
@@ -376,6 +452,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		settings: b.settings,
 		reserved: true,
 		me:       b.me,
+		kind:     mm.pickKind(),
 		declined: make(map[string]bool, len(b.mm.declined)),
 	}
 	for k, t := range b.mm.declined {
@@ -392,15 +469,21 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 			delete(b.mm.skipUntil, k)
 		}
 	}
-	for k, until := range b.blockedLocked(now, mm) {
+	for k, until := range b.blockedLocked(now, mm, v.kind) {
 		v.declined[k] = true
-		if !b.mm.blockLogged[k].Equal(until) {
+		if logged := k + " " + v.kind.String(); !b.mm.blockLogged[logged].Equal(until) {
 			if b.mm.blockLogged == nil {
 				b.mm.blockLogged = map[string]time.Time{}
 			}
-			b.mm.blockLogged[k] = until
-			b.log.Info().Str("opponent", k).Time("until", until).Int("declines", mm.BlockAfterDeclines).
-				Msg("matchmaking: bot declined us repeatedly; not challenged until then")
+			b.mm.blockLogged[logged] = until
+			b.log.Info().Str("opponent", k).Stringer("kind", v.kind).Time("until", until).Int("declines", mm.BlockAfterDeclines).
+				Msg("matchmaking: bot declined such challenges repeatedly; not offered them until then")
+		}
+	}
+	// A decline about the kind of challenge cools down that kind only.
+	for _, d := range b.mm.history {
+		if declineAbout(d.Reason) != aboutBot && now.Sub(d.At) <= mm.DeclineCooldown && d.refuses(v.kind) {
+			v.declined[strings.ToLower(d.Opponent)] = true
 		}
 	}
 	return v
@@ -483,7 +566,7 @@ const DeclineCapped = "capped"
 // (lichess.OpponentCappedUntil), or for DeclineCooldown when it names none
 // that is ahead. It is recorded in the decline history with reason
 // DeclineCapped.
-func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
+func (b *Bot) opponentCapped(opp lichess.User, kind matchKind, err error, now time.Time) {
 	id := strings.ToLower(opp.ID)
 	until, ok := lichess.OpponentCappedUntil(err)
 	b.mu.Lock()
@@ -496,10 +579,9 @@ func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
 		b.mm.declined[id] = now
 		until = now.Add(b.settings.Matchmaking.DeclineCooldown)
 	}
-	b.mm.history = append(b.mm.history, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
-	b.persist("decline", func(ctx context.Context, s Store) error {
-		return s.AddDecline(ctx, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
-	})
+	d := DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now, Variant: kind.variant, Speed: speedOf(kind.tc), Mode: kind.mode()}
+	b.mm.history = append(b.mm.history, d)
+	b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
 	b.mu.Unlock()
 	b.log.Info().Str("opponent", opp.Username).Time("until", until).
 		Msg("matchmaking: the opponent has played too many games against bots today (Lichess' 400); skipped until then")
@@ -551,15 +633,17 @@ func blocksDecline(reason string) bool {
 	return !strings.EqualFold(reason, lichess.DeclineLater) && reason != DeclineCapped
 }
 
-// blockedLocked derives the block list from the decline history: the bots
-// that declined us BlockAfterDeclines times (reasons that count, see
-// blocksDecline) within BlockFor, each with the end of its block: the
-// block lasts while that many counted declines are within BlockFor, so it
-// ends when the oldest of the last BlockAfterDeclines ages out (BlockFor
-// after it), unless a new decline comes. It forgets the history older
-// than BlockFor.
-func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]time.Time {
-	cut := now.Add(-mm.BlockFor)
+// blockedLocked derives the block list for challenges of kind k from the
+// decline history: the bots that declined us BlockAfterDeclines times
+// (reasons that count, see blocksDecline, and that refuse k: a reason
+// about the bot, or about k's speed, variant or mode) within BlockFor,
+// each with the end of its block: the block lasts while that many counted
+// declines are within BlockFor, so it ends when the oldest of the last
+// BlockAfterDeclines ages out (BlockFor after it), unless a new decline
+// comes. It forgets the history older than BlockFor (and the decline
+// cool-down).
+func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings, k matchKind) map[string]time.Time {
+	cut := now.Add(-max(mm.BlockFor, mm.DeclineCooldown))
 	i := 0
 	for i < len(b.mm.history) && !b.mm.history[i].At.After(cut) {
 		i++
@@ -570,8 +654,9 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]ti
 	}
 	// Every decline still in the history is within BlockFor of now.
 	times := map[string][]time.Time{}
+	cut = now.Add(-mm.BlockFor)
 	for _, d := range b.mm.history {
-		if !blocksDecline(d.Reason) {
+		if !blocksDecline(d.Reason) || !d.refuses(k) || !d.At.After(cut) {
 			continue
 		}
 		id := strings.ToLower(d.Opponent)

@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -330,7 +332,7 @@ func TestMatchmakerCappedWithoutDate(t *testing.T) {
 	b := NewBot(nil, nil, Settings{Matchmaking: MatchmakingSettings{DeclineCooldown: 2 * time.Hour}}, testsupport.Logger(t))
 	now := time.Now()
 	err := &lichess.APIError{StatusCode: http.StatusBadRequest, Message: "X played 100 games against other bots today, please wait until soon to challenge them."}
-	b.opponentCapped(lichess.User{ID: "X", Username: "X"}, err, now)
+	b.opponentCapped(lichess.User{ID: "X", Username: "X"}, matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute}}, err, now)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if at, ok := b.mm.declined["x"]; !ok || !at.Equal(now) {
@@ -441,10 +443,11 @@ func TestBlockListEnd(t *testing.T) {
 	day := 24 * time.Hour
 	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
 	mm := MatchmakingSettings{BlockAfterDeclines: 3, BlockFor: 7 * day}
+	blitz := matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}}
 	b.mm.history = []DeclineRecord{
 		{Opponent: "a", Reason: "generic", At: now.Add(-6 * day)},
 		{Opponent: "a", Reason: "later", At: now.Add(-5 * day)},
-		{Opponent: "a", Reason: "tooFast", At: now.Add(-4 * day)},
+		{Opponent: "a", Reason: "tooFast", At: now.Add(-4 * day), Speed: "blitz"},
 		{Opponent: "a", Reason: DeclineCapped, At: now.Add(-3 * day)},
 		{Opponent: "a", Reason: "generic", At: now.Add(-time.Hour)},
 		{Opponent: "b", Reason: "generic", At: now.Add(-2 * day)},
@@ -452,13 +455,13 @@ func TestBlockListEnd(t *testing.T) {
 		{Opponent: "b", Reason: "generic", At: now.Add(-time.Hour)},
 	}
 	b.mu.Lock()
-	got := b.blockedLocked(now, mm)
+	got := b.blockedLocked(now, mm, blitz)
 	b.mu.Unlock()
 	if want := now.Add(day); len(got) != 1 || !got["a"].Equal(want) {
 		t.Errorf("blocked %v, want only a until %v (its oldest counted decline ages out)", got, want)
 	}
 	b.mu.Lock()
-	got = b.blockedLocked(now.Add(day+time.Second), mm)
+	got = b.blockedLocked(now.Add(day+time.Second), mm, blitz)
 	b.mu.Unlock()
 	if len(got) != 0 {
 		t.Errorf("blocked %v after the oldest counted decline aged out, want none", got)
@@ -656,5 +659,104 @@ func TestPickKindModeAndVariantClocks(t *testing.T) {
 				t.Fatalf("mode %q gave rated=%v", mode, k.rated)
 			}
 		}
+	}
+}
+
+// Declines are remembered per kind of challenge (lichess-bot's
+// challenge_filter: fine): a reason about the speed, the variant or the
+// mode blocks that kind only (tooFast also the faster speeds, tooSlow the
+// slower), a reason about the bot blocks it for every kind, and the
+// declines recorded before the kinds were (no kind) block no kind.
+func TestDeclinesPerKind(t *testing.T) {
+	now := time.Now()
+	day := 24 * time.Hour
+	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
+	mm := MatchmakingSettings{BlockAfterDeclines: 3, BlockFor: 7 * day}.withDefaults()
+	kind := func(variant string, base time.Duration, rated bool) matchKind {
+		return matchKind{variant: variant, tc: TimeControlSetting{Base: base}, rated: rated}
+	}
+	bullet, blitz, rapid := kind("standard", time.Minute, true), kind("standard", 5*time.Minute, true), kind("standard", 15*time.Minute, true)
+	classical := kind("standard", 60*time.Minute, true)
+	chess960, casual := kind("chess960", 5*time.Minute, true), kind("standard", 5*time.Minute, false)
+	three := func(opp, reason, variant, speed, mode string) {
+		for i := range 3 {
+			b.mm.history = append(b.mm.history, DeclineRecord{Opponent: opp, Reason: reason, At: now.Add(-time.Duration(3-i) * day),
+				Variant: variant, Speed: speed, Mode: mode})
+		}
+	}
+	three("fast", lichess.DeclineTooFast, "standard", "blitz", MatchRated)
+	three("slow", lichess.DeclineTooSlow, "standard", "rapid", MatchRated)
+	three("novariant", lichess.DeclineVariant, "chess960", "blitz", MatchRated)
+	three("unrated", lichess.DeclineRated, "standard", "blitz", MatchRated)
+	three("rude", lichess.DeclineGeneric, "standard", "blitz", MatchRated)
+	three("nobots", lichess.DeclineNoBot, "chess960", "rapid", MatchCasual)
+	three("migrated", lichess.DeclineTooFast, "", "", "") // recorded before the kinds
+	b.mm.history = append(b.mm.history,
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineGeneric, At: now.Add(-3 * day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineGeneric, At: now.Add(-2 * day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineTimeControl, At: now.Add(-day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+	)
+	slices.SortStableFunc(b.mm.history, func(x, y DeclineRecord) int { return x.At.Compare(y.At) })
+	for _, tc := range []struct {
+		what string
+		k    matchKind
+		want []string
+	}{
+		{"blitz", blitz, []string{"fast", "mixed", "nobots", "rude", "unrated"}},
+		{"bullet (faster than a tooFast blitz)", bullet, []string{"fast", "nobots", "rude", "unrated"}},
+		{"rapid", rapid, []string{"nobots", "rude", "slow", "unrated"}},
+		{"classical (slower than a tooSlow rapid)", classical, []string{"nobots", "rude", "slow", "unrated"}},
+		{"chess960 blitz", chess960, []string{"fast", "mixed", "nobots", "novariant", "rude", "unrated"}},
+		{"casual blitz", casual, []string{"fast", "mixed", "nobots", "rude"}},
+	} {
+		b.mu.Lock()
+		got := slices.Sorted(maps.Keys(b.blockedLocked(now, mm, tc.k)))
+		b.mu.Unlock()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: blocked %v, want %v", tc.what, got, tc.want)
+		}
+	}
+}
+
+// A decline event of our challenge is recorded with its kind; a reason
+// about the bot cools the bot down for every kind, one about the kind for
+// that kind only.
+func TestDeclineCooldownPerKind(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid := TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
+	b := NewBot(nil, nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, TimeControls: []TimeControlSetting{blitz}, Mode: MatchRated},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = time.Now().Add(-time.Hour)
+	decline := func(opp, reason string) {
+		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeDeclined, Challenge: &lichess.Challenge{
+			ID: "c-" + opp, Challenger: lichess.ChallengeUser{ID: botID}, DestUser: &lichess.ChallengeUser{ID: opp, Name: opp},
+			Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true, DeclineReasonKey: reason}})
+	}
+	decline("fastbot", lichess.DeclineTooFast)
+	decline("rudebot", lichess.DeclineGeneric)
+	b.mu.Lock()
+	h := slices.Clone(b.mm.history)
+	b.mu.Unlock()
+	if len(h) != 2 || h[0].Variant != "standard" || h[0].Speed != "blitz" || h[0].Mode != MatchRated || h[0].Reason != lichess.DeclineTooFast {
+		t.Fatalf("history %+v, want the declines with their kind", h)
+	}
+	view := func(tc TimeControlSetting) map[string]bool {
+		mm := b.Settings().Matchmaking
+		mm.TimeControls = []TimeControlSetting{tc}
+		v := b.matchmakeView(time.Now(), mm)
+		b.sendingChallenge(false)
+		if !v.reserved {
+			t.Fatal("no slot reserved")
+		}
+		return v.declined
+	}
+	if d := view(blitz); !d["fastbot"] || !d["rudebot"] {
+		t.Errorf("blitz: cooling down %v, want fastbot and rudebot", d)
+	}
+	if d := view(rapid); d["fastbot"] || !d["rudebot"] {
+		t.Errorf("rapid: cooling down %v, want rudebot only (fastbot found blitz too fast)", d)
 	}
 }

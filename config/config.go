@@ -400,7 +400,10 @@ type Matchmaking struct {
 	// times within BlockDays days (reasons other than "later"; a bot that
 	// Lichess would not let us challenge for its daily limit does not
 	// count) is not challenged while that many are within the last
-	// BlockDays days: until the oldest of them is BlockDays days old.
+	// BlockDays days: until the oldest of them is BlockDays days old. A
+	// reason about the kind of challenge (tooFast, tooSlow, timeControl,
+	// variant, standard, rated, casual) counts for challenges of that kind
+	// only (lichess-bot's challenge_filter: fine).
 	// Read from the decline history in the state store, so a restart keeps
 	// it. 0: never. Default 3.
 	BlockAfterDeclines int `yaml:"block_after_declines"`

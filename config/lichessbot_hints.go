@@ -75,7 +75,7 @@ var lichessBotHints = map[string]string{
 	"matchmaking.opponent_rating_difference":   "here matchmaking.rating_difference",
 	"matchmaking.allow_during_games":           "ponderosa challenges whenever a slot is free (challenge.concurrency), games running or not",
 	"matchmaking.rating_preference":            "ponderosa has no equivalent",
-	"matchmaking.challenge_filter":             "ponderosa has no equivalent",
+	"matchmaking.challenge_filter":             "here matchmaking.block_after_declines, per kind of challenge as lichess-bot's fine",
 	"matchmaking.online_block_list":            "ponderosa has no equivalent: copy the names into matchmaking.block_list",
 	"matchmaking.include_challenge_block_list": "ponderosa always applies challenge.block_list to matchmaking too",
 	"matchmaking.challenge_decliner_file_name": "ponderosa has no equivalent",

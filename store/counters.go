@@ -9,11 +9,16 @@ import (
 	"time"
 )
 
-// Decline is a bot's answer "no" to our challenge.
+// Decline is a bot's answer "no" to our challenge, with the kind of
+// challenge it answered ("" where unknown: the declines of before schema
+// version 3).
 type Decline struct {
 	Opponent string    `json:"opponent"` // lower-case id
 	Reason   string    `json:"reason"`   // Lichess' decline reason key
 	At       time.Time `json:"at"`
+	Variant  string    `json:"variant,omitempty"` // Lichess' variant key
+	Speed    string    `json:"speed,omitempty"`   // bullet, blitz, ...
+	Mode     string    `json:"mode,omitempty"`    // rated or casual
 }
 
 // keepCounters is how long counter rows are kept: the daily limit looks
@@ -62,8 +67,8 @@ func (d *DB) BotGamesSince(ctx context.Context, t time.Time) ([]time.Time, error
 // AddDecline remembers a decline of our challenge.
 func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO declines (opponent, reason, at) VALUES (?, ?, ?)`,
-			strings.ToLower(dc.Opponent), dc.Reason, fmtTime(dc.At)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO declines (opponent, reason, at, variant, speed, mode) VALUES (?, ?, ?, ?, ?, ?)`,
+			strings.ToLower(dc.Opponent), dc.Reason, fmtTime(dc.At), dc.Variant, dc.Speed, dc.Mode); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM declines WHERE at < ?`, fmtTime(dc.At.Add(-keepCounters)))
@@ -77,7 +82,7 @@ func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
 
 // DeclinesSince returns the declines at or after t, oldest first.
 func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
+	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at, variant, speed, mode FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
 	if err != nil {
 		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 	}
@@ -86,7 +91,7 @@ func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) 
 	for rows.Next() {
 		var dc Decline
 		var at sql.NullString
-		if err := rows.Scan(&dc.Opponent, &dc.Reason, &at); err != nil {
+		if err := rows.Scan(&dc.Opponent, &dc.Reason, &at, &dc.Variant, &dc.Speed, &dc.Mode); err != nil {
 			return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 		}
 		dc.At = parseTime(at)

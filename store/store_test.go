@@ -655,3 +655,43 @@ func TestPauses(t *testing.T) {
 		t.Fatalf("ended pause: %v (%v), want zero", u, err)
 	}
 }
+
+// TestDeclineKinds: a decline keeps the kind of challenge it answered;
+// the declines of a database from before the kinds (schema version 2)
+// come back with no kind after the migration.
+func TestDeclineKinds(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	saved := migrations
+	t.Cleanup(func() { migrations = saved })
+	migrations = saved[:2] // an older ponderosa's database
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'tooFast', ?)`, fmtTime(old)); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	migrations = saved
+	d, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	now := old.Add(time.Minute)
+	if err := d.AddDecline(ctx, Decline{Opponent: "NewBot", Reason: "variant", At: now, Variant: "atomic", Speed: "blitz", Mode: "casual"}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := d.DeclinesSince(ctx, old)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("declines %+v (%v), want 2", ds, err)
+	}
+	if o := ds[0]; o.Opponent != "oldbot" || o.Reason != "tooFast" || o.Variant != "" || o.Speed != "" || o.Mode != "" {
+		t.Errorf("the decline of before the kinds: %+v, want no kind", o)
+	}
+	if n := ds[1]; n.Opponent != "newbot" || n.Variant != "atomic" || n.Speed != "blitz" || n.Mode != "casual" {
+		t.Errorf("the decline with its kind: %+v", n)
+	}
+}
