@@ -213,6 +213,10 @@ type matchState struct {
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
+	// cancelRefused: our stale challenges whose cancel Lichess refused
+	// (a 4xx: gone, or accepted), by id, with when: a game that starts
+	// from one is still ours to count (forgotten after cancelRefusedMemory).
+	cancelRefused map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
 	// the store (PauseBotDayLimit): a restart keeps it.
@@ -224,6 +228,10 @@ type matchState struct {
 func (m *matchState) onGameStart(id string) bool {
 	if id != "" && id == m.outID {
 		m.outID, m.outTo = "", ""
+		return true
+	}
+	if _, ok := m.cancelRefused[id]; ok && id != "" {
+		delete(m.cancelRefused, id) // accepted before our cancel reached Lichess
 		return true
 	}
 	if m.sending && id != "" { // a round holds a slot; CreateChallenge may be in flight
@@ -506,11 +514,28 @@ func (b *Bot) staleCancelAnswered(id string, err error) {
 	if code := lichess.StatusCode(err); err != nil && (code < 400 || code >= 500 || code == http.StatusTooManyRequests) {
 		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our stale challenge failed; asked again next round")
 		return
-	} else if err != nil {
-		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: our stale challenge is gone")
+	} else if err != nil && b.mm.outID == id {
+		// Gone (declined or expired, and its event lost), or accepted
+		// just before the cancel: then its game start follows.
+		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: Lichess refused to cancel our stale challenge: gone, or accepted")
+		now := time.Now()
+		for k, at := range b.mm.cancelRefused {
+			if now.Sub(at) > cancelRefusedMemory {
+				delete(b.mm.cancelRefused, k)
+			}
+		}
+		if b.mm.cancelRefused == nil {
+			b.mm.cancelRefused = map[string]time.Time{}
+		}
+		b.mm.cancelRefused[id] = now
 	}
 	b.forgetOutLocked(id)
 }
+
+// cancelRefusedMemory is how long a stale challenge of ours whose cancel
+// Lichess refused is remembered, so that its game, should it start, is
+// counted as ours.
+const cancelRefusedMemory = 5 * time.Minute
 
 // forgetOutLocked forgets our challenge id, if it is still the one out,
 // and gives its slot to the queue.

@@ -572,6 +572,12 @@ func TestStaleChallengePendingUntilCancelAnswers(t *testing.T) {
 	if b.mm.outID != "" {
 		t.Fatalf("challenge %q still pending after its cancel answered 404", b.mm.outID)
 	}
+	b.mu.Lock()
+	counted = b.mm.onGameStart("c2") // it was accepted just before the cancel
+	b.mu.Unlock()
+	if !counted {
+		t.Fatal("the game of our stale challenge whose cancel Lichess refused is not taken for ours")
+	}
 
 	out("c3", time.Now().Add(-time.Second-staleGiveUp-time.Minute)) // its cancel has failed for long
 	h.srv.InjectError("POST /api/challenge/c3/cancel", 100, http.StatusBadGateway)
