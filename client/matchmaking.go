@@ -130,8 +130,23 @@ func declineAbout(reason string) string {
 	return aboutBot
 }
 
-// speeds are Lichess' real-time speeds, fastest first.
-var speeds = [...]string{"ultraBullet", "bullet", "blitz", "rapid", "classical"}
+// speedRank orders Lichess' real-time speeds, fastest first; -1 for
+// another (or none).
+func speedRank(speed string) int {
+	switch speed {
+	case "ultraBullet":
+		return 0
+	case "bullet":
+		return 1
+	case "blitz":
+		return 2
+	case "rapid":
+		return 3
+	case "classical":
+		return 4
+	}
+	return -1
+}
 
 // refuses reports whether decline d tells of a challenge of kind k too: a
 // reason about the bot, always; one about the kind, when k is of the kind
@@ -146,7 +161,7 @@ func (d DeclineRecord) refuses(k matchKind) bool {
 	case aboutMode:
 		return d.Mode != "" && d.Mode == k.mode()
 	case aboutSpeed:
-		was, is := slices.Index(speeds[:], d.Speed), slices.Index(speeds[:], speedOf(k.tc))
+		was, is := speedRank(d.Speed), speedRank(speedOf(k.tc))
 		switch {
 		case was < 0:
 			return false
