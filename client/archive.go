@@ -33,7 +33,16 @@ type Store interface {
 	AddDecline(ctx context.Context, d DeclineRecord) error
 	// DeclinesSince returns the declines at or after t.
 	DeclinesSince(ctx context.Context, t time.Time) ([]DeclineRecord, error)
+	// SetPause remembers that name (PauseBotDayLimit) is paused until
+	// until; a later call replaces it.
+	SetPause(ctx context.Context, name string, until time.Time) error
+	// PauseUntil returns the end of name's pause; zero when none.
+	PauseUntil(ctx context.Context, name string) (time.Time, error)
 }
+
+// PauseBotDayLimit names the matchmaker's pause after Lichess' 429 for
+// the daily bot-game limit in the Store.
+const PauseBotDayLimit = "matchmaking.bot_day_limit"
 
 // ErrRecordKept is wrapped by a Store's error when what it was given is
 // not lost (spooled, written later).
@@ -72,11 +81,15 @@ type MoveRecord struct {
 	Source   string // search, ponder, ponder-at-once, tree, forced, book, fallback, ...
 }
 
-// DeclineRecord is a decline of our challenge.
+// DeclineRecord is a decline of our challenge, with the kind of challenge
+// it answered ("" where unknown: declines recorded before the kinds were).
 type DeclineRecord struct {
 	Opponent string // lower-case id
 	Reason   string // Lichess' reason key
 	At       time.Time
+	Variant  string // Lichess' variant key
+	Speed    string // bullet, blitz, rapid, classical
+	Mode     string // MatchRated or MatchCasual
 }
 
 // SetStore gives the bot its state store; call it before Run. Without one
@@ -248,9 +261,10 @@ func (b *Bot) countBotGameLocked(id string) {
 }
 
 // loadState reads the counters of earlier runs from the store, once per
-// Bot: the bot games of the last 24 hours (Lichess counts a sliding day)
-// and the decline history (the declines still in their cool-down, and
-// those the block list is derived from: matchmaking.block_after_declines).
+// Bot: the bot games of the last 24 hours (Lichess counts a sliding day),
+// the decline history (the declines still in their cool-down, and those
+// the block list is derived from: matchmaking.block_after_declines) and
+// the matchmaker's pause for Lichess' daily bot-game limit.
 func (b *Bot) loadState(ctx context.Context) {
 	b.mu.Lock()
 	s, loaded := b.store, b.stateLoaded
@@ -264,20 +278,31 @@ func (b *Bot) loadState(ctx context.Context) {
 	mm := b.Settings().Matchmaking
 	cool := mm.DeclineCooldown
 	decl, derr := s.DeclinesSince(ctx, now.Add(-max(cool, mm.BlockFor)))
-	if err := errors.Join(gerr, derr); err != nil {
+	pause, perr := s.PauseUntil(ctx, PauseBotDayLimit)
+	if err := errors.Join(gerr, derr, perr); err != nil {
 		b.log.Warn().Err(err).Msg("state store: cannot read the counters of earlier runs (read what the spool holds)")
 	}
 	b.mu.Lock()
 	b.botGames.load(games)
 	for _, d := range decl {
 		id := strings.ToLower(d.Opponent)
-		if now.Sub(d.At) <= cool && d.At.After(b.mm.declined[id]) {
+		// A reason about the kind of challenge cools down that kind only
+		// (from the history, see refuses).
+		if declineAbout(d.Reason) == aboutBot && now.Sub(d.At) <= cool && d.At.After(b.mm.declined[id]) {
 			b.mm.declined[id] = d.At
 		}
 	}
 	// The decline history of the block list, before what this run added.
 	b.mm.history = append(slices.Clone(decl), b.mm.history...)
 	slices.SortStableFunc(b.mm.history, func(x, y DeclineRecord) int { return x.At.Compare(y.At) })
+	paused := pause.After(now) && pause.After(b.mm.dayLimitUntil)
+	if paused {
+		b.mm.dayLimitUntil = pause
+	}
 	b.mu.Unlock()
 	b.log.Info().Int("bot_games_24h", len(games)).Int("declines", len(decl)).Msg("state store: counters of earlier runs loaded")
+	if paused {
+		b.log.Warn().Time("until", pause).
+			Msg("matchmaking: paused by an earlier run for Lichess' daily bot-game limit (429 bot.vsBot.day); no challenges until then")
+	}
 }

@@ -24,6 +24,7 @@ type memStore struct {
 	diffs    map[string][2]*int
 	botGames map[string]time.Time
 	declines []DeclineRecord
+	pauses   map[string]time.Time
 	fail     error
 }
 
@@ -84,6 +85,22 @@ func (m *memStore) DeclinesSince(ctx context.Context, t time.Time) ([]DeclineRec
 		}
 	}
 	return out, nil
+}
+
+func (m *memStore) SetPause(ctx context.Context, name string, until time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pauses == nil {
+		m.pauses = map[string]time.Time{}
+	}
+	m.pauses[name] = until
+	return nil
+}
+
+func (m *memStore) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.pauses[name], nil
 }
 
 func (m *memStore) game(id string) (GameRecord, bool) {
@@ -182,8 +199,8 @@ func TestCountersLoadedFromStore(t *testing.T) {
 	mem.botGames["a"] = now.Add(-23 * time.Hour)
 	mem.botGames["b"] = now.Add(-time.Minute)
 	mem.declines = []DeclineRecord{
-		{Opponent: "pickybot", Reason: "tooFast", At: now.Add(-10 * time.Minute)},
-		{Opponent: "oldbot", Reason: "later", At: now.Add(-2 * time.Hour)}, // past the 1 h cool-down
+		{Opponent: "pickybot", Reason: "tooFast", At: now.Add(-10 * time.Minute), Speed: "blitz"}, // the default 3+2 is blitz
+		{Opponent: "oldbot", Reason: "later", At: now.Add(-2 * time.Hour)},                        // past the 1 h cool-down
 	}
 	c, err := lichess.New("http://127.0.0.1:1", oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "x"}))
 	if err != nil {

@@ -403,10 +403,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		b.mu.Lock()
 		last := b.games[id] // the last worker, after rebuilds
 		b.workerDoneLocked(last)
-		delete(b.games, id)
-		if !g.corr {
-			b.idleFrom = time.Now() // a real-time slot is free from now: matchmaking.idle_time counts from here
-		}
+		b.gameOverLocked(id, g.corr, time.Now())
 		b.notifyLocked()
 		wake := last != nil && last.park && last.wake
 		wakeEnd := last != nil && last.park && last.wakeEnd

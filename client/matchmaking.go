@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -18,18 +20,26 @@ type MatchmakingSettings struct {
 	Enabled bool
 	// TimeControls to choose from (at random). Default 3+2.
 	TimeControls []TimeControlSetting
-	Rated        bool
+	// VariantTimeControls: a variant's own time controls, chosen from in
+	// the place of TimeControls when that variant is offered.
+	VariantTimeControls map[string][]TimeControlSetting
+	// Mode: MatchRated, MatchCasual, or MatchRandom (each challenge rated
+	// or casual at random). Default ("") casual.
+	Mode string
 	// Variants to choose from (at random). Default standard.
 	Variants []string
 	// IdleTime: challenge once a slot has been free this long (since the
-	// last real-time game ended, or the bot started). Default 60 s.
+	// bot went from busy to idle, see gameOverLocked, or started). Default
+	// 60 s.
 	IdleTime time.Duration
 	// CheckEvery: how often the matchmaker looks. Default 10 s.
 	CheckEvery time.Duration
-	// ChallengeTimeout: cancel an unanswered challenge after it. Default 30 s.
+	// ChallengeTimeout: cancel an unanswered challenge after it; it stays
+	// pending (its slot held) until the cancel answers. Default 30 s.
 	ChallengeTimeout time.Duration
 	// DeclineCooldown: do not challenge a bot again this long after it
-	// declined. Default 1 h.
+	// declined (for a reason about the kind of challenge, see
+	// declineAbout: not with such a challenge). Default 1 h.
 	DeclineCooldown time.Duration
 	// Opponent rating (in the speed of the chosen clock): an absolute
 	// range, and a largest difference to ours; zeros mean any.
@@ -41,12 +51,128 @@ type MatchmakingSettings struct {
 	// times within BlockFor (reasons other than "later", and not
 	// DeclineCapped: those say "not now", not "not you") is not challenged
 	// while that many such declines are within BlockFor: the block ends
-	// when the oldest of the last BlockAfterDeclines ages out of it. Derived from the decline
-	// history (the state store), so it survives a restart. Default 3;
-	// negative: never.
+	// when the oldest of the last BlockAfterDeclines ages out of it. A
+	// decline for a reason about the kind of challenge (declineAbout)
+	// counts for the challenges of that kind only, like lichess-bot's
+	// challenge_filter: fine. Derived from the decline history (the state
+	// store), so it survives a restart. Default 3; negative: never.
 	BlockAfterDeclines int
 	// BlockFor is that window. Default 7 days.
 	BlockFor time.Duration
+}
+
+// Matchmaking modes (MatchmakingSettings.Mode): lichess-bot's
+// challenge_mode.
+const (
+	MatchRated  = "rated"
+	MatchCasual = "casual"
+	MatchRandom = "random"
+)
+
+// matchKind is what one challenge of ours offers: the variant, the clock
+// (and so the speed), rated or casual.
+type matchKind struct {
+	variant string
+	tc      TimeControlSetting
+	rated   bool
+}
+
+// pickKind draws the kind of the next challenge: a variant, then a clock
+// among that variant's time controls, then rated or casual by Mode.
+func (m MatchmakingSettings) pickKind() matchKind {
+	k := matchKind{variant: m.Variants[rand.IntN(len(m.Variants))]}
+	tcs := m.TimeControls
+	if own := m.VariantTimeControls[k.variant]; len(own) > 0 {
+		tcs = own
+	}
+	k.tc = tcs[rand.IntN(len(tcs))]
+	switch m.Mode {
+	case MatchRated:
+		k.rated = true
+	case MatchRandom:
+		k.rated = rand.IntN(2) == 0
+	}
+	return k
+}
+
+// mode is MatchRated or MatchCasual.
+func (k matchKind) mode() string {
+	if k.rated {
+		return MatchRated
+	}
+	return MatchCasual
+}
+
+func (k matchKind) String() string {
+	return k.variant + " " + speedOf(k.tc) + " " + k.mode()
+}
+
+// What a decline reason is about (declineAbout).
+const (
+	aboutBot     = ""        // us, or not now: every kind of challenge
+	aboutSpeed   = "speed"   // tooFast, tooSlow, timeControl
+	aboutVariant = "variant" // variant, standard
+	aboutMode    = "mode"    // rated, casual
+)
+
+// declineAbout says what a decline reason is about: the kind of challenge
+// (its speed, variant, or rated or casual), or else the bot (generic,
+// later, noBot, onlyBot, DeclineCapped, and a reason Lichess may add).
+func declineAbout(reason string) string {
+	switch strings.ToLower(reason) {
+	case strings.ToLower(lichess.DeclineTooFast), strings.ToLower(lichess.DeclineTooSlow), strings.ToLower(lichess.DeclineTimeControl):
+		return aboutSpeed
+	case lichess.DeclineVariant, lichess.DeclineStandard:
+		return aboutVariant
+	case lichess.DeclineRated, lichess.DeclineCasual:
+		return aboutMode
+	}
+	return aboutBot
+}
+
+// speedRank orders Lichess' real-time speeds, fastest first; -1 for
+// another (or none).
+func speedRank(speed string) int {
+	switch speed {
+	case "ultraBullet":
+		return 0
+	case "bullet":
+		return 1
+	case "blitz":
+		return 2
+	case "rapid":
+		return 3
+	case "classical":
+		return 4
+	}
+	return -1
+}
+
+// refuses reports whether decline d tells of a challenge of kind k too: a
+// reason about the bot, always; one about the kind, when k is of the kind
+// it answered: the same variant, the same mode, the same speed (for
+// tooFast, that speed or a faster one; for tooSlow, or a slower one). A
+// decline whose kind is unknown (recorded before the kinds were) tells of
+// no kind.
+func (d DeclineRecord) refuses(k matchKind) bool {
+	switch declineAbout(d.Reason) {
+	case aboutVariant:
+		return d.Variant != "" && d.Variant == k.variant
+	case aboutMode:
+		return d.Mode != "" && d.Mode == k.mode()
+	case aboutSpeed:
+		was, is := speedRank(d.Speed), speedRank(speedOf(k.tc))
+		switch {
+		case was < 0:
+			return false
+		case strings.EqualFold(d.Reason, lichess.DeclineTooFast):
+			return is <= was
+		case strings.EqualFold(d.Reason, lichess.DeclineTooSlow):
+			return is >= was
+		}
+		return is == was
+	}
+	return true
 }
 
 // TimeControlSetting is a clock: base time and increment.
@@ -102,8 +228,13 @@ type matchState struct {
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
+	// cancelRefused: our stale challenges whose cancel Lichess refused
+	// (a 4xx: gone, or accepted), by id, with when: a game that starts
+	// from one is still ours to count (forgotten after cancelRefusedMemory).
+	cancelRefused map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
-	// limit (429 bot.vsBot.day); no challenge before this time.
+	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
+	// the store (PauseBotDayLimit): a restart keeps it.
 	dayLimitUntil time.Time
 }
 
@@ -112,6 +243,10 @@ type matchState struct {
 func (m *matchState) onGameStart(id string) bool {
 	if id != "" && id == m.outID {
 		m.outID, m.outTo = "", ""
+		return true
+	}
+	if _, ok := m.cancelRefused[id]; ok && id != "" {
+		delete(m.cancelRefused, id) // accepted before our cancel reached Lichess
 		return true
 	}
 	if m.sending && id != "" { // a round holds a slot; CreateChallenge may be in flight
@@ -167,13 +302,19 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 		return // a challenge to us was cancelled
 	}
 	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
-		now, opp, reason := time.Now(), strings.ToLower(ch.DestUser.ID), ch.DeclineReasonKey
-		b.mm.declined[opp] = now
-		b.mm.history = append(b.mm.history, DeclineRecord{Opponent: opp, Reason: reason, At: now})
-		b.persist("decline", func(ctx context.Context, s Store) error {
-			return s.AddDecline(ctx, DeclineRecord{Opponent: opp, Reason: reason, At: now})
-		})
-		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).Msg("our challenge was declined")
+		now, opp := time.Now(), strings.ToLower(ch.DestUser.ID)
+		d := DeclineRecord{Opponent: opp, Reason: ch.DeclineReasonKey, At: now,
+			Variant: cmp.Or(ch.Variant.Key, "standard"), Speed: ch.Speed, Mode: MatchCasual}
+		if ch.Rated {
+			d.Mode = MatchRated
+		}
+		if declineAbout(d.Reason) == aboutBot {
+			b.mm.declined[opp] = now // a kind's cool-down comes from the history
+		}
+		b.mm.history = append(b.mm.history, d)
+		b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
+		b.log.Info().Str("opponent", ch.DestUser.Name).Str("reason", ch.DeclineReasonKey).
+			Str("variant", d.Variant).Str("speed", d.Speed).Str("mode", d.Mode).Msg("our challenge was declined")
 	}
 	if ch.ID == b.mm.outID {
 		b.mm.outID, b.mm.outTo = "", ""
@@ -215,8 +356,9 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	v := b.matchmakeView(time.Now(), mm)
 	if v.outID != "" {
 		if v.stale {
-			if err := b.c.CancelChallenge(ctx, v.outID); err != nil && ctx.Err() == nil {
-				b.log.Debug().Err(err).Msg("cancel stale challenge")
+			err := b.c.CancelChallenge(ctx, v.outID)
+			if ctx.Err() == nil {
+				b.staleCancelAnswered(v.outID, err)
 			}
 		}
 		return
@@ -241,8 +383,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	s := v.settings
-	tc := mm.TimeControls[rand.IntN(len(mm.TimeControls))]
-	speed := speedOf(tc)
+	kind := v.kind
+	speed := speedOf(kind.tc)
 	myRating := v.me.Perfs[speed].Rating
 	var cands []lichess.User
 	for _, u := range bots {
@@ -265,8 +407,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	opp := cands[rand.IntN(len(cands))]
 	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
-		Limit: int(tc.Base / time.Second), Increment: int(tc.Increment / time.Second),
-		Rated: mm.Rated, Variant: mm.Variants[rand.IntN(len(mm.Variants))],
+		Limit: int(kind.tc.Base / time.Second), Increment: int(kind.tc.Increment / time.Second),
+		Rated: kind.rated, Variant: kind.variant,
 	})
 	if err != nil {
 		switch {
@@ -275,7 +417,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 			errors.As(err, &ae)
 			b.botDayLimitReached(time.Now(), ae.RateLimitSeconds)
 		case lichess.IsOpponentCapped(err):
-			b.opponentCapped(opp, err, time.Now())
+			b.opponentCapped(opp, kind, err, time.Now())
 		default:
 			b.log.Info().Err(err).Str("opponent", opp.Username).Msg("matchmaking: challenge not sent")
 		}
@@ -289,7 +431,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 // matchmakeView is what one matchmaking round reads from the Bot's state.
 type matchmakeView struct {
 	outID    string // our challenge still out, if any
-	stale    bool   // and it is past the challenge timeout (then forgotten)
+	stale    bool   // and it is past the challenge timeout: to be cancelled
 	settings Settings
 	// reserved: a slot is free for a bot game (and has been for
 	// IdleTime), the daily caps allow one more, and the view reserved the
@@ -297,7 +439,8 @@ type matchmakeView struct {
 	// (sendingChallenge(false)) or end it with challengeSent.
 	reserved bool
 	me       lichess.Account
-	declined map[string]bool // bots that declined us recently, by lower-case id
+	kind     matchKind       // what this round offers
+	declined map[string]bool // bots not to offer kind now, by lower-case id
 }
 
 // matchmakeView takes a round's view of the state under b.mu (released by
@@ -307,12 +450,18 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if id := b.mm.outID; id != "" {
-		stale := now.Sub(b.mm.outAt) > mm.ChallengeTimeout
-		if stale {
-			b.mm.outID, b.mm.outTo = "", ""
-			b.notifyLocked() // the slot our challenge held goes to the queue
+		// A stale challenge stays pending (holding its slot, and counted
+		// as a bot game to come) until its cancel answers: Lichess may
+		// start its game meanwhile. Only one whose cancel has failed for
+		// staleGiveUp is forgotten without an answer.
+		age := now.Sub(b.mm.outAt)
+		if age > mm.ChallengeTimeout+staleGiveUp {
+			b.log.Warn().Str("challenge", id).Dur("age", age).
+				Msg("matchmaking: our unanswered challenge could not be cancelled; forgotten")
+			b.forgetOutLocked(id)
+			return matchmakeView{}
 		}
-		return matchmakeView{outID: id, stale: stale}
+		return matchmakeView{outID: id, stale: age > mm.ChallengeTimeout}
 	}
 	free := !b.draining && !b.mm.sending && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	if !free || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
@@ -326,6 +475,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		settings: b.settings,
 		reserved: true,
 		me:       b.me,
+		kind:     mm.pickKind(),
 		declined: make(map[string]bool, len(b.mm.declined)),
 	}
 	for k, t := range b.mm.declined {
@@ -342,18 +492,74 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 			delete(b.mm.skipUntil, k)
 		}
 	}
-	for k, until := range b.blockedLocked(now, mm) {
+	for k, until := range b.blockedLocked(now, mm, v.kind) {
 		v.declined[k] = true
-		if !b.mm.blockLogged[k].Equal(until) {
+		if logged := k + " " + v.kind.String(); !b.mm.blockLogged[logged].Equal(until) {
 			if b.mm.blockLogged == nil {
 				b.mm.blockLogged = map[string]time.Time{}
 			}
-			b.mm.blockLogged[k] = until
-			b.log.Info().Str("opponent", k).Time("until", until).Int("declines", mm.BlockAfterDeclines).
-				Msg("matchmaking: bot declined us repeatedly; not challenged until then")
+			b.mm.blockLogged[logged] = until
+			b.log.Info().Str("opponent", k).Stringer("kind", v.kind).Time("until", until).Int("declines", mm.BlockAfterDeclines).
+				Msg("matchmaking: bot declined such challenges repeatedly; not offered them until then")
+		}
+	}
+	// A decline about the kind of challenge cools down that kind only.
+	for _, d := range b.mm.history {
+		if declineAbout(d.Reason) != aboutBot && now.Sub(d.At) <= mm.DeclineCooldown && d.refuses(v.kind) {
+			v.declined[strings.ToLower(d.Opponent)] = true
 		}
 	}
 	return v
+}
+
+// staleGiveUp is how long after its timeout a challenge of ours whose
+// cancel keeps failing (the network, Lichess' 5xx or 429) is still held
+// pending: then it is forgotten, so that a lost cancel never keeps a slot
+// for good.
+const staleGiveUp = 10 * time.Minute
+
+// staleCancelAnswered takes the answer to the cancel of our stale
+// challenge id: done, or refused for good (a 4xx but 429: the challenge is
+// gone, declined or accepted; an accepted one's game start counts it, as
+// it may have already), it is forgotten and its slot freed; otherwise it
+// stays pending and the next round asks again.
+func (b *Bot) staleCancelAnswered(id string, err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if code := lichess.StatusCode(err); err != nil && (code < 400 || code >= 500 || code == http.StatusTooManyRequests) {
+		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our stale challenge failed; asked again next round")
+		return
+	} else if err != nil && b.mm.outID == id {
+		// Gone (declined or expired, and its event lost), or accepted
+		// just before the cancel: then its game start follows.
+		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: Lichess refused to cancel our stale challenge: gone, or accepted")
+		now := time.Now()
+		for k, at := range b.mm.cancelRefused {
+			if now.Sub(at) > cancelRefusedMemory {
+				delete(b.mm.cancelRefused, k)
+			}
+		}
+		if b.mm.cancelRefused == nil {
+			b.mm.cancelRefused = map[string]time.Time{}
+		}
+		b.mm.cancelRefused[id] = now
+	}
+	b.forgetOutLocked(id)
+}
+
+// cancelRefusedMemory is how long a stale challenge of ours whose cancel
+// Lichess refused is remembered, so that its game, should it start, is
+// counted as ours.
+const cancelRefusedMemory = 5 * time.Minute
+
+// forgetOutLocked forgets our challenge id, if it is still the one out,
+// and gives its slot to the queue.
+func (b *Bot) forgetOutLocked(id string) {
+	if b.mm.outID != id {
+		return // answered meanwhile (its game started, or it was closed)
+	}
+	b.mm.outID, b.mm.outTo = "", ""
+	b.notifyLocked()
 }
 
 // dayLimitProbe is how long the matchmaker pauses after Lichess' 429 for
@@ -369,6 +575,7 @@ const dayLimitProbe = time.Hour
 // counts a sliding 24 hours, so the next challenge may go when the oldest
 // bot game of the last 24 hours ages out (dayLimitProbe from now when none
 // is known). It is logged once per pause: no challenge is sent meanwhile.
+// The pause is kept in the store, so that a restart keeps it (loadState).
 func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -381,6 +588,9 @@ func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 		}
 	}
 	b.mm.dayLimitUntil = until
+	b.persist("daily-limit pause", func(ctx context.Context, s Store) error {
+		return s.SetPause(ctx, PauseBotDayLimit, until)
+	})
 	b.log.Warn().Time("until", until).Int("seconds", seconds).Int("bot_games_24h", b.botGames.count(now)).
 		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until then")
 }
@@ -396,7 +606,7 @@ const DeclineCapped = "capped"
 // (lichess.OpponentCappedUntil), or for DeclineCooldown when it names none
 // that is ahead. It is recorded in the decline history with reason
 // DeclineCapped.
-func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
+func (b *Bot) opponentCapped(opp lichess.User, kind matchKind, err error, now time.Time) {
 	id := strings.ToLower(opp.ID)
 	until, ok := lichess.OpponentCappedUntil(err)
 	b.mu.Lock()
@@ -409,10 +619,9 @@ func (b *Bot) opponentCapped(opp lichess.User, err error, now time.Time) {
 		b.mm.declined[id] = now
 		until = now.Add(b.settings.Matchmaking.DeclineCooldown)
 	}
-	b.mm.history = append(b.mm.history, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
-	b.persist("decline", func(ctx context.Context, s Store) error {
-		return s.AddDecline(ctx, DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now})
-	})
+	d := DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now, Variant: kind.variant, Speed: speedOf(kind.tc), Mode: kind.mode()}
+	b.mm.history = append(b.mm.history, d)
+	b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
 	b.mu.Unlock()
 	b.log.Info().Str("opponent", opp.Username).Time("until", until).
 		Msg("matchmaking: the opponent has played too many games against bots today (Lichess' 400); skipped until then")
@@ -439,21 +648,42 @@ func (b *Bot) freeBotSlotsLocked() int {
 	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
 }
 
+// gameOverLocked forgets the game id that ended at now. A real-time game
+// that frees a slot while none sat free for a bot game restarts
+// matchmaking.idle_time (the bot goes from busy to idle now); one that ends
+// while a slot already sits free (no game, accepted or queued challenge,
+// nor challenge of ours holding it) leaves it counting from when that slot
+// freed, so that games ending one after another never keep a free slot
+// from being filled.
+func (b *Bot) gameOverLocked(id string, corr bool, now time.Time) {
+	free := b.freeBotSlotsLocked()
+	if b.matchPendingLocked() {
+		free-- // the slot our own challenge holds
+	}
+	idleBefore := free > 0
+	delete(b.games, id)
+	if !corr && !idleBefore {
+		b.idleFrom = now
+	}
+}
+
 // blocksDecline reports whether a decline reason counts towards the block
 // list: "later" and DeclineCapped say "not now", not "not you".
 func blocksDecline(reason string) bool {
 	return !strings.EqualFold(reason, lichess.DeclineLater) && reason != DeclineCapped
 }
 
-// blockedLocked derives the block list from the decline history: the bots
-// that declined us BlockAfterDeclines times (reasons that count, see
-// blocksDecline) within BlockFor, each with the end of its block: the
-// block lasts while that many counted declines are within BlockFor, so it
-// ends when the oldest of the last BlockAfterDeclines ages out (BlockFor
-// after it), unless a new decline comes. It forgets the history older
-// than BlockFor.
-func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]time.Time {
-	cut := now.Add(-mm.BlockFor)
+// blockedLocked derives the block list for challenges of kind k from the
+// decline history: the bots that declined us BlockAfterDeclines times
+// (reasons that count, see blocksDecline, and that refuse k: a reason
+// about the bot, or about k's speed, variant or mode) within BlockFor,
+// each with the end of its block: the block lasts while that many counted
+// declines are within BlockFor, so it ends when the oldest of the last
+// BlockAfterDeclines ages out (BlockFor after it), unless a new decline
+// comes. It forgets the history older than BlockFor (and the decline
+// cool-down).
+func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings, k matchKind) map[string]time.Time {
+	cut := now.Add(-max(mm.BlockFor, mm.DeclineCooldown))
 	i := 0
 	for i < len(b.mm.history) && !b.mm.history[i].At.After(cut) {
 		i++
@@ -464,8 +694,9 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings) map[string]ti
 	}
 	// Every decline still in the history is within BlockFor of now.
 	times := map[string][]time.Time{}
+	cut = now.Add(-mm.BlockFor)
 	for _, d := range b.mm.history {
-		if !blocksDecline(d.Reason) {
+		if !blocksDecline(d.Reason) || !d.refuses(k) || !d.At.After(cut) {
 			continue
 		}
 		id := strings.ToLower(d.Opponent)

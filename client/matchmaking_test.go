@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"testing"
 	"time"
 
@@ -330,7 +332,7 @@ func TestMatchmakerCappedWithoutDate(t *testing.T) {
 	b := NewBot(nil, nil, Settings{Matchmaking: MatchmakingSettings{DeclineCooldown: 2 * time.Hour}}, testsupport.Logger(t))
 	now := time.Now()
 	err := &lichess.APIError{StatusCode: http.StatusBadRequest, Message: "X played 100 games against other bots today, please wait until soon to challenge them."}
-	b.opponentCapped(lichess.User{ID: "X", Username: "X"}, err, now)
+	b.opponentCapped(lichess.User{ID: "X", Username: "X"}, matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute}}, err, now)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if at, ok := b.mm.declined["x"]; !ok || !at.Equal(now) {
@@ -441,10 +443,11 @@ func TestBlockListEnd(t *testing.T) {
 	day := 24 * time.Hour
 	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
 	mm := MatchmakingSettings{BlockAfterDeclines: 3, BlockFor: 7 * day}
+	blitz := matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}}
 	b.mm.history = []DeclineRecord{
 		{Opponent: "a", Reason: "generic", At: now.Add(-6 * day)},
 		{Opponent: "a", Reason: "later", At: now.Add(-5 * day)},
-		{Opponent: "a", Reason: "tooFast", At: now.Add(-4 * day)},
+		{Opponent: "a", Reason: "tooFast", At: now.Add(-4 * day), Speed: "blitz"},
 		{Opponent: "a", Reason: DeclineCapped, At: now.Add(-3 * day)},
 		{Opponent: "a", Reason: "generic", At: now.Add(-time.Hour)},
 		{Opponent: "b", Reason: "generic", At: now.Add(-2 * day)},
@@ -452,15 +455,314 @@ func TestBlockListEnd(t *testing.T) {
 		{Opponent: "b", Reason: "generic", At: now.Add(-time.Hour)},
 	}
 	b.mu.Lock()
-	got := b.blockedLocked(now, mm)
+	got := b.blockedLocked(now, mm, blitz)
 	b.mu.Unlock()
 	if want := now.Add(day); len(got) != 1 || !got["a"].Equal(want) {
 		t.Errorf("blocked %v, want only a until %v (its oldest counted decline ages out)", got, want)
 	}
 	b.mu.Lock()
-	got = b.blockedLocked(now.Add(day+time.Second), mm)
+	got = b.blockedLocked(now.Add(day+time.Second), mm, blitz)
 	b.mu.Unlock()
 	if len(got) != 0 {
 		t.Errorf("blocked %v after the oldest counted decline aged out, want none", got)
+	}
+}
+
+// The pause after Lichess' 429 for the daily bot-game limit is kept in the
+// store: a bot started again within it (a restart) sends no challenge
+// until it ends, and one started after it is not paused.
+func TestDayLimitPauseSurvivesRestart(t *testing.T) {
+	mem := newMemStore()
+	settings := Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond},
+	}
+	newBot := func() *Bot {
+		b := NewBot(nil, nil, settings, testsupport.Logger(t))
+		b.me = lichess.Account{ID: botID, Username: botName}
+		b.SetStore(mem)
+		return b
+	}
+	now := time.Now()
+	first := newBot()
+	first.botDayLimitReached(now, 3600)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	first.storeWriter(done, mem) // what the writer has queued reaches the store
+	if got := mem.pauses[PauseBotDayLimit]; !got.Equal(now.Add(time.Hour)) {
+		t.Fatalf("stored pause %v, want %v", got, now.Add(time.Hour))
+	}
+
+	second := newBot() // the restart
+	second.loadState(context.Background())
+	second.idleFrom = now.Add(-time.Hour)
+	mm := second.Settings().Matchmaking
+	second.mu.Lock()
+	until := second.mm.dayLimitUntil
+	second.mu.Unlock()
+	if !until.Equal(now.Add(time.Hour)) {
+		t.Fatalf("after the restart: paused until %v, want %v", until, now.Add(time.Hour))
+	}
+	if v := second.matchmakeView(now.Add(time.Minute), mm); v.reserved {
+		t.Fatal("the restarted bot would challenge within the daily-limit pause")
+	}
+	if v := second.matchmakeView(now.Add(time.Hour+time.Second), mm); !v.reserved {
+		t.Fatal("the restarted bot would not challenge after the pause")
+	}
+
+	mem.pauses[PauseBotDayLimit] = now.Add(-time.Minute) // over before the start
+	third := newBot()
+	third.loadState(context.Background())
+	third.mu.Lock()
+	until = third.mm.dayLimitUntil
+	third.mu.Unlock()
+	if !until.IsZero() {
+		t.Errorf("a pause over before the start was taken up: until %v", until)
+	}
+}
+
+// Our challenge unanswered past its timeout stays pending (holding its
+// slot and counted as a bot game to come) until its cancel answers: a
+// game that starts from it while the cancel fails is still ours, counted
+// as a bot game. A cancel that answers for good (here a 404: gone)
+// forgets it and frees the slot; one that keeps failing is forgotten
+// after staleGiveUp.
+func TestStaleChallengePendingUntilCancelAnswers(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	b := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, ChallengeTimeout: time.Second},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = time.Now().Add(-time.Hour)
+	mm := b.Settings().Matchmaking
+	out := func(id string, at time.Time) {
+		b.mu.Lock()
+		b.mm.outID, b.mm.outTo, b.mm.outAt = id, "otherbot", at
+		b.mu.Unlock()
+	}
+	pending := func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.matchPendingLocked() && b.botGamesLocked(time.Now()) == 1
+	}
+
+	out("c1", time.Now().Add(-time.Minute)) // stale
+	h.srv.InjectError("POST /api/challenge/c1/cancel", 100, http.StatusBadGateway)
+	b.matchmakeOnce(ctx, mm)
+	if n := h.requests("POST /api/challenge/c1/cancel"); n == 0 {
+		t.Fatal("the stale challenge was not cancelled")
+	}
+	if !pending() {
+		t.Fatal("the stale challenge was forgotten while its cancel failed")
+	}
+	if n := h.requests("GET /api/bot/online"); n != 0 {
+		t.Fatalf("the matchmaker looked for another bot (%d) while its stale challenge may still start a game", n)
+	}
+	b.mu.Lock()
+	counted := b.mm.onGameStart("c1") // Lichess started its game meanwhile
+	b.mu.Unlock()
+	if !counted {
+		t.Fatal("the game of our stale challenge, started before the cancel answered, is not taken for ours")
+	}
+
+	out("c2", time.Now().Add(-time.Minute))
+	b.matchmakeOnce(ctx, mm) // lichesstest knows no c2: 404, gone for good
+	if b.mm.outID != "" {
+		t.Fatalf("challenge %q still pending after its cancel answered 404", b.mm.outID)
+	}
+	b.mu.Lock()
+	counted = b.mm.onGameStart("c2") // it was accepted just before the cancel
+	b.mu.Unlock()
+	if !counted {
+		t.Fatal("the game of our stale challenge whose cancel Lichess refused is not taken for ours")
+	}
+
+	out("c3", time.Now().Add(-time.Second-staleGiveUp-time.Minute)) // its cancel has failed for long
+	h.srv.InjectError("POST /api/challenge/c3/cancel", 100, http.StatusBadGateway)
+	b.matchmakeOnce(ctx, mm)
+	if b.mm.outID != "" {
+		t.Fatalf("challenge %q still pending past staleGiveUp", b.mm.outID)
+	}
+}
+
+// matchmaking.idle_time counts from when the bot went from busy to idle: a
+// real-time game that ends while every slot was taken restarts it; one that
+// ends while a slot already sat free (concurrency 3, one game left) leaves
+// it counting from when that slot freed, so games ending one after another
+// never keep the free slot from being filled. Our own challenge out takes
+// its slot: a game that ends beside it restarts the count. A
+// correspondence game never does.
+func TestIdleTimeCountsFromBusyToIdle(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 3, MaxBotGamesPerDay: 100}}, testsupport.Logger(t))
+	start := time.Now().Add(-time.Hour)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, id := range []string{"g1", "g2", "g3"} {
+		b.games[id] = &gameWorker{}
+	}
+	b.idleFrom = start
+	t1 := start.Add(10 * time.Minute)
+	b.gameOverLocked("g1", false, t1) // every slot was taken
+	if !b.idleFrom.Equal(t1) {
+		t.Fatalf("after the first game of a full house ended: idle from %v, want %v", b.idleFrom, t1)
+	}
+	b.gameOverLocked("g2", false, t1.Add(5*time.Minute)) // a slot already sat free
+	if !b.idleFrom.Equal(t1) {
+		t.Fatalf("a game ending beside a free slot restarted idle_time: idle from %v, want %v", b.idleFrom, t1)
+	}
+	b.games["g4"] = &gameWorker{}
+	b.mm.outID = "c1" // the last free slot is held by our challenge
+	t2 := t1.Add(20 * time.Minute)
+	b.gameOverLocked("g3", false, t2)
+	if !b.idleFrom.Equal(t2) {
+		t.Fatalf("a game ending while our challenge held the only other free slot: idle from %v, want %v", b.idleFrom, t2)
+	}
+	b.mm.outID = ""
+	b.games["g5"], b.games["c"] = &gameWorker{}, &gameWorker{corr: true}
+	b.games["g6"] = &gameWorker{}
+	b.gameOverLocked("c", true, t2.Add(time.Minute))
+	if !b.idleFrom.Equal(t2) {
+		t.Fatalf("a correspondence game's end restarted idle_time: idle from %v", b.idleFrom)
+	}
+}
+
+// pickKind draws the variant first, then a clock among that variant's own
+// time controls (VariantTimeControls) or TimeControls, then rated or
+// casual by Mode: random gives both.
+func TestPickKindModeAndVariantClocks(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid := TimeControlSetting{Base: 10 * time.Minute, Increment: 5 * time.Second}
+	m := MatchmakingSettings{
+		Variants:            []string{"standard", "chess960"},
+		TimeControls:        []TimeControlSetting{blitz},
+		VariantTimeControls: map[string][]TimeControlSetting{"chess960": {rapid}},
+		Mode:                MatchRandom,
+	}.withDefaults()
+	seen := map[string]bool{}
+	for range 400 {
+		k := m.pickKind()
+		want := blitz
+		if k.variant == "chess960" {
+			want = rapid
+		}
+		if k.tc != want {
+			t.Fatalf("%s offered at %v, want %v", k.variant, k.tc, want)
+		}
+		seen[k.variant] = true
+		seen[fmt.Sprint("rated=", k.rated)] = true
+	}
+	for _, s := range []string{"standard", "chess960", "rated=true", "rated=false"} {
+		if !seen[s] {
+			t.Errorf("400 draws never gave %s", s)
+		}
+	}
+	for mode, rated := range map[string]bool{MatchRated: true, MatchCasual: false, "": false} {
+		m.Mode = mode
+		for range 50 {
+			if k := m.pickKind(); k.rated != rated {
+				t.Fatalf("mode %q gave rated=%v", mode, k.rated)
+			}
+		}
+	}
+}
+
+// Declines are remembered per kind of challenge (lichess-bot's
+// challenge_filter: fine): a reason about the speed, the variant or the
+// mode blocks that kind only (tooFast also the faster speeds, tooSlow the
+// slower), a reason about the bot blocks it for every kind, and the
+// declines recorded before the kinds were (no kind) block no kind.
+func TestDeclinesPerKind(t *testing.T) {
+	now := time.Now()
+	day := 24 * time.Hour
+	b := NewBot(nil, nil, Settings{}, testsupport.Logger(t))
+	mm := MatchmakingSettings{BlockAfterDeclines: 3, BlockFor: 7 * day}.withDefaults()
+	kind := func(variant string, base time.Duration, rated bool) matchKind {
+		return matchKind{variant: variant, tc: TimeControlSetting{Base: base}, rated: rated}
+	}
+	bullet, blitz, rapid := kind("standard", time.Minute, true), kind("standard", 5*time.Minute, true), kind("standard", 15*time.Minute, true)
+	classical := kind("standard", 60*time.Minute, true)
+	chess960, casual := kind("chess960", 5*time.Minute, true), kind("standard", 5*time.Minute, false)
+	three := func(opp, reason, variant, speed, mode string) {
+		for i := range 3 {
+			b.mm.history = append(b.mm.history, DeclineRecord{Opponent: opp, Reason: reason, At: now.Add(-time.Duration(3-i) * day),
+				Variant: variant, Speed: speed, Mode: mode})
+		}
+	}
+	three("fast", lichess.DeclineTooFast, "standard", "blitz", MatchRated)
+	three("slow", lichess.DeclineTooSlow, "standard", "rapid", MatchRated)
+	three("novariant", lichess.DeclineVariant, "chess960", "blitz", MatchRated)
+	three("unrated", lichess.DeclineRated, "standard", "blitz", MatchRated)
+	three("rude", lichess.DeclineGeneric, "standard", "blitz", MatchRated)
+	three("nobots", lichess.DeclineNoBot, "chess960", "rapid", MatchCasual)
+	three("migrated", lichess.DeclineTooFast, "", "", "") // recorded before the kinds
+	b.mm.history = append(b.mm.history,
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineGeneric, At: now.Add(-3 * day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineGeneric, At: now.Add(-2 * day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+		DeclineRecord{Opponent: "mixed", Reason: lichess.DeclineTimeControl, At: now.Add(-day), Variant: "standard", Speed: "blitz", Mode: MatchRated},
+	)
+	slices.SortStableFunc(b.mm.history, func(x, y DeclineRecord) int { return x.At.Compare(y.At) })
+	for _, tc := range []struct {
+		what string
+		k    matchKind
+		want []string
+	}{
+		{"blitz", blitz, []string{"fast", "mixed", "nobots", "rude", "unrated"}},
+		{"bullet (faster than a tooFast blitz)", bullet, []string{"fast", "nobots", "rude", "unrated"}},
+		{"rapid", rapid, []string{"nobots", "rude", "slow", "unrated"}},
+		{"classical (slower than a tooSlow rapid)", classical, []string{"nobots", "rude", "slow", "unrated"}},
+		{"chess960 blitz", chess960, []string{"fast", "mixed", "nobots", "novariant", "rude", "unrated"}},
+		{"casual blitz", casual, []string{"fast", "mixed", "nobots", "rude"}},
+	} {
+		b.mu.Lock()
+		got := slices.Sorted(maps.Keys(b.blockedLocked(now, mm, tc.k)))
+		b.mu.Unlock()
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: blocked %v, want %v", tc.what, got, tc.want)
+		}
+	}
+}
+
+// A decline event of our challenge is recorded with its kind; a reason
+// about the bot cools the bot down for every kind, one about the kind for
+// that kind only.
+func TestDeclineCooldownPerKind(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid := TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
+	b := NewBot(nil, nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, TimeControls: []TimeControlSetting{blitz}, Mode: MatchRated},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = time.Now().Add(-time.Hour)
+	decline := func(opp, reason string) {
+		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeDeclined, Challenge: &lichess.Challenge{
+			ID: "c-" + opp, Challenger: lichess.ChallengeUser{ID: botID}, DestUser: &lichess.ChallengeUser{ID: opp, Name: opp},
+			Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", Rated: true, DeclineReasonKey: reason}})
+	}
+	decline("fastbot", lichess.DeclineTooFast)
+	decline("rudebot", lichess.DeclineGeneric)
+	b.mu.Lock()
+	h := slices.Clone(b.mm.history)
+	b.mu.Unlock()
+	if len(h) != 2 || h[0].Variant != "standard" || h[0].Speed != "blitz" || h[0].Mode != MatchRated || h[0].Reason != lichess.DeclineTooFast {
+		t.Fatalf("history %+v, want the declines with their kind", h)
+	}
+	view := func(tc TimeControlSetting) map[string]bool {
+		mm := b.Settings().Matchmaking
+		mm.TimeControls = []TimeControlSetting{tc}
+		v := b.matchmakeView(time.Now(), mm)
+		b.sendingChallenge(false)
+		if !v.reserved {
+			t.Fatal("no slot reserved")
+		}
+		return v.declined
+	}
+	if d := view(blitz); !d["fastbot"] || !d["rudebot"] {
+		t.Errorf("blitz: cooling down %v, want fastbot and rudebot", d)
+	}
+	if d := view(rapid); d["fastbot"] || !d["rudebot"] {
+		t.Errorf("rapid: cooling down %v, want rudebot only (fastbot found blitz too fast)", d)
 	}
 }

@@ -366,8 +366,16 @@ type Matchmaking struct {
 	// Variants offered; one is picked at random. Each must be playable,
 	// as for Challenge.Variants. Default [standard].
 	Variants []string `yaml:"variants"`
-	// Rated makes the challenges rated. Default true.
+	// VariantTimeControls gives a variant of Variants its own time
+	// controls, in the place of TimeControls: {chess960: ["10+5"]}. A
+	// variant not named here is offered TimeControls. Default none.
+	VariantTimeControls map[string][]TimeControl `yaml:"variant_time_controls"`
+	// Rated makes the challenges rated. Default true. Mode, when set,
+	// takes its place.
 	Rated bool `yaml:"rated"`
+	// Mode is lichess-bot's challenge_mode: rated, casual, or random (each
+	// challenge rated or casual at random). Default "": as Rated says.
+	Mode string `yaml:"mode"`
 	// OpponentRating bounds the bots challenged. Default 0 to 4000.
 	OpponentRating RatingRange `yaml:"opponent_rating"`
 	// RatingDifference is the largest difference between a bot's rating
@@ -375,15 +383,16 @@ type Matchmaking struct {
 	// (lichess-bot's opponent_rating_difference); 0 means no limit, the
 	// default.
 	RatingDifference int `yaml:"rating_difference"`
-	// IdleTime is how long a slot must have been free (since the last
-	// real-time game ended, or the bot started) before the bot challenges
-	// someone to fill it. A slot is free for matchmaking when fewer
+	// IdleTime is how long a slot must have been free (since the bot went
+	// from busy to idle: a real-time game ended while no slot was free, or
+	// the bot started) before the bot challenges someone to fill it. A slot is free for matchmaking when fewer
 	// real-time games run (or are accepted) than challenge.concurrency,
 	// less challenge.games_reserved_for_humans and less the challenges
 	// waiting in the queue, and no challenge of ours is out. Default 10m.
 	IdleTime time.Duration `yaml:"idle_time"`
 	// ChallengeTimeout is how long to wait for an answer before cancelling
-	// the challenge. Default 1m.
+	// the challenge; it holds its slot until Lichess confirms the cancel
+	// (a game may start from it meanwhile). Default 1m.
 	ChallengeTimeout time.Duration `yaml:"challenge_timeout"`
 	// BlockList is bots never challenged (challenge.block_list also applies).
 	BlockList []string `yaml:"block_list"`
@@ -391,12 +400,43 @@ type Matchmaking struct {
 	// times within BlockDays days (reasons other than "later"; a bot that
 	// Lichess would not let us challenge for its daily limit does not
 	// count) is not challenged while that many are within the last
-	// BlockDays days: until the oldest of them is BlockDays days old.
+	// BlockDays days: until the oldest of them is BlockDays days old. A
+	// reason about the kind of challenge (tooFast, tooSlow, timeControl,
+	// variant, standard, rated, casual) counts for challenges of that kind
+	// only (lichess-bot's challenge_filter: fine).
 	// Read from the decline history in the state store, so a restart keeps
 	// it. 0: never. Default 3.
 	BlockAfterDeclines int `yaml:"block_after_declines"`
 	// BlockDays is that window, in days. Default 7.
 	BlockDays int `yaml:"block_days"`
+}
+
+// Matchmaking modes (Matchmaking.Mode).
+const (
+	ModeRated  = "rated"
+	ModeCasual = "casual"
+	ModeRandom = "random"
+)
+
+// ChallengeMode is the mode of the matchmaker's challenges: Mode, or when
+// it is not set, rated or casual as Rated says.
+func (m Matchmaking) ChallengeMode() string {
+	if m.Mode != "" {
+		return m.Mode
+	}
+	if m.Rated {
+		return ModeRated
+	}
+	return ModeCasual
+}
+
+// TimeControlsFor is the time controls offered in variant: its own
+// (VariantTimeControls) or TimeControls.
+func (m Matchmaking) TimeControlsFor(variant string) []TimeControl {
+	if tcs, ok := m.VariantTimeControls[variant]; ok {
+		return tcs
+	}
+	return m.TimeControls
 }
 
 // Correspondence says how correspondence games (days per move) are played:
@@ -408,7 +448,8 @@ type Correspondence struct {
 	// MoveTime is how long to think on each move. Default 1m.
 	MoveTime time.Duration `yaml:"move_time"`
 	// CheckinPeriod is how often the bot lists its games in progress to take
-	// up the correspondence games where it is its move. Default 10m.
+	// up the correspondence games where it is its move. Default 10m; at
+	// most MaxCheckinPeriod.
 	CheckinPeriod time.Duration `yaml:"checkin_period"`
 	// DisconnectTime is how long the game's stream stays open after our move
 	// before it is let go. Default 150s.
@@ -421,6 +462,15 @@ type Correspondence struct {
 	// real-time games only. Default 5.
 	Concurrency int `yaml:"concurrency"`
 }
+
+// MaxCheckinPeriod is the longest correspondence.checkin_period. The
+// check-in is what takes a game up when Lichess' word that the opponent
+// moved (the gameStart event) is lost, a stream cut say: the shortest
+// correspondence clock Lichess has is 1 day a move, so the check-in must
+// come several times within a day, with correspondence.move_time (at most
+// an hour) still to think after it. 6 hours leaves at least three check-ins
+// and the thinking well before such a clock could run out.
+const MaxCheckinPeriod = 6 * time.Hour
 
 // Opponent-gone behaviours.
 const (

@@ -23,7 +23,11 @@ func TestCorrespondenceKeys(t *testing.T) {
 	for _, tt := range []struct{ src, want string }{
 		{"correspondence:\n  move_time: 0s\n", "correspondence.move_time: must be between 1s and 1h0m0s, got 0s"},
 		{"correspondence:\n  move_time: 60\n", "correspondence.move_time: 60 has no unit"},
-		{"correspondence:\n  checkin_period: 1s\n", "correspondence.checkin_period: must be between 10s and 24h0m0s, got 1s"},
+		{"correspondence:\n  checkin_period: 1s\n", "correspondence.checkin_period: must be between 10s and 6h0m0s, got 1s"},
+		// The cap: a check-in must come several times within the shortest
+		// correspondence clock (1 day a move).
+		{"correspondence:\n  checkin_period: 24h\n", "correspondence.checkin_period: must be between 10s and 6h0m0s, got 24h0m0s"},
+		{"correspondence:\n  checkin_period: 6h1s\n", "the shortest correspondence clock, 1 day a move"},
 		{"correspondence:\n  disconnect_time: -1s\n", "correspondence.disconnect_time: must be between 1s and 24h0m0s, got -1s"},
 		{"correspondence:\n  concurrency: 0\n", "correspondence.concurrency: must be between 1 and 1000, got 0"},
 		{"correspondence:\n  concurency: 2\n", "concurency"},
@@ -36,6 +40,9 @@ func TestCorrespondenceKeys(t *testing.T) {
 	c, err = Parse([]byte("challenge:\n  speeds: [blitz, correspondence]\n"), "config.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c, err := Parse([]byte("correspondence:\n  checkin_period: 6h\n"), "config.yaml"); err != nil || c.Correspondence.CheckinPeriod != MaxCheckinPeriod {
+		t.Errorf("checkin_period 6h, the cap: %v", err)
 	}
 	if s := c.Summary(); !strings.Contains(s, "up to 5 game(s) apart from the real-time ones; 1m0s a move") {
 		t.Errorf("summary lacks the correspondence line:\n%s", s)

@@ -197,8 +197,20 @@ func (c *Config) Summary() string {
 		if m.BlockAfterDeclines > 0 {
 			block = fmt.Sprintf("blocking a bot while it has declined %d times within %dd", m.BlockAfterDeclines, m.BlockDays)
 		}
-		line("matchmaking", "when a slot has been free %v: %s %s, bots rated %d–%d%s; %s", m.IdleTime,
-			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), m.OpponentRating.Min, m.OpponentRating.Max, diff, block)
+		var own []string
+		for _, variant := range slices.Sorted(maps.Keys(m.VariantTimeControls)) {
+			clocks := make([]string, len(m.VariantTimeControls[variant]))
+			for i, tc := range m.VariantTimeControls[variant] {
+				clocks[i] = tc.String()
+			}
+			own = append(own, variant+" at "+strings.Join(clocks, " "))
+		}
+		ownTCs := ""
+		if len(own) > 0 {
+			ownTCs = " (" + strings.Join(own, "; ") + ")"
+		}
+		line("matchmaking", "when a slot has been free %v: %s %s %s%s, bots rated %d–%d%s; %s", m.IdleTime, m.ChallengeMode(),
+			strings.Join(tcs, " "), strings.Join(m.Variants, ", "), ownTCs, m.OpponentRating.Min, m.OpponentRating.Max, diff, block)
 	} else {
 		line("matchmaking", "off")
 	}

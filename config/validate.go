@@ -345,7 +345,8 @@ func (v *validator) rating(key string, r RatingRange) {
 func (v *validator) correspondence() {
 	c := v.c.Correspondence
 	v.durationIn("correspondence.move_time", c.MoveTime, time.Second, time.Hour, "")
-	v.durationIn("correspondence.checkin_period", c.CheckinPeriod, 10*time.Second, 24*time.Hour, "")
+	v.durationIn("correspondence.checkin_period", c.CheckinPeriod, 10*time.Second, MaxCheckinPeriod,
+		"a check-in must come well within the shortest correspondence clock, 1 day a move, should Lichess' word that the opponent moved be lost")
 	v.durationIn("correspondence.disconnect_time", c.DisconnectTime, time.Second, 24*time.Hour, "")
 	v.intIn("correspondence.concurrency", c.Concurrency, 1, 1000, "correspondence games in progress at once, apart from challenge.concurrency")
 }
@@ -435,11 +436,44 @@ func validClockBase(d time.Duration) bool {
 
 func (v *validator) matchmaking() {
 	m := v.c.Matchmaking
-	if m.Enabled && len(m.TimeControls) == 0 {
-		v.add("matchmaking.time_controls", `is empty: list at least one, e.g. ["3+2"]`)
+	if m.Enabled && len(m.TimeControls) == 0 && slices.ContainsFunc(m.Variants, func(variant string) bool {
+		_, own := m.VariantTimeControls[variant]
+		return !own
+	}) {
+		v.add("matchmaking.time_controls", `is empty: list at least one, e.g. ["3+2"] (or give every variant its own in matchmaking.variant_time_controls)`)
 	}
-	for i, tc := range m.TimeControls {
-		k := fmt.Sprintf("matchmaking.time_controls[%d]", i)
+	v.matchClocks("matchmaking.time_controls", m.TimeControls)
+	for _, variant := range slices.Sorted(maps.Keys(m.VariantTimeControls)) {
+		k := "matchmaking.variant_time_controls." + variant
+		if !slices.Contains(m.Variants, variant) {
+			v.add(k, "%q is not in matchmaking.variants, so it is never offered: add it there, or remove its time controls", variant)
+			continue
+		}
+		if len(m.VariantTimeControls[variant]) == 0 {
+			v.add(k, `is empty: list at least one time control, e.g. ["3+2"], or remove it to offer matchmaking.time_controls`)
+		}
+		v.matchClocks(k, m.VariantTimeControls[variant])
+	}
+	if m.Mode != "" && v.oneOf("matchmaking.mode", m.Mode, []string{ModeRated, ModeCasual, ModeRandom}) {
+		if _, written := v.c.keys["matchmaking.rated"]; written && m.Mode != ModeRandom && (m.Mode == ModeRated) != m.Rated {
+			v.add("matchmaking.mode", "%q contradicts matchmaking.rated: %v: keep one of them (mode takes rated's place, and adds random)", m.Mode, m.Rated)
+		}
+	}
+	v.variants("matchmaking.variants", m.Variants, m.Enabled)
+	v.rating("matchmaking.opponent_rating", m.OpponentRating)
+	v.intIn("matchmaking.rating_difference", m.RatingDifference, 0, 4000, "0: no limit")
+	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
+	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
+	v.usernames("matchmaking.block_list", m.BlockList)
+	v.intIn("matchmaking.block_after_declines", m.BlockAfterDeclines, 0, 100, "0: never")
+	v.intIn("matchmaking.block_days", m.BlockDays, 1, 30, "the state store keeps 30 days of declines")
+}
+
+// matchClocks checks the time controls the matchmaker may offer: each one
+// Lichess takes in a bot's challenge.
+func (v *validator) matchClocks(key string, tcs []TimeControl) {
+	for i, tc := range tcs {
+		k := fmt.Sprintf("%s[%d]", key, i)
 		switch {
 		case tc.bad != "":
 			v.add(k, "%s", tc.bad)
@@ -453,14 +487,6 @@ func (v *validator) matchmaking() {
 			v.add(k, "%q is an ultraBullet time control (base + 40 × increment under 30 seconds), which Lichess does not let bots play: give at least \"0.5+0\"", tc.String())
 		}
 	}
-	v.variants("matchmaking.variants", m.Variants, m.Enabled)
-	v.rating("matchmaking.opponent_rating", m.OpponentRating)
-	v.intIn("matchmaking.rating_difference", m.RatingDifference, 0, 4000, "0: no limit")
-	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")
-	v.durationIn("matchmaking.challenge_timeout", m.ChallengeTimeout, 5*time.Second, 10*time.Minute, "")
-	v.usernames("matchmaking.block_list", m.BlockList)
-	v.intIn("matchmaking.block_after_declines", m.BlockAfterDeclines, 0, 100, "0: never")
-	v.intIn("matchmaking.block_days", m.BlockDays, 1, 30, "the state store keeps 30 days of declines")
 }
 
 func (v *validator) message(key, msg string) {

@@ -27,13 +27,14 @@ var ErrSpooled = errors.New("spooled")
 
 // spoolEntry is one line of the spool.
 type spoolEntry struct {
-	Op      string    `json:"op"` // game, rating_diffs, bot_game, decline
+	Op      string    `json:"op"` // game, rating_diffs, bot_game, decline, pause
 	Game    *Game     `json:"game,omitempty"`
 	ID      string    `json:"id,omitempty"`
 	White   *int      `json:"white,omitempty"`
 	Black   *int      `json:"black,omitempty"`
 	At      time.Time `json:"at,omitzero"`
 	Decline *Decline  `json:"decline,omitempty"`
+	Name    string    `json:"name,omitempty"` // pause: what is paused (At: until when)
 }
 
 // Archive is the daemon's view of the state store: every call either
@@ -124,6 +125,8 @@ func (a *Archive) apply(ctx context.Context, e spoolEntry) error {
 			return errors.New("spool entry: decline without its decline")
 		}
 		return a.db.AddDecline(ctx, *e.Decline)
+	case "pause":
+		return a.db.SetPause(ctx, e.Name, e.At)
 	}
 	return fmt.Errorf("spool entry: unknown op %q", e.Op)
 }
@@ -287,6 +290,33 @@ func (a *Archive) AddBotGame(ctx context.Context, id string, t time.Time) error 
 // AddDecline remembers that a bot declined our challenge.
 func (a *Archive) AddDecline(ctx context.Context, d Decline) error {
 	return a.do(ctx, spoolEntry{Op: "decline", Decline: &d})
+}
+
+// SetPause remembers that name is paused until until (zero: no longer).
+func (a *Archive) SetPause(ctx context.Context, name string, until time.Time) error {
+	return a.do(ctx, spoolEntry{Op: "pause", Name: name, At: until})
+}
+
+// PauseUntil returns the end of name's pause (zero: none); from the spool
+// when the database is away (the error says why).
+func (a *Archive) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	err := a.readyLocked(ctx)
+	if err == nil {
+		var until time.Time
+		if until, err = a.db.PauseUntil(ctx, name); err == nil {
+			return until, nil
+		}
+		a.dropLocked()
+	}
+	var until time.Time
+	for _, e := range a.spooledLocked() {
+		if e.Op == "pause" && e.Name == name {
+			until = e.At // the last one written wins
+		}
+	}
+	return until, err
 }
 
 // Games returns the finished games the filter selects, newest first,

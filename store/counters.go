@@ -3,16 +3,22 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
 
-// Decline is a bot's answer "no" to our challenge.
+// Decline is a bot's answer "no" to our challenge, with the kind of
+// challenge it answered ("" where unknown: the declines of before schema
+// version 3).
 type Decline struct {
 	Opponent string    `json:"opponent"` // lower-case id
 	Reason   string    `json:"reason"`   // Lichess' decline reason key
 	At       time.Time `json:"at"`
+	Variant  string    `json:"variant,omitempty"` // Lichess' variant key
+	Speed    string    `json:"speed,omitempty"`   // bullet, blitz, ...
+	Mode     string    `json:"mode,omitempty"`    // rated or casual
 }
 
 // keepCounters is how long counter rows are kept: the daily limit looks
@@ -61,8 +67,8 @@ func (d *DB) BotGamesSince(ctx context.Context, t time.Time) ([]time.Time, error
 // AddDecline remembers a decline of our challenge.
 func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
 	err := d.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO declines (opponent, reason, at) VALUES (?, ?, ?)`,
-			strings.ToLower(dc.Opponent), dc.Reason, fmtTime(dc.At)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO declines (opponent, reason, at, variant, speed, mode) VALUES (?, ?, ?, ?, ?, ?)`,
+			strings.ToLower(dc.Opponent), dc.Reason, fmtTime(dc.At), dc.Variant, dc.Speed, dc.Mode); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM declines WHERE at < ?`, fmtTime(dc.At.Add(-keepCounters)))
@@ -76,7 +82,7 @@ func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
 
 // DeclinesSince returns the declines at or after t, oldest first.
 func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) {
-	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
+	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at, variant, speed, mode FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
 	if err != nil {
 		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 	}
@@ -85,7 +91,7 @@ func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) 
 	for rows.Next() {
 		var dc Decline
 		var at sql.NullString
-		if err := rows.Scan(&dc.Opponent, &dc.Reason, &at); err != nil {
+		if err := rows.Scan(&dc.Opponent, &dc.Reason, &at, &dc.Variant, &dc.Speed, &dc.Mode); err != nil {
 			return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 		}
 		dc.At = parseTime(at)
@@ -95,4 +101,35 @@ func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) 
 		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
 	}
 	return out, nil
+}
+
+// SetPause remembers that name is paused until until (a later call
+// replaces it; a zero until ends the pause).
+func (d *DB) SetPause(ctx context.Context, name string, until time.Time) error {
+	err := d.tx(ctx, func(tx *sql.Tx) error {
+		if until.IsZero() {
+			_, err := tx.ExecContext(ctx, `DELETE FROM pauses WHERE name = ?`, name)
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO pauses (name, until) VALUES (?, ?)`, name, fmtTime(until))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("database %s: remember pause %s: %w", d.path, name, err)
+	}
+	return nil
+}
+
+// PauseUntil returns the end of name's pause; zero when none is
+// remembered.
+func (d *DB) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	var s sql.NullString
+	err := d.db.QueryRowContext(ctx, `SELECT until FROM pauses WHERE name = ?`, name).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("database %s: read pause %s: %w", d.path, name, err)
+	}
+	return parseTime(s), nil
 }

@@ -293,4 +293,20 @@ CREATE TABLE declines (
 	PRIMARY KEY (opponent, at)
 );
 `,
+	// 2: pauses that must outlive a restart (the matchmaker's after
+	// Lichess' daily bot-game limit).
+	`
+CREATE TABLE pauses (
+	name  TEXT PRIMARY KEY,                         -- what is paused, e.g. matchmaking.bot_day_limit
+	until TEXT NOT NULL                             -- UTC, 2006-01-02T15:04:05.000Z
+);
+`,
+	// 3: the kind of challenge a decline answered, so that a reason about
+	// the kind (tooFast, variant, rated, ...) keeps only that kind from
+	// being offered again. The declines of before carry no kind ('').
+	`
+ALTER TABLE declines ADD COLUMN variant TEXT NOT NULL DEFAULT '';  -- Lichess' variant key
+ALTER TABLE declines ADD COLUMN speed   TEXT NOT NULL DEFAULT '';  -- bullet, blitz, rapid, classical, correspondence
+ALTER TABLE declines ADD COLUMN mode    TEXT NOT NULL DEFAULT '';  -- rated or casual
+`,
 }

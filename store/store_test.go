@@ -594,3 +594,104 @@ func TestArchiveGames(t *testing.T) {
 		t.Fatalf("limit 1: %d, %v", len(gs), err)
 	}
 }
+
+// TestPauses: a pause is kept across a reopen, replaced by a later one,
+// ended by a zero time; while the database is locked it is spooled, read
+// back from the spool, and reaches the database afterwards.
+func TestPauses(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	d, err := Open(Path(dir), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const name = "matchmaking.bot_day_limit"
+	if u, err := d.PauseUntil(ctx, name); err != nil || !u.IsZero() {
+		t.Fatalf("no pause yet: %v (%v), want zero", u, err)
+	}
+	until := time.Now().Add(3 * time.Hour).Truncate(time.Millisecond)
+	if err := d.SetPause(ctx, name, until.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetPause(ctx, name, until); err != nil { // replaces
+		t.Fatal(err)
+	}
+	d.Close()
+	a, err := OpenArchive(ctx, dir, Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if u, err := a.PauseUntil(ctx, name); err != nil || !u.Equal(until) {
+		t.Fatalf("pause after reopening: %v (%v), want %v", u, err, until)
+	}
+	other, err := Open(Path(dir), Options{BusyTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.SQL().Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := until.Add(time.Hour)
+	if err := a.SetPause(ctx, name, later); !errors.Is(err, ErrSpooled) {
+		t.Fatalf("pause while locked: %v, want spooled", err)
+	}
+	if u, _ := a.PauseUntil(ctx, name); !u.Equal(later) {
+		t.Errorf("pause from the spool: %v, want %v", u, later)
+	}
+	lock.Rollback()
+	if err := a.SetPause(ctx, "other", time.Time{}); err != nil {
+		t.Fatalf("after the lock went: %v", err)
+	}
+	if u, err := other.PauseUntil(ctx, name); err != nil || !u.Equal(later) {
+		t.Fatalf("pause after draining: %v (%v), want %v", u, err, later)
+	}
+	if err := other.SetPause(ctx, name, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := other.PauseUntil(ctx, name); err != nil || !u.IsZero() {
+		t.Fatalf("ended pause: %v (%v), want zero", u, err)
+	}
+}
+
+// TestDeclineKinds: a decline keeps the kind of challenge it answered;
+// the declines of a database from before the kinds (schema version 2)
+// come back with no kind after the migration.
+func TestDeclineKinds(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	saved := migrations
+	t.Cleanup(func() { migrations = saved })
+	migrations = saved[:2] // an older ponderosa's database
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'tooFast', ?)`, fmtTime(old)); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	migrations = saved
+	d, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	now := old.Add(time.Minute)
+	if err := d.AddDecline(ctx, Decline{Opponent: "NewBot", Reason: "variant", At: now, Variant: "atomic", Speed: "blitz", Mode: "casual"}); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := d.DeclinesSince(ctx, old)
+	if err != nil || len(ds) != 2 {
+		t.Fatalf("declines %+v (%v), want 2", ds, err)
+	}
+	if o := ds[0]; o.Opponent != "oldbot" || o.Reason != "tooFast" || o.Variant != "" || o.Speed != "" || o.Mode != "" {
+		t.Errorf("the decline of before the kinds: %+v, want no kind", o)
+	}
+	if n := ds[1]; n.Opponent != "newbot" || n.Variant != "atomic" || n.Speed != "blitz" || n.Mode != "casual" {
+		t.Errorf("the decline with its kind: %+v", n)
+	}
+}

@@ -41,16 +41,26 @@ func (s storeAdapter) BotGamesSince(ctx context.Context, t time.Time) ([]time.Ti
 }
 
 func (s storeAdapter) AddDecline(ctx context.Context, d client.DeclineRecord) error {
-	return kept(s.a.AddDecline(ctx, store.Decline{Opponent: d.Opponent, Reason: d.Reason, At: d.At}))
+	return kept(s.a.AddDecline(ctx, store.Decline{Opponent: d.Opponent, Reason: d.Reason, At: d.At,
+		Variant: d.Variant, Speed: d.Speed, Mode: d.Mode}))
 }
 
 func (s storeAdapter) DeclinesSince(ctx context.Context, t time.Time) ([]client.DeclineRecord, error) {
 	ds, err := s.a.DeclinesSince(ctx, t)
 	out := make([]client.DeclineRecord, 0, len(ds))
 	for _, d := range ds {
-		out = append(out, client.DeclineRecord{Opponent: d.Opponent, Reason: d.Reason, At: d.At})
+		out = append(out, client.DeclineRecord{Opponent: d.Opponent, Reason: d.Reason, At: d.At,
+			Variant: d.Variant, Speed: d.Speed, Mode: d.Mode})
 	}
 	return out, err
+}
+
+func (s storeAdapter) SetPause(ctx context.Context, name string, until time.Time) error {
+	return kept(s.a.SetPause(ctx, name, until))
+}
+
+func (s storeAdapter) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	return s.a.PauseUntil(ctx, name)
 }
 
 // storeGame is the archive's form of a game record.

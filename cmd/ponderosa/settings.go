@@ -55,7 +55,7 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 	mm := cfg.Matchmaking
 	ms := client.MatchmakingSettings{
 		Enabled:          mm.Enabled,
-		Rated:            mm.Rated,
+		Mode:             mm.ChallengeMode(),
 		Variants:         slices.Clone(mm.Variants),
 		IdleTime:         mm.IdleTime,
 		ChallengeTimeout: mm.ChallengeTimeout,
@@ -67,8 +67,19 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 		BlockAfterDeclines: cmp.Or(mm.BlockAfterDeclines, -1),
 		BlockFor:           time.Duration(mm.BlockDays) * 24 * time.Hour,
 	}
-	for _, tc := range mm.TimeControls {
-		ms.TimeControls = append(ms.TimeControls, client.TimeControlSetting{Base: tc.Base, Increment: tc.Increment})
+	clocks := func(tcs []config.TimeControl) []client.TimeControlSetting {
+		out := make([]client.TimeControlSetting, 0, len(tcs))
+		for _, tc := range tcs {
+			out = append(out, client.TimeControlSetting{Base: tc.Base, Increment: tc.Increment})
+		}
+		return out
+	}
+	ms.TimeControls = clocks(mm.TimeControls)
+	if len(mm.VariantTimeControls) > 0 {
+		ms.VariantTimeControls = map[string][]client.TimeControlSetting{}
+		for variant, tcs := range mm.VariantTimeControls {
+			ms.VariantTimeControls[variant] = clocks(tcs)
+		}
 	}
 
 	g := cfg.Game

@@ -63,7 +63,7 @@ func TestSettingsFromDefaultConfig(t *testing.T) {
 	}
 	m := s.Matchmaking
 	if m.Enabled || len(m.TimeControls) != 2 || m.TimeControls[0] != (client.TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}) ||
-		!slices.Equal(m.Variants, []string{"standard"}) || !m.Rated || m.IdleTime != 10*time.Minute || m.ChallengeTimeout != time.Minute ||
+		!slices.Equal(m.Variants, []string{"standard"}) || m.Mode != client.MatchRated || m.IdleTime != 10*time.Minute || m.ChallengeTimeout != time.Minute ||
 		m.MinRating != 0 || m.MaxRating != 4000 {
 		t.Errorf("matchmaking %+v", m)
 	}
@@ -160,12 +160,27 @@ func TestSettingsFromConfig(t *testing.T) {
 			check: func(t *testing.T, s client.Settings) {
 				m := s.Matchmaking
 				if !m.Enabled || len(m.TimeControls) != 1 || m.TimeControls[0].Base != time.Minute || !slices.Equal(m.Variants, []string{"chess960", "standard"}) ||
-					m.Rated || m.IdleTime != time.Minute || m.ChallengeTimeout != 20*time.Second || !slices.Equal(m.BlockList, []string{"somebot"}) ||
+					m.Mode != client.MatchCasual || m.IdleTime != time.Minute || m.ChallengeTimeout != 20*time.Second || !slices.Equal(m.BlockList, []string{"somebot"}) ||
 					m.MinRating != 1000 || m.MaxRating != 2000 || m.MaxRatingDiff != 300 {
 					t.Errorf("%+v", m)
 				}
 				if m.BlockAfterDeclines != 3 || m.BlockFor != 7*24*time.Hour {
 					t.Errorf("default block after %d declines for %v, want 3 for 7 days", m.BlockAfterDeclines, m.BlockFor)
+				}
+			},
+		},
+		{
+			name: "matchmaking mode and per-variant time controls",
+			yaml: "matchmaking:\n  enabled: true\n  time_controls: [\"3+2\"]\n  variants: [chess960, standard]\n  mode: random\n" +
+				"  variant_time_controls: {chess960: [\"10+5\", \"15+10\"]}\n",
+			check: func(t *testing.T, s client.Settings) {
+				m := s.Matchmaking
+				if m.Mode != client.MatchRandom {
+					t.Errorf("mode %q, want random", m.Mode)
+				}
+				if own := m.VariantTimeControls["chess960"]; len(own) != 2 || own[1] != (client.TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}) ||
+					len(m.VariantTimeControls) != 1 || len(m.TimeControls) != 1 {
+					t.Errorf("time controls %v, per variant %v", m.TimeControls, m.VariantTimeControls)
 				}
 			},
 		},

@@ -90,16 +90,10 @@ func (t *translator) matchmaking(m *section) {
 		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
 	case "casual":
 		t.b.set(p("matchmaking.rated"), false, from(m, "challenge_mode"))
+	case "random":
+		t.b.set(p("matchmaking.mode"), config.ModeRandom, from(m, "challenge_mode")+": each challenge rated or casual at random")
 	default:
-		if mode != "random" {
-			t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
-		} else if !m.has("challenge_mode") && !enabled {
-			t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
-			break
-		}
-		t.r.note(KindChanged, m.keyLine("challenge_mode"), "matchmaking.challenge_mode",
-			"%s: ponderosa offers either rated or casual games, not a random mix: written as rated: true", mode)
-		t.b.set(p("matchmaking.rated"), true, from(m, "challenge_mode"))
+		t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
 	}
 
 	minR, maxR := m.integer("opponent_min_rating", 600), m.integer("opponent_max_rating", 4000)
@@ -189,10 +183,31 @@ func (t *translator) matchmaking(m *section) {
 		"ponderosa challenges whenever a slot of challenge.concurrency is free (matchmaking.idle_time after it freed), games running or not")
 	m.dropUnless("rating_preference", "none", "none: ponderosa too picks at random among the bots in matchmaking.opponent_rating",
 		"ponderosa picks among the bots in matchmaking.opponent_rating at random, without a preference")
-	for _, k := range []string{"challenge_filter", "delay_after_decline"} {
-		m.dropUnless(k, "none", "none: ponderosa does not filter either",
-			"ponderosa does not remember which bots declined which kind of challenge")
+	// challenge_filter: ponderosa remembers each decline with the kind of
+	// challenge it answered, and blocks that kind (a reason about the
+	// kind) or the bot (a reason about the bot) after block_after_declines
+	// of them within block_days: lichess-bot's fine filter, after one
+	// decline, is block_after_declines: 1.
+	if m.written("challenge_filter") {
+		switch filter := m.str("challenge_filter", "none"); filter {
+		case "none":
+			t.b.set(p("matchmaking.block_after_declines"), 0, from(m, "challenge_filter"))
+		case "fine", "coarse":
+			t.b.set(p("matchmaking.block_after_declines"), 1, from(m, "challenge_filter"))
+			why := "ponderosa too remembers declines per kind of challenge: a reason about the kind (tooFast, variant, rated, ...) blocks that kind, " +
+				"one about the bot (generic, noBot, ...) the bot; written as block_after_declines: 1, the block lasting block_days (default 7) instead of for good"
+			if filter == "coarse" {
+				why = "ponderosa blocks the bot for every kind of challenge only for a reason about the bot (generic, noBot, ...); " +
+					"a reason about the kind (tooFast, variant, rated, ...) blocks that kind, as lichess-bot's fine does; " +
+					"written as block_after_declines: 1, the block lasting block_days (default 7) instead of for good"
+			}
+			t.r.note(KindChanged, m.keyLine("challenge_filter"), "matchmaking.challenge_filter", "%s: %s", filter, why)
+		default:
+			t.r.note(KindUnknown, m.keyLine("challenge_filter"), "matchmaking.challenge_filter", "%q is not none, coarse or fine", filter)
+		}
 	}
+	m.dropUnless("delay_after_decline", "none", "none: nothing to carry over",
+		"ponderosa waits a fixed hour after a decline before offering that bot such a challenge again (any challenge, for a reason about the bot)")
 	m.dropUnless("online_block_list", "", "empty: nothing to carry over",
 		"ponderosa fetches no block lists from the web: copy the names into matchmaking.block_list")
 	m.dropUnless("challenge_decliner_file_name", "", "empty: nothing to carry over",
@@ -249,7 +264,7 @@ func (t *translator) correspondence(c *section) {
 		t.b.set(p("correspondence."+key), d, inUnit(from(c, key), "seconds"))
 	}
 	set("move_time", 60, time.Second, time.Hour)
-	set("checkin_period", 600, 10*time.Second, 24*time.Hour)
+	set("checkin_period", 600, 10*time.Second, config.MaxCheckinPeriod)
 	set("disconnect_time", 300, time.Second, 24*time.Hour)
 	ponder := c.boolean("ponder", false)
 	if c.boolean("uci_ponder", false) {

@@ -472,9 +472,15 @@ matchmaking:
 	if changed != 5 {
 		t.Errorf("%d dropped clocks reported, want 5", changed)
 	}
-	if !slices.Contains(notesOf(res, KindNoEquivalent), "matchmaking.challenge_days") ||
-		!slices.Contains(notesOf(res, KindChanged), "matchmaking.challenge_mode") {
-		t.Errorf("days or random mode not reported: %+v", res.Notes)
+	if !slices.Contains(notesOf(res, KindNoEquivalent), "matchmaking.challenge_days") {
+		t.Errorf("days not reported: %+v", res.Notes)
+	}
+	// The random mode carries over (matchmaking.mode), without a note.
+	if cfg.Matchmaking.ChallengeMode() != config.ModeRandom {
+		t.Errorf("challenge_mode random written as mode %q", cfg.Matchmaking.ChallengeMode())
+	}
+	if _, ok := findNote(res, "matchmaking.challenge_mode"); ok {
+		t.Errorf("challenge_mode random reported: %+v", res.Notes)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ponderosa-chess/ponderosa/config"
 )
 
 const uciEngine = "engine: {dir: /, name: bin/sh}\n"
@@ -279,5 +281,43 @@ greeting:
 	}
 	if _, err := Import([]byte("challenge:\n  <<: 5\n"), "c.yml", Options{}); err == nil || !strings.Contains(err.Error(), "merge key") {
 		t.Errorf("a merge of a number: %v", err)
+	}
+}
+
+// TestImportCheckinPeriodCapped: lichess-bot takes any checkin_period;
+// ponderosa's is at most config.MaxCheckinPeriod, so a longer one is
+// written as the cap, with a note, and the result validates.
+func TestImportCheckinPeriodCapped(t *testing.T) {
+	in := uciEngine + "challenge: {variants: [standard], time_controls: [correspondence], modes: [rated]}\n" +
+		"correspondence: {checkin_period: 86400}\n"
+	res := importText(t, in, Options{})
+	if got := loadYAML(t, res).Correspondence.CheckinPeriod; got != config.MaxCheckinPeriod {
+		t.Errorf("checkin_period %v, want the cap %v", got, config.MaxCheckinPeriod)
+	}
+	if n, ok := findNote(res, "correspondence.checkin_period"); !ok || n.Kind != KindChanged || !strings.Contains(n.Msg, "written as 6h") {
+		t.Errorf("note %+v %v, want a change written as 6h", n, ok)
+	}
+}
+
+// TestImportChallengeFilter: lichess-bot's challenge_filter carries over
+// to the per-kind block list: fine and coarse block after one decline
+// (reported: the block lasts block_days, and coarse is per kind for a
+// reason about the kind), none never blocks.
+func TestImportChallengeFilter(t *testing.T) {
+	for _, tc := range []struct {
+		filter string
+		want   int
+		noted  bool
+	}{{"fine", 1, true}, {"coarse", 1, true}, {"none", 0, false}} {
+		in := uciEngine + "challenge: {variants: [standard], time_controls: [blitz], modes: [rated]}\n" +
+			"matchmaking: {allow_matchmaking: true, challenge_initial_time: [180], challenge_increment: [2], challenge_filter: " + tc.filter + "}\n"
+		res := importText(t, in, Options{})
+		if got := loadYAML(t, res).Matchmaking.BlockAfterDeclines; got != tc.want {
+			t.Errorf("%s: block_after_declines %d, want %d", tc.filter, got, tc.want)
+		}
+		n, ok := findNote(res, "matchmaking.challenge_filter")
+		if ok != tc.noted || (ok && (n.Kind != KindChanged || !strings.Contains(n.Msg, "per kind of challenge") && !strings.Contains(n.Msg, "blocks that kind"))) {
+			t.Errorf("%s: note %+v %v", tc.filter, n, ok)
+		}
 	}
 }

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// matchmaking.mode (lichess-bot's challenge_mode) takes rated's place and
+// adds random; rated alone keeps working; the two may not contradict.
+func TestMatchmakingMode(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"", ModeRated},
+		{"matchmaking:\n  rated: false\n", ModeCasual},
+		{"matchmaking:\n  mode: random\n", ModeRandom},
+		{"matchmaking:\n  mode: casual\n", ModeCasual},
+		{"matchmaking:\n  rated: false\n  mode: random\n", ModeRandom},
+		{"matchmaking:\n  rated: true\n  mode: rated\n", ModeRated},
+	} {
+		c, err := Parse([]byte(tt.src), "config.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v", tt.src, err)
+		}
+		if got := c.Matchmaking.ChallengeMode(); got != tt.want {
+			t.Errorf("%q: mode %q, want %q", tt.src, got, tt.want)
+		}
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"matchmaking:\n  mode: sometimes\n", `matchmaking.mode: "sometimes" is not one of rated, casual, random`},
+		{"matchmaking:\n  rated: true\n  mode: casual\n", `matchmaking.mode: "casual" contradicts matchmaking.rated: true`},
+		{"matchmaking:\n  rated: false\n  mode: rated\n", `matchmaking.mode: "rated" contradicts matchmaking.rated: false`},
+	} {
+		if probs := problemsOf(t, tt.src); !strings.Contains(probs.Error(), tt.want) {
+			t.Errorf("%q: problems %q lack %q", tt.src, probs.Error(), tt.want)
+		}
+	}
+	c, err := Parse([]byte("matchmaking:\n  enabled: true\n  mode: random\n"), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Summary(); !strings.Contains(s, "free 10m0s: random 3+2 5+3 standard,") {
+		t.Errorf("summary lacks the mode:\n%s", s)
+	}
+}
+
+// matchmaking.variant_time_controls gives a variant its own clocks; the
+// others keep time_controls. A variant not offered, an empty list and a
+// clock Lichess would refuse are reported under the variant's key.
+func TestMatchmakingVariantTimeControls(t *testing.T) {
+	c, err := Parse([]byte("engine:\n  variants:\n    atomic: {path: /bin/true}\n"+
+		"matchmaking:\n  enabled: true\n  variants: [standard, chess960, atomic]\n  time_controls: [\"3+2\"]\n"+
+		"  variant_time_controls:\n    chess960: [\"10+5\", \"15+10\"]\n    atomic: [\"1+1\"]\n"), "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := c.Matchmaking
+	tc := func(min, sec int) TimeControl {
+		return TimeControl{Base: time.Duration(min) * time.Minute, Increment: time.Duration(sec) * time.Second}
+	}
+	if got := m.TimeControlsFor("chess960"); !slices.Equal(got, []TimeControl{tc(10, 5), tc(15, 10)}) {
+		t.Errorf("chess960 clocks %v", got)
+	}
+	if got := m.TimeControlsFor("atomic"); !slices.Equal(got, []TimeControl{tc(1, 1)}) {
+		t.Errorf("atomic clocks %v", got)
+	}
+	if got := m.TimeControlsFor("standard"); !slices.Equal(got, []TimeControl{tc(3, 2)}) {
+		t.Errorf("standard clocks %v, want time_controls", got)
+	}
+	if s := c.Summary(); !strings.Contains(s, "standard, chess960, atomic (atomic at 1+1; chess960 at 10+5 15+10)") {
+		t.Errorf("summary lacks the per-variant clocks:\n%s", s)
+	}
+	// Every variant with its own clocks: time_controls may be empty.
+	if _, err := Parse([]byte("matchmaking:\n  enabled: true\n  variants: [chess960]\n  time_controls: []\n"+
+		"  variant_time_controls: {chess960: [\"5+3\"]}\n"), "config.yaml"); err != nil {
+		t.Errorf("every variant with its own clocks, time_controls empty: %v", err)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{"matchmaking:\n  variant_time_controls: {chess960: [\"5+3\"]}\n",
+			`matchmaking.variant_time_controls.chess960: "chess960" is not in matchmaking.variants`},
+		{"matchmaking:\n  variants: [chess960]\n  variant_time_controls: {chess960: []}\n",
+			"matchmaking.variant_time_controls.chess960: is empty"},
+		{"matchmaking:\n  variants: [chess960]\n  variant_time_controls: {chess960: [\"5+3\", \"0.25+0\"]}\n",
+			`matchmaking.variant_time_controls.chess960[1]: "0.25+0" is an ultraBullet time control`},
+		{"matchmaking:\n  variants: [chess960]\n  variant_time_controls: {chess960: [\"5+90\"]}\n",
+			"matchmaking.variant_time_controls.chess960[0]: \"5+90\": Lichess takes an increment of at most 60 seconds"},
+		{"matchmaking:\n  enabled: true\n  variants: [standard, chess960]\n  time_controls: []\n  variant_time_controls: {chess960: [\"5+3\"]}\n",
+			"matchmaking.time_controls: is empty"},
+	} {
+		if probs := problemsOf(t, tt.src); !strings.Contains(probs.Error(), tt.want) {
+			t.Errorf("%q: problems %q lack %q", tt.src, probs.Error(), tt.want)
+		}
+	}
+}
+
+// lichess-bot's challenge_mode, written in a ponderosa config, points to
+// matchmaking.mode.
+func TestChallengeModeHint(t *testing.T) {
+	if probs := problemsOf(t, "matchmaking:\n  challenge_mode: random\n"); !strings.Contains(probs.Error(), "here matchmaking.mode: rated, casual or random") {
+		t.Errorf("problems %q lack the hint to matchmaking.mode", probs.Error())
+	}
+}
