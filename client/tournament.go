@@ -33,7 +33,8 @@ import (
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
-// left alone until the next start.
+// left alone until the next start. UpdateSettings (a reload) joins the
+// arenas added to the list and withdraws from those taken off it.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
@@ -186,9 +187,10 @@ func (b *Bot) arenaRoundRecovering(ctx context.Context, now time.Time) (next tim
 
 // arenaStep is one request that a round sends for an arena.
 type arenaStep struct {
-	a    *arenaJoin
-	info bool // ask its state (else join)
-	asap bool // the join asks for a pairing
+	a        *arenaJoin
+	info     bool // ask its state (else join)
+	asap     bool // the join asks for a pairing
+	withdraw bool // withdraw: the arena left the list (a reload)
 }
 
 // arenaRound sends the requests that the arenas need now and returns when
@@ -199,9 +201,12 @@ func (b *Bot) arenaRound(ctx context.Context, now time.Time) time.Time {
 		if ctx.Err() != nil {
 			break
 		}
-		if s.info {
+		switch {
+		case s.withdraw:
+			b.withdrawArena(ctx, s.a)
+		case s.info:
 			b.arenaCheck(ctx, s.a)
-		} else {
+		default:
 			b.arenaJoin(ctx, s.a, s.asap)
 		}
 	}
@@ -230,6 +235,16 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	soon := func(t time.Time) {
 		if next.IsZero() || t.Before(next) {
 			next = t
+		}
+	}
+	listed := map[string]bool{}
+	for _, e := range ts.Join {
+		listed[e.ID] = true
+	}
+	for id, a := range st.arenas {
+		if !listed[id] && a.joined && !a.done {
+			a.done = true // left alone, and withdrawn from now
+			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
 	}
 	for _, e := range ts.Join {
@@ -372,7 +387,7 @@ func (b *Bot) withdrawArenas(ctx context.Context) {
 	st := b.arenasLocked()
 	var joined []*arenaJoin
 	for _, a := range st.arenas {
-		if a.joined && !a.done {
+		if a.joined { // done ones included: an arena off the list may not have been withdrawn from yet
 			joined = append(joined, a)
 		}
 	}
@@ -391,16 +406,39 @@ func (b *Bot) withdrawArenas(ctx context.Context) {
 		return
 	}
 	for _, a := range joined {
-		b.mu.Lock()
-		id := a.entry.ID
-		b.mu.Unlock()
-		if err := b.c.WithdrawArena(ctx, id); err != nil {
-			b.log.Warn().Err(err).Str("tournament", id).Msg("cannot withdraw from the arena")
-			continue
-		}
-		b.mu.Lock()
-		a.joined, a.askedAt = false, time.Time{}
-		b.mu.Unlock()
-		b.log.Info().Str("tournament", id).Msg("withdrew from arena tournament")
+		b.withdrawOne(ctx, a)
 	}
+}
+
+// withdrawArena withdraws from arena a, which a reload took off the list.
+func (b *Bot) withdrawArena(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	st := b.arenasLocked()
+	timeout := b.settings.Tournament.WithdrawTimeout
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case st.reqMu <- struct{}{}:
+		defer func() { <-st.reqMu }()
+	case <-ctx.Done():
+		return
+	}
+	b.withdrawOne(ctx, a)
+}
+
+// withdrawOne sends the withdrawal from arena a (st.reqMu held).
+func (b *Bot) withdrawOne(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	id := a.entry.ID
+	b.mu.Unlock()
+	if err := b.c.WithdrawArena(ctx, id); err != nil {
+		b.log.Warn().Err(err).Str("tournament", id).Msg("cannot withdraw from the arena")
+		return
+	}
+	b.mu.Lock()
+	a.joined, a.askedAt = false, time.Time{}
+	b.notifyLocked() // matchmaking may go on
+	b.mu.Unlock()
+	b.log.Info().Str("tournament", id).Msg("withdrew from arena tournament")
 }
