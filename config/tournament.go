@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -93,20 +94,50 @@ func (v *validator) tournament() {
 	seen := map[string]bool{}
 	for i, e := range v.c.Tournament.Join {
 		k := fmt.Sprintf("tournament.join[%d]", i)
-		switch {
-		case e.bad != "":
-			v.add(k, "%s", e.bad)
-		case !arenaIDRE.MatchString(e.ID):
-			v.add(k, "%q is not an arena id: Lichess arena ids are 8 letters and digits, as in https://lichess.org/tournament/<id> (Swiss tournaments are not supported)", e.ID)
-		case seen[e.ID]:
+		if err := CheckArenaEntry(e); err != nil {
+			v.add(k, "%s", err)
+		} else if seen[e.ID] {
 			v.add(k, "%q is listed twice", e.ID)
-		case e.Team != "" && !teamRE.MatchString(e.Team):
-			v.add(k, "team %q is not a team id: write the id of the team's address, as in https://lichess.org/team/<id>", e.Team)
 		}
 		seen[e.ID] = true
 	}
 }
 
+// CheckArenaEntry checks one arena entry (of tournament.join, or of
+// `ponderosa tournament join`): an arena id of 8 letters and digits, and
+// a team id if a team is given.
+func CheckArenaEntry(e ArenaEntry) error {
+	switch {
+	case e.bad != "":
+		return errors.New(e.bad)
+	case !arenaIDRE.MatchString(e.ID):
+		return fmt.Errorf("%q is not an arena id: Lichess arena ids are 8 letters and digits, as in https://lichess.org/tournament/<id> (Swiss tournaments are not supported)", e.ID)
+	case e.Team != "" && !teamRE.MatchString(e.Team):
+		return fmt.Errorf("team %q is not a team id: write the id of the team's address, as in https://lichess.org/team/<id>", e.Team)
+	}
+	return nil
+}
+
 // teamRE: Lichess team ids (the slug of the team's address): lower-case
 // letters, digits and "-".
 var teamRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,59}$`)
+
+// summary says which arenas the bot joins, for check-config (passwords
+// are not shown).
+func (t Tournament) summary() string {
+	ids := make([]string, len(t.Join))
+	for i, e := range t.Join {
+		var with []string
+		if e.Password != "" {
+			with = append(with, "password")
+		}
+		if e.Team != "" {
+			with = append(with, "team "+e.Team)
+		}
+		ids[i] = e.ID
+		if len(with) > 0 {
+			ids[i] += " (" + strings.Join(with, ", ") + ")"
+		}
+	}
+	return "joins arena(s) " + strings.Join(ids, ", ") + " at start-up, paired while a slot is free; no matchmaking while one runs"
+}

@@ -22,6 +22,9 @@ func TestTournamentKeys(t *testing.T) {
 	if got := c.Tournament.Join; len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
 		t.Errorf("parsed %+v, want %+v", got, want)
 	}
+	if sum := c.Summary(); !strings.Contains(sum, "joins arena(s) hL7vMrFQ, Xy12Ab34 (password, team my-team), Ab12Cd34 at start-up") || strings.Contains(sum, "p w") {
+		t.Errorf("summary:\n%s", sum)
+	}
 	out, err := yaml.Marshal(c.Tournament)
 	if err != nil {
 		t.Fatal(err)
