@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,6 +146,20 @@ func tournamentFailed(e env, c *lichess.Client, action string, err error) int {
 		fmt.Fprintf(e.stderr, "No arena tournament has that id (Swiss tournaments cannot be joined with %s).\n", action)
 	}
 	return exitCode(classifyLichess(err))
+}
+
+// errTournamentScope marks a token without the tournament:write scope
+// when tournament.join lists arenas (check-config -online: exit 77).
+var errTournamentScope = fmt.Errorf("lacks the %s scope that tournament.join needs (%w)", lichess.ScopeTournamentWrite, lichess.ErrMissingScope)
+
+// tournamentScope checks, when tournament.join lists arenas, that the
+// token's scopes include tournament:write.
+func tournamentScope(cfg *config.Config, c *lichess.Client, scopes []string) error {
+	if len(cfg.Tournament.Join) == 0 || slices.Contains(scopes, lichess.ScopeTournamentWrite) {
+		return nil
+	}
+	return fmt.Errorf("the token %w: create one with bot:play and tournament:write at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s",
+		errTournamentScope, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
 }
 
 // listed reports whether arena id is in tournament.join.

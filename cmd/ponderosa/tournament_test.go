@@ -95,3 +95,21 @@ func TestTournamentSettings(t *testing.T) {
 		t.Errorf("Tournament.Join = %+v", j)
 	}
 }
+
+// check-config -online refuses a token without tournament:write when
+// tournament.join lists arenas (77), and passes it with the scope.
+func TestCheckConfigTournamentScope(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	cfg := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\ntournament:\n  join: [hL7vMrFQ]\n")
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	code, stdout, stderr := runWith(t, env, "check-config", "-online", "-config", cfg)
+	if code != exitNoPerm || !strings.Contains(stderr, "the token lacks the tournament:write scope that tournament.join needs") {
+		t.Fatalf("without the scope: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	if code, stdout, stderr := runWith(t, env, "check-config", "-online", "-config", cfg); code != exitOK || !strings.Contains(stdout, "tournaments: joins arena(s) hL7vMrFQ") {
+		t.Fatalf("with the scope: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
