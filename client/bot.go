@@ -51,6 +51,7 @@ type Bot struct {
 	storeC      chan storeOp // counter updates for the store writer
 	stateLoaded bool         // loadState ran (a second Run does not count twice)
 	mm          matchState
+	arenas      arenaState // arena tournaments (tournament.go)
 	wg          sync.WaitGroup
 	hooks       *testHooks // set by tests before Run; nil otherwise
 	obs         Observer   // never nil (nopObserver): WithObserver
@@ -157,6 +158,8 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { defer b.wg.Done(); b.queueLoop(ctx) }()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.checkinLoop(ctx) }()
+	b.wg.Add(1)
+	go func() { defer b.wg.Done(); b.arenaLoop(ctx) }()
 
 	var bo backoff
 	for first := true; ctx.Err() == nil; first = false {
@@ -197,6 +200,7 @@ func (b *Bot) Run(ctx context.Context) error {
 			lichess.ErrTokenRefused, b.c.BaseURL())
 	}
 	b.log.Info().Msg("bot stopping")
+	b.withdrawArenas(context.WithoutCancel(ctx)) // unless Drain did: no pairing for a bot that is gone
 	return nil
 }
 
@@ -259,6 +263,7 @@ func (b *Bot) Drain(ctx context.Context) error {
 			b.log.Debug().Err(err).Msg("cancel our open challenge")
 		}
 	}
+	b.withdrawArenas(ctx) // no more pairings
 	b.declineQueued(ctx, waiting)
 	for {
 		b.mu.Lock()

@@ -24,8 +24,12 @@
 // thinks for a set time when it is our move, posts, and lets the game's
 // stream go after a while without our move; the game is taken up again on
 // the gameStart Lichess sends when the opponent moves, at each periodic
-// check-in of the games in progress, and after a restart. Drain stops
-// taking new games, declines the queued challenges and waits for the
+// check-in of the games in progress, and after a restart. Arena
+// tournaments (tournament.go) are joined at start-up; the bot asks Lichess
+// for a pairing (pairMeAsap) while a real-time slot is free, plays the
+// games it is paired in, does not matchmake while an arena runs, and
+// withdraws when it stops. Drain stops
+// taking new games, withdraws from the arenas, declines the queued challenges and waits for the
 // running real-time ones (correspondence games are let go); EndGames
 // aborts or resigns the real-time games left when the grace period is
 // over. UpdateSettings applies to new games only.

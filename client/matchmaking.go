@@ -463,6 +463,9 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		}
 		return matchmakeView{outID: id, stale: age > mm.ChallengeTimeout}
 	}
+	if b.inArenaLocked() { // tournament.go: the arena's pairings need the slots
+		return matchmakeView{}
+	}
 	free := !b.draining && !b.mm.sending && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	if !free || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
 		return matchmakeView{}

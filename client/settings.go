@@ -14,6 +14,8 @@ type Settings struct {
 	// Correspondence: how correspondence games are played
 	// (correspondence.go).
 	Correspondence CorrespondenceSettings
+	// Tournament: the arena tournaments to play in (tournament.go).
+	Tournament TournamentSettings
 	// StateDir is the bot's state directory, made before the bot starts:
 	// every file the bot keeps between runs lives under it. It is the
 	// same for the life of the process (cmd keeps it on reload).
@@ -109,6 +111,7 @@ func (s Settings) withDefaults() Settings {
 	s.Clock = s.Clock.withDefaults()
 	s.Matchmaking = s.Matchmaking.withDefaults()
 	s.Correspondence = s.Correspondence.withDefaults()
+	s.Tournament = s.Tournament.withDefaults()
 	if s.Game.AbortAfter == 0 {
 		s.Game.AbortAfter = 30 * time.Second
 	}

@@ -28,9 +28,11 @@ type Config struct {
 	Matchmaking Matchmaking `yaml:"matchmaking"`
 	// Correspondence says how correspondence games are played.
 	Correspondence Correspondence `yaml:"correspondence"`
-	Game           Game           `yaml:"game"`
-	Log            Log            `yaml:"log"`
-	Shutdown       Shutdown       `yaml:"shutdown"`
+	// Tournament: the arena tournaments to join (tournament.go).
+	Tournament Tournament `yaml:"tournament"`
+	Game       Game       `yaml:"game"`
+	Log        Log        `yaml:"log"`
+	Shutdown   Shutdown   `yaml:"shutdown"`
 	// HTTP is the daemon's HTTP server: health and metrics (off by
 	// default).
 	HTTP HTTP `yaml:"http"`

@@ -214,6 +214,9 @@ func (c *Config) Summary() string {
 	} else {
 		line("matchmaking", "off")
 	}
+	if len(c.Tournament.Join) > 0 {
+		line("tournaments", "%s", c.Tournament.summary())
+	}
 	g := c.Game
 	pgn := "not saved"
 	switch p := c.ResolvePGNDir(c.StateDir); {

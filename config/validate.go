@@ -92,6 +92,7 @@ func (c *Config) Validate() error {
 	v.challenge()
 	v.matchmaking()
 	v.correspondence()
+	v.tournament()
 	v.game()
 	v.log()
 	v.httpServer()

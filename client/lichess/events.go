@@ -124,6 +124,9 @@ type GameEventInfo struct {
 	// RatingDiff is our rating change, in the gameFinish of a rated game
 	// (Lichess sends it, though the spec leaves it out); nil when absent.
 	RatingDiff *int `json:"ratingDiff,omitempty"`
+	// TournamentID is the arena tournament the game belongs to ("" for
+	// a game that is not a tournament's).
+	TournamentID string `json:"tournamentId,omitempty"`
 }
 
 // Event is one line of the incoming-events stream. Challenge is set for the
@@ -216,6 +219,8 @@ type GameFull struct {
 	Perf        struct {
 		Name string `json:"name"`
 	} `json:"perf"`
+	// TournamentID is the arena tournament of the game ("" for none).
+	TournamentID string `json:"tournamentId,omitempty"`
 }
 
 // ChatLine is schema ChatLineEvent.

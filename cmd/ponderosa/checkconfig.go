@@ -125,12 +125,17 @@ func checkOnline(cfg *config.Config, token string) (string, error) {
 	if !acct.IsBot() {
 		return "", fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot)
 	}
+	if err := tournamentScope(cfg, c, scopes); err != nil { // tournament.go
+		return "", err
+	}
 	return fmt.Sprintf("token accepted by %s for Bot account %s (scopes %s)", c.BaseURL(), acct.Username, strings.Join(scopes, ",")), nil
 }
 
 // onlineVerdict is the last line of a failed online check.
 func onlineVerdict(err error) string {
 	switch {
+	case errors.Is(err, errTournamentScope):
+		return "the token lacks the tournament:write scope that tournament.join needs"
 	case errors.Is(err, lichess.ErrMissingScope):
 		return "the token lacks the bot:play scope"
 	case errors.Is(err, lichess.ErrNotBot):

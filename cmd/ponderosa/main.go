@@ -25,6 +25,7 @@ var commands = []struct{ name, summary string }{
 	{"check-config", "check a configuration file and summarize it"},
 	{"import-lichess-bot", "translate a lichess-bot config.yml into ponderosa's YAML (on stdout)"},
 	{"upgrade", "turn the Lichess account into a Bot account (irreversible)"},
+	{"tournament", "Lichess arena tournaments: tournament join ID, tournament withdraw ID"},
 	{"version", "print the version"},
 	{"uci", "speak UCI on stdin/stdout with the built-in engine"},
 	{"bench", "run the engine benchmark: bench [-eval classical|nnue|both] [-evalfile FILE] [depth]"},
@@ -54,6 +55,8 @@ func run(e env, args []string) int {
 		return importLichessBotCmd(e, rest)
 	case "upgrade":
 		return upgradeCmd(e, rest)
+	case "tournament":
+		return tournamentCmd(e, rest)
 	case "version":
 		return versionCmd(e, rest)
 	case "uci":

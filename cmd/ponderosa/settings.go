@@ -123,7 +123,8 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 			Ponder:         cfg.Correspondence.Ponder,
 			Concurrency:    cfg.Correspondence.Concurrency,
 		},
-		StateDir: stateDir,
-		PGNDir:   cfg.ResolvePGNDir(stateDir),
+		Tournament: tournamentSettings(cfg), // tournament.go
+		StateDir:   stateDir,
+		PGNDir:     cfg.ResolvePGNDir(stateDir),
 	}
 }

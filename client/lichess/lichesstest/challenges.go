@@ -42,6 +42,7 @@ type challenge struct {
 	declineReason string
 	createdAt     time.Time
 	timer         *time.Timer
+	tournamentID  string // an arena pairing's (tournament.go), not a challenge anyone sent
 }
 
 var declineReasons = map[string]string{ // form key → human text (Lichess's English wording)

@@ -51,6 +51,10 @@
 //	POST /api/bot/game/{id}/takeback/{yes|no}
 //	POST /api/bot/game/{id}/claim-victory
 //	POST /api/bot/game/{id}/claim-draw
+//	POST /api/tournament/{id}/join              form: password, team, pairMeAsap (tournament:write)
+//	POST /api/tournament/{id}/withdraw          leaves a created arena, pauses a started one
+//	GET  /api/tournament/{id}                   ArenaTournamentFull: id, fullName, clock, nbPlayers,
+//	                                            secondsToStart | secondsToFinish | isFinished, …
 //
 // The same game endpoints exist under /api/board/ for non-bot accounts.
 // Errors are JSON {"error": "…"}: 404 "No such game" / "Not your game",
@@ -132,6 +136,14 @@
 // test can run a whole game against the bot under test. Both sides may
 // equally be external HTTP clients.
 //
+// Arena tournaments (tournament.go): CreateArena, StartArena, FinishArena;
+// JoinArena joins an account without HTTP (a house player); PairArena
+// starts a game between two players who wait for a pairing (ArenaWaiting:
+// joined, not paused, not playing a game of the arena, and a house player
+// or one whose join asked pairMeAsap within the last minute), sending both
+// a gameStart with the tournamentId and no challenge; Arena snapshots the
+// players (joins, withdrawals, paused) and games.
+//
 // # Faults
 //
 //	WithLatency / SetLatency(min, max)   delay each request, uniform in [min, max] (seeded)
@@ -182,7 +194,10 @@
 //     UltraBullet unless WithLichessLimits is given (tests want 2+0 games);
 //     programmatic challenges may even use sub-second clocks.
 //   - No ratings change, no rating ranges, no rematches, no
-//     keepAliveStream, no open challenges, no AI games, no tournaments.
+//     keepAliveStream, no open challenges, no AI games, no Swiss
+//     tournaments; arenas pair only when a test calls PairArena (no
+//     pairing system, no scores or berserk), and their games keep going
+//     after FinishArena.
 //   - A correspondence game that nobody moves in ends "outoftime" like any
 //     other; a takeback leaves the days-per-move clock as it is.
 //   - Expired challenges (WithChallengeTTL, 20 s) are reported to the

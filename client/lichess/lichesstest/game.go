@@ -43,6 +43,8 @@ type game struct {
 	inc      time.Duration
 	days     int
 	dayLen   time.Duration // one day of the days-per-move clock (WithCorrespondenceDay)
+	// tournamentID is the arena of a game that PairArena started ("" for none).
+	tournamentID string
 
 	createdAt  time.Time
 	cg         *chess.Game // nil for a variant the server does not check
@@ -135,7 +137,7 @@ func (s *Server) newGameLocked(c *challenge) (*game, error) {
 		id: c.id, variant: c.variant, fen: c.fen, rated: c.params.Rated, speed: c.speed,
 		initial: c.params.ClockLimit, inc: c.params.ClockIncrement, days: c.params.Days, dayLen: s.cfg.corrDay,
 		hasClock:  c.params.ClockLimit > 0 || c.params.ClockIncrement > 0,
-		createdAt: now, lastMoveAt: now, status: "started", winner: none,
+		createdAt: now, lastMoveAt: now, status: "started", winner: none, tournamentID: c.tournamentID,
 	}
 	if c.finalColor == "white" {
 		g.players = [2]*account{c.challenger, c.dest}
@@ -253,7 +255,7 @@ func (s *Server) gameFullLocked(g *game) jsonGameFull {
 		Type: "gameFull", ID: g.id, Variant: variantJSON(g.variant), Speed: g.speed,
 		Perf: jsonPerfName{Name: perfName(pk)}, Rated: g.rated, CreatedAt: g.createdAt.UnixMilli(),
 		White: s.gamePlayerLocked(g.players[white]), Black: s.gamePlayerLocked(g.players[black]),
-		InitialFen: "startpos", State: s.gameStateLocked(g),
+		InitialFen: "startpos", State: s.gameStateLocked(g), TournamentID: g.tournamentID,
 	}
 	if g.fen != "" {
 		f.InitialFen = g.fen
@@ -286,7 +288,10 @@ func (s *Server) gameEventInfoLocked(g *game, col int) jsonGameEventInfo {
 		Perf: perfKey(g.variant, g.speed), Rated: g.rated, HasMoved: g.hasMoved(col),
 		Opponent: jsonGameEventOpponent{ID: opp.id, Username: opp.username, Rating: opp.rating},
 		IsMyTurn: g.ongoing() && g.turn() == col, Rating: g.players[col].rating,
-		Compat: compatOf(g.speed), ID: g.id,
+		Compat: compatOf(g.speed), ID: g.id, TournamentID: g.tournamentID,
+	}
+	if g.tournamentID != "" {
+		info.Source = "arena"
 	}
 	if g.hasClock || g.days > 0 {
 		secs := int(g.clocks(time.Now())[col] / time.Second)

@@ -27,6 +27,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/challenge/{id}/cancel", s.handleCancelChallenge)
 	mux.HandleFunc("POST /api/challenge/{id}/start-clocks", s.handleStartClocks)
 	mux.HandleFunc("POST /api/round/{id}/add-time/{seconds}", s.handleAddTime)
+	mux.HandleFunc("POST /api/tournament/{id}/join", s.handleArenaJoin)
+	mux.HandleFunc("POST /api/tournament/{id}/withdraw", s.handleArenaWithdraw)
+	mux.HandleFunc("GET /api/tournament/{id}", s.handleArenaGet)
 
 	for _, api := range []string{"bot", "board"} {
 		bot := api == "bot"

@@ -103,6 +103,8 @@ type jsonGameEventInfo struct {
 	RatingDiff  *int                  `json:"ratingDiff,omitempty"`
 	Compat      jsonCompat            `json:"compat"`
 	ID          string                `json:"id"`
+	// TournamentID: the arena of a tournament game (GameEventInfo.yaml).
+	TournamentID string `json:"tournamentId,omitempty"`
 }
 
 // GameStartEvent.yaml, GameFinishEvent.yaml
@@ -167,6 +169,8 @@ type jsonGameFull struct {
 	InitialFen  string              `json:"initialFen"`
 	State       jsonGameState       `json:"state"`
 	DaysPerTurn int                 `json:"daysPerTurn,omitempty"`
+	// TournamentID: the arena of a tournament game (GameFullEvent.yaml).
+	TournamentID string `json:"tournamentId,omitempty"`
 }
 
 // ChatLineEvent.yaml

@@ -25,6 +25,7 @@ type Server struct {
 	tokens     map[string]*account
 	challenges map[string]*challenge
 	games      map[string]*game
+	arenas     map[string]*arena // tournament.go
 	gameOrder  []string
 	records    []RequestRecord
 	live       []*statusRecorder // beside records: the answer of each request until its handler returns

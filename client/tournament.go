@@ -1,0 +1,444 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/internal/panics"
+)
+
+// Arena tournaments (Lichess lets bots into arenas whose organiser allows
+// them). The bot joins each arena of TournamentSettings.Join when it
+// starts (again after every restart: joining an arena one is in is
+// harmless, and unpauses it), plays the games Lichess pairs it in (they
+// come as gameStart events with a tournamentId, with no challenge, and
+// take a real-time slot like any game), and withdraws from every arena it
+// joined when it drains or stops, so that Lichess pairs it no more.
+//
+// A bot is not on the tournament page, so Lichess pairs it only while a
+// join with pairMeAsap, which lasts a minute, is in force: while an arena
+// runs, the bot renews it (every PairEvery) for as many arenas, in the
+// order of the list, as it has free real-time slots (those the queued
+// challenges do not take), and never for an arena whose game it is
+// playing. So a bot at its concurrency is not paired, and a bot in more
+// arenas than slots plays the first ones. A pairing that Lichess made
+// just as a slot filled is played all the same (a gameStart is never
+// declined): one game above concurrency, for a moment.
+//
+// While the bot is in a running arena, matchmaking sends no challenge:
+// its games would take the slots that the arena's pairings need.
+// Incoming challenges are answered as always (concurrency bounds both).
+// An arena that is over, or that refuses the join (wrong password, bots
+// not allowed, a token without the tournament:write scope), is logged and
+// left alone until the next start. UpdateSettings (a reload) joins the
+// arenas added to the list and withdraws from those taken off it.
+
+// TournamentSettings: the arena tournaments the bot plays in.
+type TournamentSettings struct {
+	// Join lists the arenas to join, in order of preference.
+	Join []ArenaEntry
+	// CheckEvery: how often each arena's state is asked (to see it start
+	// and end). Default 30 s.
+	CheckEvery time.Duration
+	// PairEvery: how often the pairMeAsap of a running arena is renewed
+	// while a slot is free (Lichess keeps one a minute). Default 40 s.
+	PairEvery time.Duration
+	// WithdrawTimeout bounds the withdrawals when the bot stops. Default
+	// 10 s.
+	WithdrawTimeout time.Duration
+}
+
+// ArenaEntry is one arena to join: its id and, when it asks for them, the
+// password (or entry code) and the team (team battles).
+type ArenaEntry struct {
+	ID       string
+	Password string
+	Team     string
+}
+
+func (t TournamentSettings) withDefaults() TournamentSettings {
+	if t.CheckEvery <= 0 {
+		t.CheckEvery = 30 * time.Second
+	}
+	if t.PairEvery <= 0 {
+		t.PairEvery = 40 * time.Second
+	}
+	if t.WithdrawTimeout <= 0 {
+		t.WithdrawTimeout = 10 * time.Second
+	}
+	return t
+}
+
+// arenaState is the bot's memory of its arenas (guarded by Bot.mu).
+type arenaState struct {
+	arenas map[string]*arenaJoin // by id: the arenas of the list met so far
+	gameOf map[string]string     // game id → arena id, for the arenas' games seen start
+	// reqMu orders the join and withdraw requests: a withdrawal waits for
+	// a join in flight, so that the join cannot land after it.
+	reqMu chan struct{}
+}
+
+// arenaJoin is what the bot knows of one arena.
+type arenaJoin struct {
+	entry     ArenaEntry
+	joined    bool      // a join succeeded and no withdrawal followed
+	state     string    // lichess.ArenaCreated, ArenaStarted, ArenaFinished ("" = not asked yet)
+	done      bool      // over, or refused: left alone until the next start
+	checkAt   time.Time // when to ask its state next
+	askedAt   time.Time // the last join with pairMeAsap (zero: none in force)
+	pairedAt  time.Time // when a game of the arena last started
+	joinAfter time.Time // a failed join is tried again from then
+}
+
+// arenasLocked returns the state, made on first use; b.mu must be held.
+func (b *Bot) arenasLocked() *arenaState {
+	if b.arenas.arenas == nil {
+		b.arenas.arenas = map[string]*arenaJoin{}
+		b.arenas.gameOf = map[string]string{}
+		b.arenas.reqMu = make(chan struct{}, 1)
+	}
+	return &b.arenas
+}
+
+// noteArenaGame records a game that an arena paired us in (gi from a
+// gameStart event or the games in progress): its arena's pairMeAsap was
+// used up, and the arena counts as playing while the game runs.
+func (b *Bot) noteArenaGame(gi *lichess.GameEventInfo) {
+	if gi == nil || gi.TournamentID == "" || gi.GameID == "" {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.arenasLocked()
+	if _, seen := st.gameOf[gi.GameID]; seen {
+		return
+	}
+	st.gameOf[gi.GameID] = gi.TournamentID
+	if a := st.arenas[gi.TournamentID]; a != nil {
+		a.askedAt, a.pairedAt = time.Time{}, time.Now()
+	}
+	b.log.Info().Str("game", gi.GameID).Str("tournament", gi.TournamentID).Str("opponent", gi.Opponent.Username).
+		Msg("arena pairing: game starts")
+}
+
+// inArenaLocked reports whether the bot is in an arena that runs (joined,
+// not withdrawn, started): matchmaking then sends no challenge.
+func (b *Bot) inArenaLocked() bool {
+	for _, a := range b.arenas.arenas {
+		if a.joined && !a.done && a.state == lichess.ArenaStarted {
+			return true
+		}
+	}
+	return false
+}
+
+// playingInLocked reports whether a game of arena id runs.
+func (b *Bot) playingInLocked(id string) bool {
+	for gid, aid := range b.arenas.gameOf {
+		if aid == id {
+			if _, running := b.games[gid]; running {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// arenaLoop joins the arenas of the list, follows their state, and asks
+// for pairings while slots are free, until ctx ends or the bot drains.
+func (b *Bot) arenaLoop(ctx context.Context) {
+	for {
+		b.mu.Lock()
+		ch, draining := b.changed, b.draining
+		b.mu.Unlock()
+		if draining || ctx.Err() != nil {
+			return
+		}
+		next := b.arenaRoundRecovering(ctx, time.Now())
+		var wait <-chan time.Time
+		var t *time.Timer
+		if !next.IsZero() {
+			t = time.NewTimer(max(time.Until(next), 10*time.Millisecond))
+			wait = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-ch: // a slot may have freed, the settings may have changed
+		case <-wait:
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// arenaRoundRecovering is arenaRound; a panic is logged with its stack
+// and loses that round only.
+func (b *Bot) arenaRoundRecovering(ctx context.Context, now time.Time) (next time.Time) {
+	defer panics.Recover(func(e *panics.Error) {
+		panics.Log(b.log, e, "arena round panicked")
+		next = now.Add(time.Second)
+	})
+	return b.arenaRound(ctx, now)
+}
+
+// arenaStep is one request that a round sends for an arena.
+type arenaStep struct {
+	a        *arenaJoin
+	info     bool // ask its state (else join)
+	asap     bool // the join asks for a pairing
+	withdraw bool // withdraw: the arena left the list (a reload)
+}
+
+// arenaRound sends the requests that the arenas need now and returns when
+// the next round is due (zero: only a change wakes it).
+func (b *Bot) arenaRound(ctx context.Context, now time.Time) time.Time {
+	steps, next := b.arenaPlan(now)
+	for _, s := range steps {
+		if ctx.Err() != nil {
+			break
+		}
+		switch {
+		case s.withdraw:
+			b.withdrawArena(ctx, s.a)
+		case s.info:
+			b.arenaCheck(ctx, s.a)
+		default:
+			b.arenaJoin(ctx, s.a, s.asap)
+		}
+	}
+	if len(steps) > 0 {
+		return time.Now() // the answers may call for more at once (a join after the first state)
+	}
+	return next
+}
+
+// arenaPlan decides, under b.mu, the requests of a round.
+func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.arenasLocked()
+	ts := b.settings.Tournament
+	p := b.settings.Challenge
+	rt, _ := b.slotsLocked()
+	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
+	for gid := range st.gameOf {                 // forget the games over
+		if _, running := b.games[gid]; !running {
+			delete(st.gameOf, gid)
+		}
+	}
+	var steps []arenaStep
+	var next time.Time
+	soon := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	listed := map[string]bool{}
+	for _, e := range ts.Join {
+		listed[e.ID] = true
+	}
+	for id, a := range st.arenas {
+		if !listed[id] && a.joined && !a.done {
+			a.done = true // left alone, and withdrawn from now
+			steps = append(steps, arenaStep{a: a, withdraw: true})
+		}
+	}
+	for _, e := range ts.Join {
+		a := st.arenas[e.ID]
+		if a == nil {
+			a = &arenaJoin{}
+			st.arenas[e.ID] = a
+		}
+		a.entry = e // a reload may change the password or the team
+		if a.done {
+			continue
+		}
+		switch {
+		case a.state == "" || !now.Before(a.checkAt):
+			if !now.Before(a.joinAfter) {
+				steps = append(steps, arenaStep{a: a, info: true})
+				continue
+			}
+			soon(a.joinAfter)
+			continue
+		case !a.joined:
+			if now.Before(a.joinAfter) {
+				soon(a.joinAfter)
+			} else {
+				steps = append(steps, arenaStep{a: a, asap: a.state == lichess.ArenaStarted && free > 0})
+				if a.state == lichess.ArenaStarted && free > 0 {
+					free--
+				}
+			}
+		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0:
+			free--
+			if a.askedAt.IsZero() || now.Sub(a.askedAt) >= ts.PairEvery {
+				steps = append(steps, arenaStep{a: a, asap: true})
+			} else {
+				soon(a.askedAt.Add(ts.PairEvery))
+			}
+		}
+		soon(a.checkAt)
+	}
+	return steps, next
+}
+
+// arenaCheck asks the state of arena a; an arena over is left alone.
+func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	id, every := a.entry.ID, b.settings.Tournament.CheckEvery
+	b.mu.Unlock()
+	info, err := b.c.ArenaInfo(ctx, id)
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if err != nil {
+		a.checkAt = now.Add(every)
+		if a.state == "" {
+			a.joinAfter = a.checkAt
+		}
+		if code := lichess.StatusCode(err); code == http.StatusNotFound {
+			a.done = true
+			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
+		} else if ctx.Err() == nil {
+			b.log.Warn().Err(err).Str("tournament", id).Msg("cannot ask the arena's state; trying again later")
+		}
+		return
+	}
+	old := a.state
+	a.state, a.checkAt = info.State(), now.Add(every)
+	if info.State() == lichess.ArenaCreated && info.SecondsToStart > 0 {
+		if start := now.Add(time.Duration(info.SecondsToStart)*time.Second + time.Second); start.Before(a.checkAt) {
+			a.checkAt = start // ask for a pairing as soon as it starts
+		}
+	}
+	switch {
+	case a.state == lichess.ArenaFinished:
+		a.done, a.joined = true, false
+		b.log.Info().Str("tournament", id).Str("name", info.FullName).Msg("arena tournament over: no longer following it")
+		b.notifyLocked() // matchmaking may go on
+	case old != a.state:
+		b.log.Info().Str("tournament", id).Str("name", info.FullName).Str("state", a.state).Msg("arena tournament")
+	}
+}
+
+// arenaJoin joins arena a (asap: asking for a pairing). A refusal other
+// than a rate limit or a server's trouble is final for this run.
+func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
+	b.mu.Lock()
+	st := b.arenasLocked()
+	e, every := a.entry, b.settings.Tournament.CheckEvery
+	b.mu.Unlock()
+	select {
+	case st.reqMu <- struct{}{}:
+		defer func() { <-st.reqMu }()
+	case <-ctx.Done():
+		return
+	}
+	b.mu.Lock()
+	draining, was := b.draining, a.joined
+	if !draining {
+		a.joined = true // until a refusal says otherwise: a join whose answer is lost may have landed, and is withdrawn
+	}
+	b.mu.Unlock()
+	if draining { // Drain withdraws: no join after it
+		return
+	}
+	sent := time.Now()
+	err := b.c.JoinArena(ctx, e.ID, lichess.JoinRequest{Password: e.Password, Team: e.Team, PairMeAsap: asap})
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	code := lichess.StatusCode(err)
+	switch {
+	case err == nil:
+		if !was {
+			b.log.Info().Str("tournament", e.ID).Str("state", a.state).Msg("joined arena tournament")
+		}
+		if asap && !a.pairedAt.After(sent) { // (a pairing may come before the answer: then the ask is used up)
+			a.askedAt = now
+		}
+		b.notifyLocked() // matchmaking pauses
+	case ctx.Err() != nil: // stopping: it may have landed (withdrawArenas sees to it)
+	case lichess.IsRateLimited(err), code == 0, code >= 500:
+		a.joined = was
+		a.joinAfter = now.Add(every)
+		b.log.Warn().Err(err).Str("tournament", e.ID).Msg("cannot join the arena now; trying again later")
+	case code == http.StatusForbidden || errors.Is(err, lichess.ErrTokenRefused):
+		a.done, a.joined = true, false
+		b.log.Error().Err(err).Str("tournament", e.ID).
+			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
+				b.c.BaseURL() + "/account/oauth/token/create?scopes[]=bot:play&scopes[]=tournament:write)")
+	default:
+		a.done, a.joined = true, false
+		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")
+	}
+}
+
+// withdrawArenas withdraws from every arena joined and not over (for Drain
+// and the end of Run), within ts.WithdrawTimeout: Lichess then pairs the
+// bot no more. An arena left alone stays so.
+func (b *Bot) withdrawArenas(ctx context.Context) {
+	b.mu.Lock()
+	st := b.arenasLocked()
+	var joined []*arenaJoin
+	for _, a := range st.arenas {
+		if a.joined { // done ones included: an arena off the list may not have been withdrawn from yet
+			joined = append(joined, a)
+		}
+	}
+	timeout := b.settings.Tournament.WithdrawTimeout
+	b.mu.Unlock()
+	if len(joined) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case st.reqMu <- struct{}{}: // a join in flight lands first
+		defer func() { <-st.reqMu }()
+	case <-ctx.Done():
+		b.log.Warn().Msg("arena tournaments: no time left to withdraw")
+		return
+	}
+	for _, a := range joined {
+		b.withdrawOne(ctx, a)
+	}
+}
+
+// withdrawArena withdraws from arena a, which a reload took off the list.
+func (b *Bot) withdrawArena(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	st := b.arenasLocked()
+	timeout := b.settings.Tournament.WithdrawTimeout
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	select {
+	case st.reqMu <- struct{}{}:
+		defer func() { <-st.reqMu }()
+	case <-ctx.Done():
+		return
+	}
+	b.withdrawOne(ctx, a)
+}
+
+// withdrawOne sends the withdrawal from arena a (st.reqMu held).
+func (b *Bot) withdrawOne(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	id := a.entry.ID
+	b.mu.Unlock()
+	if err := b.c.WithdrawArena(ctx, id); err != nil {
+		b.log.Warn().Err(err).Str("tournament", id).Msg("cannot withdraw from the arena")
+		return
+	}
+	b.mu.Lock()
+	a.joined, a.askedAt = false, time.Time{}
+	b.notifyLocked() // matchmaking may go on
+	b.mu.Unlock()
+	b.log.Info().Str("tournament", id).Msg("withdrew from arena tournament")
+}

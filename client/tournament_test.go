@@ -1,0 +1,261 @@
+package client
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+// arenaScopes gives our bot's token the tournament:write scope besides
+// the Bot API's.
+func (h *harness) arenaScopes() {
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay, lichesstest.ScopeChallengeRead, lichesstest.ScopeChallengeWrite,
+		lichesstest.ScopeTournamentWrite)
+}
+
+// The tournament-pairing test: the bot joins the arena of its settings
+// when it starts, is paired twice (once each colour) against a house
+// player, plays both games to a result, asks for a new pairing after the
+// first game, sends no matchmaking challenge while the arena runs, and
+// withdraws when it drains.
+func TestArenaPairings(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	h.addHouse("ArenaFoe", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy})
+	h.srv.AddAccount("IdleBot", "tok-IdleBot", true, 2000) // a bot that matchmaking would challenge
+	if err := h.srv.SetHousePlayer("IdleBot", lichesstest.HouseOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	id := h.srv.CreateArena(lichesstest.ArenaParams{Name: "Bot Arena", ClockLimit: time.Minute, ClockIncrement: time.Second,
+		Minutes: 30, BotsAllowed: true, Password: "arena-pw"})
+	if err := h.srv.JoinArena(id, "ArenaFoe", "arena-pw", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.StartArena(id); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{
+		Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id, Password: "arena-pw"}},
+			CheckEvery: 100 * time.Millisecond, PairEvery: 30 * time.Second},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: 2 * time.Second, CheckEvery: 50 * time.Millisecond},
+	}
+	b, stop := h.runBot(s, &playerPool{})
+
+	var games []string
+	for i, botWhite := range []bool{true, false} {
+		h.waitFor("the bot to wait for a pairing", func() bool { return h.srv.ArenaWaiting(id, botName) })
+		white, black := botName, "ArenaFoe"
+		if !botWhite {
+			white, black = black, white
+		}
+		gid, err := h.srv.PairArena(id, white, black)
+		if err != nil {
+			t.Fatalf("pairing %d: %v", i+1, err)
+		}
+		games = append(games, gid)
+		h.resignAfter(gid, "ArenaFoe", 10)
+		wantWinner := "white"
+		if !botWhite {
+			wantWinner = "black"
+		}
+		if g := h.waitOver(gid); g.Status != "resign" || g.Winner != wantWinner {
+			t.Errorf("arena game %s ended %s, winner %q: want the house player's resignation", gid, g.Status, g.Winner)
+		}
+	}
+	// After the second game the bot asks again: it is free and the arena runs.
+	h.waitFor("the bot to wait for a third pairing", func() bool { return h.srv.ArenaWaiting(id, botName) })
+
+	if err := b.Drain(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := h.srv.Arena(id)
+	var me *lichesstest.ArenaPlayerSnapshot
+	for i := range snap.Players {
+		if strings.EqualFold(snap.Players[i].Username, botName) {
+			me = &snap.Players[i]
+		}
+	}
+	if me == nil || me.Joins < 3 || me.Withdrawals != 1 || !me.Paused {
+		t.Errorf("the bot in the arena: %+v (want 3+ joins: at start and one per pairing, then 1 withdrawal)", me)
+	}
+	if h.srv.ArenaWaiting(id, botName) {
+		t.Error("the bot still waits for a pairing after draining")
+	}
+	if len(snap.Games) != 2 || snap.Games[0] != games[0] || snap.Games[1] != games[1] {
+		t.Errorf("arena games %v, want %v", snap.Games, games)
+	}
+	stop()
+	if n := h.requests("POST /api/tournament/*/withdraw"); n != 1 {
+		t.Errorf("%d withdrawals, want 1 (Drain's; Run's end has nothing left to withdraw)", n)
+	}
+	if n := h.requests("POST /api/challenge/*"); n != 0 {
+		t.Errorf("matchmaking sent %d challenges while the arena ran", n)
+	}
+	h.noRefusedMoves()
+}
+
+// A restarted bot joins its arenas again; Run's end (without Drain)
+// withdraws too.
+func TestArenaRejoinAfterRestart(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	s := Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: 50 * time.Millisecond}}
+	for run := 1; run <= 2; run++ {
+		_, stop := h.runBot(s, &playerPool{})
+		h.waitFor("the join", func() bool {
+			snap, _ := h.srv.Arena(id)
+			return len(snap.Players) == 1 && snap.Players[0].Joins == 1 // a withdrawal before the start leaves
+		})
+		stop()
+		if n := h.requests("POST /api/tournament/*/withdraw"); n != run {
+			t.Fatalf("run %d: %d withdrawals in all, want %d", run, n, run)
+		}
+		if n := h.requests("POST /api/tournament/*/join"); n != run {
+			t.Fatalf("run %d: %d joins in all, want %d", run, n, run)
+		}
+		if snap, _ := h.srv.Arena(id); len(snap.Players) != 0 {
+			t.Fatalf("run %d: still in the created arena after stopping: %+v", run, snap)
+		}
+	}
+}
+
+// A reload that takes an arena off the list withdraws from it; one that
+// adds an arena joins it.
+func TestArenaReload(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	first := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	second := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	players := func(id string) int { snap, _ := h.srv.Arena(id); return len(snap.Players) }
+	s := Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: first}}, CheckEvery: 50 * time.Millisecond}}
+	b, stop := h.runBot(s, &playerPool{})
+	h.waitFor("the first join", func() bool { return players(first) == 1 })
+	s.Tournament.Join = []ArenaEntry{{ID: second}}
+	b.UpdateSettings(s)
+	h.waitFor("the swap", func() bool { return players(first) == 0 && players(second) == 1 })
+	stop()
+	if n := h.requests("POST /api/tournament/" + first + "/*"); n != 2 {
+		t.Errorf("%d requests for the arena taken off the list, want its join and one withdrawal", n)
+	}
+	if players(second) != 0 {
+		t.Error("still in the second arena after stopping")
+	}
+}
+
+// arenaBot is a Bot for the round tests: not running, with s.
+func arenaBot(t *testing.T, h *harness, s Settings) *Bot {
+	return NewBot(h.client(), (&playerPool{}).factory, s, testsupport.Logger(t))
+}
+
+// An arena that refuses the join (wrong password), an arena without
+// bots, one over, and a token without tournament:write are each asked
+// once and then left alone: later rounds send nothing for them.
+func TestArenaRefusalsAreFinal(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	ctx := h.ctx
+	pw := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, Password: "right"})
+	noBots := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute})
+	over := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	if err := h.srv.FinishArena(over); err != nil {
+		t.Fatal(err)
+	}
+	b := arenaBot(t, h, Settings{Tournament: TournamentSettings{Join: []ArenaEntry{
+		{ID: pw, Password: "wrong"}, {ID: noBots}, {ID: over}, {ID: "nosuchid"}}}})
+	for range 4 {
+		b.arenaRound(ctx, time.Now())
+	}
+	before := len(h.srv.Requests())
+	for range 3 {
+		if next := b.arenaRound(ctx, time.Now()); !next.IsZero() {
+			t.Errorf("a round wants to run again at %v with every arena left alone", next)
+		}
+	}
+	if n := len(h.srv.Requests()); n != before {
+		t.Errorf("%d requests after every arena was left alone", n-before)
+	}
+	if n := h.requests("POST /api/tournament/" + over + "/join"); n != 0 {
+		t.Errorf("joined an arena that is over %d times", n)
+	}
+	for _, id := range []string{pw, noBots} {
+		if n := h.requests("POST /api/tournament/" + id + "/join"); n != 1 {
+			t.Errorf("arena %s: %d joins, want 1", id, n)
+		}
+	}
+	b.mu.Lock()
+	in := b.inArenaLocked()
+	b.mu.Unlock()
+	if in {
+		t.Error("in an arena without having joined one")
+	}
+
+	// Without the scope: the 403 is final too.
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay)
+	open := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	b2 := arenaBot(t, h, Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: open}}}})
+	for range 4 {
+		b2.arenaRound(ctx, time.Now())
+	}
+	if n := h.requests("POST /api/tournament/" + open + "/join"); n != 1 {
+		t.Errorf("joins without the scope: %d, want 1", n)
+	}
+}
+
+// arenaPlan asks for pairings only with a free real-time slot, one arena
+// per slot in the order of the list, never in an arena whose game runs,
+// and renews an ask every PairEvery.
+func TestArenaPlanSlots(t *testing.T) {
+	h := newHarness(t)
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 2},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}, {ID: "arenaBBB"}, {ID: "arenaCCC"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	b.mu.Lock()
+	st := b.arenasLocked()
+	for _, id := range []string{"arenaAAA", "arenaBBB", "arenaCCC"} {
+		st.arenas[id] = &arenaJoin{entry: ArenaEntry{ID: id}, joined: true, state: lichess.ArenaStarted, checkAt: now.Add(time.Hour)}
+	}
+	b.mu.Unlock()
+	asks := func(at time.Time) []string {
+		steps, _ := b.arenaPlan(at)
+		var out []string
+		for _, s := range steps {
+			if !s.info && s.asap {
+				out = append(out, s.a.entry.ID)
+			}
+		}
+		return out
+	}
+	if got := asks(now); strings.Join(got, ",") != "arenaAAA,arenaBBB" {
+		t.Errorf("two free slots: asks %v, want the first two arenas", got)
+	}
+	b.mu.Lock()
+	st.arenas["arenaAAA"].askedAt = now
+	st.arenas["arenaBBB"].askedAt = now
+	b.games["g1"] = &gameWorker{} // a game of arenaAAA
+	st.gameOf["g1"] = "arenaAAA"
+	b.mu.Unlock()
+	if got := asks(now.Add(time.Second)); len(got) != 0 {
+		t.Errorf("asks in force, one slot free: asks %v, want none before PairEvery", got)
+	}
+	if got := asks(now.Add(time.Minute)); strings.Join(got, ",") != "arenaBBB" {
+		t.Errorf("after PairEvery, one slot free, arenaAAA playing: asks %v, want arenaBBB", got)
+	}
+	b.mu.Lock()
+	b.games["g2"] = &gameWorker{} // another game: no slot left
+	b.mu.Unlock()
+	if got := asks(now.Add(time.Minute)); len(got) != 0 {
+		t.Errorf("no free slot: asks %v, want none", got)
+	}
+	b.mu.Lock()
+	in := b.inArenaLocked()
+	b.mu.Unlock()
+	if !in {
+		t.Error("not in an arena with three started arenas joined")
+	}
+}

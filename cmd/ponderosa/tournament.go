@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/lichess"
+	"github.com/ponderosa-chess/ponderosa/config"
+)
+
+// tournamentSettings are the client's arena settings from tournament.join.
+func tournamentSettings(cfg *config.Config) client.TournamentSettings {
+	var ts client.TournamentSettings
+	for _, e := range cfg.Tournament.Join {
+		ts.Join = append(ts.Join, client.ArenaEntry{ID: e.ID, Password: e.Password, Team: e.Team})
+	}
+	return ts
+}
+
+const tournamentUsage = `usage: ponderosa tournament join ID [-password P] [-team T] [-config FILE]
+       ponderosa tournament withdraw ID [-config FILE]
+
+join joins the Lichess arena tournament ID with the bot's token (the token
+needs the tournament:write scope) and asks to be paired for the next minute;
+withdraw leaves it before it starts, or pauses it while it runs. A bot is
+paired only while it asks: to play a whole arena, list it in tournament.join
+and start (or reload) the bot, which asks while it has a free slot and
+withdraws when it stops.`
+
+// tournamentCmd is `ponderosa tournament join|withdraw ID`.
+func tournamentCmd(e env, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, tournamentUsage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "join", "withdraw":
+		return tournamentActionCmd(e, args[0], args[1:])
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintln(e.stdout, tournamentUsage)
+		return exitOK
+	}
+	fmt.Fprintf(e.stderr, "ponderosa tournament: unknown subcommand %q\n%s\n", args[0], tournamentUsage)
+	return exitUsage
+}
+
+// tournamentActionCmd joins or withdraws from one arena.
+func tournamentActionCmd(e env, action string, args []string) int {
+	fs := flag.NewFlagSet("tournament "+action, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprintln(e.stderr, tournamentUsage); fs.PrintDefaults() }
+	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
+	var password, team *string
+	if action == "join" {
+		password = fs.String("password", "", "the arena's password or entry code, if it has one")
+		team = fs.String("team", "", "the team to play for, in a team battle (the id of the team's address)")
+	}
+	// The id may come before the flags or after them.
+	var id string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		id, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	rest := fs.Args()
+	if id == "" && len(rest) > 0 {
+		id, rest = rest[0], rest[1:]
+	}
+	if id == "" || len(rest) > 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	entry := config.ArenaEntry{ID: id}
+	if action == "join" {
+		entry.Password, entry.Team = *password, *team
+	}
+	if err := config.CheckArenaEntry(entry); err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return exitUsage
+	}
+	cfg, err := config.Load(*path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, *path)
+		return exitConfig
+	}
+	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "token:", err)
+		return exitConfig
+	}
+	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return exitConfig
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if action == "join" {
+		err = c.JoinArena(ctx, id, lichess.JoinRequest{Password: entry.Password, Team: entry.Team, PairMeAsap: true})
+	} else {
+		err = c.WithdrawArena(ctx, id)
+	}
+	if err != nil {
+		return tournamentFailed(e, c, action, err)
+	}
+	name, state := id, ""
+	if a, err := c.ArenaInfo(ctx, id); err == nil {
+		name, state = fmt.Sprintf("%s (%s)", id, a.FullName), ", "+a.State()
+	}
+	if action == "join" {
+		fmt.Fprintf(e.stdout, "joined arena %s%s: %s/tournament/%s\n", name, state, c.BaseURL(), id)
+		if !listed(cfg, id) {
+			fmt.Fprintf(e.stdout, "The bot is paired only while it asks: add %s to tournament.join in %s and start or reload the bot to play the arena.\n", id, *path)
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "withdrew from arena %s%s\n", name, state)
+	}
+	return exitOK
+}
+
+// tournamentFailed reports a refused join or withdrawal and returns its
+// exit code: 77 for a token that may not (the tournament:write scope
+// missing, or refused), 69 or 75 for a Lichess that may mend, 1 otherwise.
+func tournamentFailed(e env, c *lichess.Client, action string, err error) int {
+	fmt.Fprintln(e.stderr, err)
+	if lichess.StatusCode(err) == http.StatusForbidden {
+		fmt.Fprintf(e.stderr, "The token needs the %s scope besides %s: create one at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s\n",
+			lichess.ScopeTournamentWrite, lichess.ScopeBotPlay, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
+		return exitNoPerm
+	}
+	if errors.Is(err, lichess.ErrTokenRefused) {
+		return exitNoPerm
+	}
+	if lichess.StatusCode(err) == http.StatusNotFound {
+		fmt.Fprintf(e.stderr, "No arena tournament has that id (Swiss tournaments cannot be joined with %s).\n", action)
+	}
+	return exitCode(classifyLichess(err))
+}
+
+// errTournamentScope marks a token without the tournament:write scope
+// when tournament.join lists arenas (check-config -online: exit 77).
+var errTournamentScope = fmt.Errorf("lacks the %s scope that tournament.join needs (%w)", lichess.ScopeTournamentWrite, lichess.ErrMissingScope)
+
+// tournamentScope checks, when tournament.join lists arenas, that the
+// token's scopes include tournament:write.
+func tournamentScope(cfg *config.Config, c *lichess.Client, scopes []string) error {
+	if len(cfg.Tournament.Join) == 0 || slices.Contains(scopes, lichess.ScopeTournamentWrite) {
+		return nil
+	}
+	return fmt.Errorf("the token %w: create one with bot:play and tournament:write at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s",
+		errTournamentScope, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
+}
+
+// listed reports whether arena id is in tournament.join.
+func listed(cfg *config.Config, id string) bool {
+	for _, e := range cfg.Tournament.Join {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
+}
