@@ -199,6 +199,7 @@ func (g *Game) NewGame() error {
 		return ErrBusy
 	}
 	g.eng.NewGame()
+	clear(g.seeded) // the TT is empty: seed again
 	g.stats = GameStats{NodeBytes: NodeBytes}
 	g.pending = MoveStats{}
 	g.depths = depthClock{}

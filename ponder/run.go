@@ -23,6 +23,7 @@ type run struct {
 	lease      *lease          // its threads from Options.CPU (nil without one)
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
+	learn      bool         // the memory may record this search (not restricted to some moves)
 
 	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
@@ -74,6 +75,8 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		}
 		g.mu.Unlock()
 	})
+	r.learn = len(slim.SearchMoves) == 0
+	g.seed(r.pos)
 	g.run = r
 	g.searches++
 	g.stats.SearchesStarted++
@@ -99,6 +102,7 @@ func (g *Game) endRun(r *run, res search.Result) {
 	}
 	if !g.closed {
 		g.recordResult(r, res)
+		g.learn(r, res)
 		g.live.active = false
 		g.publish()
 	}
