@@ -1,0 +1,338 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+)
+
+// DefaultLearnMaxEntries is MemoryOptions.MaxEntries when not set: about
+// 15 MB of database.
+const DefaultLearnMaxEntries = 100_000
+
+// MemoryOptions tune OpenMemory.
+type MemoryOptions struct {
+	// MaxEntries bounds the table learn (all evaluations together; <1:
+	// DefaultLearnMaxEntries). Beyond it the entries of other evaluations
+	// go first, then the shallowest, then the least recently used (written
+	// or found).
+	MaxEntries int
+	// LookupTimeout bounds a lookup (it runs as a search starts);
+	// default 200 ms. A lookup that takes longer knows nothing.
+	LookupTimeout time.Duration
+	// Queue is how many writes may wait (default 64); when it is full a
+	// write is dropped (and logged), never waited for.
+	Queue  int
+	Logger zerolog.Logger // write errors and drops (zero value: silent)
+}
+
+// Memory is the learning memory in a database file (a ponder.Memory):
+// positions searched deeply in earlier games, per evaluation. Lookups read
+// on their own connections (WAL: never blocked by a writer); writes go
+// through a queue to one goroutine, so that neither blocks a search. Two
+// processes may share one file (SQLite's locks, with a busy timeout). Its
+// methods are safe for concurrent use.
+//
+// A game's result feeds back: after a loss (GameOver) every entry that
+// game wrote last has its depth halved (it is then searched again rather
+// than trusted) and its loss counted; one that falls to depth 0 goes.
+type Memory struct {
+	db      *DB     // the writer's (migrations, writes)
+	rd      *sql.DB // lookups
+	opts    MemoryOptions
+	log     zerolog.Logger
+	mu      sync.RWMutex // guards closed and sends on ops
+	closed  bool
+	ops     chan memoryOp
+	done    chan struct{}
+	dropped atomic.Int64
+}
+
+// memoryOp is one queued write.
+type memoryOp struct {
+	eval, game string
+	entries    []ponder.Learnt
+	result     ponder.GameResult
+	touch      []uint64      // keys found by a lookup (their used_at)
+	flushed    chan struct{} // Flush: closed when everything before it is written
+}
+
+var _ ponder.Memory = (*Memory)(nil)
+
+// OpenMemory opens (creating, migrating) the database at path for the
+// learning memory and starts its writer.
+func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
+	if o.MaxEntries < 1 {
+		o.MaxEntries = DefaultLearnMaxEntries
+	}
+	if o.LookupTimeout <= 0 {
+		o.LookupTimeout = 200 * time.Millisecond
+	}
+	if o.Queue < 1 {
+		o.Queue = 64
+	}
+	db, err := Open(path, Options{})
+	if err != nil {
+		return nil, fmt.Errorf("learning memory: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(1000)")
+	q.Add("_pragma", "query_only(1)")
+	rd, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("learning memory: open database %s: %w", path, err)
+	}
+	rd.SetMaxOpenConns(4)
+	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue), done: make(chan struct{})}
+	go m.writer()
+	return m, nil
+}
+
+// Close writes what is queued and closes the database. Calls after it do
+// nothing (Lookup finds nothing).
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	close(m.ops)
+	m.mu.Unlock()
+	<-m.done
+	return errors.Join(m.rd.Close(), m.db.Close())
+}
+
+// Path is the database file.
+func (m *Memory) Path() string { return m.db.Path() }
+
+// Dropped is the number of writes dropped because the queue was full.
+func (m *Memory) Dropped() int64 { return m.dropped.Load() }
+
+// send queues op without waiting; false when closed or full.
+func (m *Memory) send(op memoryOp) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return false
+	}
+	select {
+	case m.ops <- op:
+		return true
+	default:
+		m.dropped.Add(1)
+		m.log.Warn().Int("entries", len(op.entries)).Msg("learning memory: write queue full; dropped")
+		return false
+	}
+}
+
+// Flush waits until everything queued so far is written (tests, and
+// before a process exits).
+func (m *Memory) Flush() {
+	ch := make(chan struct{})
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
+		return
+	}
+	m.ops <- memoryOp{flushed: ch}
+	m.mu.RUnlock()
+	<-ch
+}
+
+// Record implements ponder.Memory: it queues the entries (it keeps the
+// slice) and returns at once. An entry replaces the one of its position
+// when it is at least as deep.
+func (m *Memory) Record(eval, game string, entries []ponder.Learnt) {
+	if len(entries) > 0 {
+		m.send(memoryOp{eval: eval, game: game, entries: entries})
+	}
+}
+
+// GameOver implements ponder.Memory: after a loss, the entries game wrote
+// last are trusted less (see Memory). It returns at once.
+func (m *Memory) GameOver(game string, result ponder.GameResult) {
+	if result == ponder.ResultLoss {
+		m.send(memoryOp{game: game, result: result})
+	}
+}
+
+// lookupChunk bounds the keys of one query (SQLite's variable limit is
+// far above it).
+const lookupChunk = 500
+
+// Lookup implements ponder.Memory: the entries of eval among keys.
+func (m *Memory) Lookup(eval string, keys []uint64) ([]ponder.Learnt, error) {
+	m.mu.RLock()
+	closed := m.closed
+	m.mu.RUnlock()
+	if closed || len(keys) == 0 {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.LookupTimeout)
+	defer cancel()
+	var out []ponder.Learnt
+	args := make([]any, 0, 1+min(len(keys), lookupChunk))
+	for len(keys) > 0 {
+		n := min(len(keys), lookupChunk)
+		args = append(args[:0], eval)
+		for _, k := range keys[:n] {
+			args = append(args, int64(k))
+		}
+		keys = keys[n:]
+		q := `SELECT key, fen, move, score, bound, depth FROM learn WHERE eval = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
+		rows, err := m.rd.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
+		}
+		for rows.Next() {
+			var e ponder.Learnt
+			var key int64
+			var bound int
+			if err := rows.Scan(&key, &e.FEN, &e.Move, &e.Score, &bound, &e.Depth); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
+			}
+			e.Key, e.Bound = uint64(key), search.Bound(bound)
+			out = append(out, e)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
+		}
+	}
+	if len(out) > 0 {
+		touch := make([]uint64, len(out))
+		for i, e := range out {
+			touch[i] = e.Key
+		}
+		m.send(memoryOp{eval: eval, touch: touch})
+	}
+	return out, nil
+}
+
+// Count is the number of entries of eval ("" for all).
+func (m *Memory) Count(ctx context.Context, eval string) (int, error) {
+	var n int
+	var err error
+	if eval == "" {
+		err = m.rd.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n)
+	} else {
+		err = m.rd.QueryRowContext(ctx, `SELECT count(*) FROM learn WHERE eval = ?`, eval).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("learning memory %s: count: %w", m.db.Path(), err)
+	}
+	return n, nil
+}
+
+// writer applies the queued writes in order until Close.
+func (m *Memory) writer() {
+	defer close(m.done)
+	for op := range m.ops {
+		var err error
+		switch {
+		case op.flushed != nil:
+			close(op.flushed)
+		case op.touch != nil:
+			err = m.touch(op.eval, op.touch)
+		case op.entries != nil:
+			err = m.record(op.eval, op.game, op.entries)
+		case op.result == ponder.ResultLoss:
+			err = m.lost(op.game)
+		}
+		if err != nil {
+			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		}
+	}
+}
+
+func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
+	ctx := context.Background()
+	now := fmtTime(time.Now())
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `
+INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
+	bound = excluded.bound, depth = excluded.depth, game = excluded.game, used_at = excluded.used_at
+	WHERE excluded.depth >= learn.depth`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, e := range entries {
+			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact {
+				continue
+			}
+			if _, err := st.ExecContext(ctx, eval, int64(e.Key), e.FEN, e.Move, e.Score, int(e.Bound), e.Depth, game, now); err != nil {
+				return err
+			}
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n); err != nil {
+			return err
+		}
+		if excess := n - m.opts.MaxEntries; excess > 0 {
+			// The eviction rule: other evaluations first, then the
+			// shallowest, then the least recently used.
+			_, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?)`, eval, excess)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
+	}
+	return nil
+}
+
+func (m *Memory) touch(eval string, keys []uint64) error {
+	ctx := context.Background()
+	now := fmtTime(time.Now())
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE learn SET used_at = ? WHERE eval = ? AND key = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, k := range keys {
+			if _, err := st.ExecContext(ctx, now, eval, int64(k)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: mark %d entries used: %w", m.db.Path(), len(keys), err)
+	}
+	return nil
+}
+
+func (m *Memory) lost(game string) error {
+	ctx := context.Background()
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?`, game); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)
+	}
+	return nil
+}
