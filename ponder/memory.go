@@ -1,6 +1,8 @@
 package ponder
 
 import (
+	"time"
+
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
@@ -68,9 +70,19 @@ type Memory interface {
 // searched less deeply are cheap to search again and are not recorded.
 const DefaultLearnMinDepth = 8
 
-// learnSeedPlies bounds how far along the known line a search start seeds
-// the TT (one Lookup per ply).
-const learnSeedPlies = 16
+// learnFloorDepth is the least depth of a recorded entry (see learn).
+const learnFloorDepth = 3
+
+// learnSeedPlies bounds how far from the root a search start seeds the TT
+// (one Lookup per ply), learnMaxSeed how many entries it seeds and
+// learnMaxLookup how many keys it looks up; learnMaxRecord bounds the
+// entries the end of a search records.
+const (
+	learnSeedPlies = 32
+	learnMaxSeed   = 4096
+	learnMaxRecord = 2048
+	learnMaxLookup = 32768
+)
 
 // SetMemory makes m (nil: none) the Game's memory from the next search on,
 // recording under the game name game (see Memory.Record, GameOver).
@@ -85,6 +97,7 @@ func (g *Game) SetMemory(m Memory, game string) {
 // Memory.GameOver. Nothing is told for ResultUnknown.
 func (g *Game) GameOver(result GameResult) {
 	g.mu.Lock()
+	g.waitLearning() // what the game found is recorded before its result
 	m, game := g.opts.Memory, g.opts.MemoryGame
 	g.mu.Unlock()
 	if m != nil && result != ResultUnknown {
@@ -110,11 +123,13 @@ func (g *Game) learnMinDepth() int {
 	return DefaultLearnMinDepth
 }
 
-// seed fills the TT from the memory before a search of pos: the entries
-// of pos and of its children, then the same along the known best moves, up
-// to learnSeedPlies plies. Each position is seeded once per game (and
-// again after NewGame or SetMemory). An entry never replaces a deeper one
-// of the table. Called with g.mu held, before the search starts.
+// seed fills the TT from the memory before a search of pos: the entry of
+// pos, then breadth-first the entries of the children of every known
+// position deep enough to have known children (depth above
+// learnFloorDepth), up to learnMaxSeed entries: one Lookup per ply, never
+// one per node. Each position is seeded once per game (and again after
+// NewGame or SetMemory). An entry never replaces a deeper one of the
+// table. Called with g.mu held, before the search starts.
 func (g *Game) seed(pos *board.Position) {
 	m := g.opts.Memory
 	if m == nil {
@@ -127,68 +142,73 @@ func (g *Game) seed(pos *board.Position) {
 		return
 	}
 	g.seeded[pos.Key()] = true
+	start := time.Now()
 	id := g.evalID()
 	tt := g.eng.TT()
+	type cand struct {
+		parent int // index in known (-1: the root)
+		move   board.Move
+	}
 	p := pos.Clone()
-	made, stored := 0, 0
-	defer func() {
-		for ; made > 0; made-- {
-			p.UnmakeMove()
-		}
-	}()
+	var known [][]board.Move // paths from pos to the positions found at the previous ply
+	cands := []cand{{parent: -1}}
+	keys := append(g.seedKeys[:0], pos.Key())
+	stored, looked := 0, 0
 	var ml board.MoveList
-	for range learnSeedPlies {
-		ml.N = 0
-		p.GenerateLegal(&ml)
-		keys := append(g.seedKeys[:0], p.Key())
-		for _, mv := range ml.Moves[:ml.N] {
-			p.MakeMove(mv)
-			keys = append(keys, p.Key())
-			p.UnmakeMove()
-		}
-		g.seedKeys = keys
+	for ply := 0; len(keys) > 0 && ply < learnSeedPlies && stored < learnMaxSeed; ply++ {
+		looked += len(keys)
 		got, err := m.Lookup(id, keys)
 		if err != nil {
 			g.log.Warn().Err(err).Msg("learning memory: lookup failed; searching without it")
-			return
+			break
 		}
-		next := board.NoMove
+		byKey := make(map[uint64]Learnt, len(got))
 		for _, e := range got {
-			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact || e.Depth <= 0 {
+			if e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 {
+				byKey[e.Key] = e
+			}
+		}
+		var found [][]board.Move
+		for i, c := range cands {
+			e, ok := byKey[keys[i]]
+			if !ok || stored >= learnMaxSeed {
 				continue
 			}
-			if e.Key == keys[0] {
-				mv := parseLearnt(p, e.Move)
-				if seedTT(tt, e, mv) {
-					stored++
-				}
-				next = mv
-				continue
+			delete(byKey, keys[i]) // a transposition: once
+			var path []board.Move
+			if c.parent >= 0 {
+				path = append(append(make([]board.Move, 0, ply), known[c.parent]...), c.move)
 			}
-			for i, k := range keys[1:] {
-				if k != e.Key {
-					continue
-				}
-				p.MakeMove(ml.Moves[i])
+			walk(p, path, func() {
 				if seedTT(tt, e, parseLearnt(p, e.Move)) {
 					stored++
 				}
-				p.UnmakeMove()
-				break
+			})
+			if e.Depth > learnFloorDepth {
+				found = append(found, path)
 			}
 		}
-		if next == board.NoMove {
-			break
+		known, cands, keys = found, cands[:0], keys[:0]
+		for i, path := range known {
+			if looked+len(keys)+board.MaxMoves > learnMaxLookup {
+				break
+			}
+			walk(p, path, func() {
+				ml.N = 0
+				p.GenerateLegal(&ml)
+				for _, mv := range ml.Moves[:ml.N] {
+					p.MakeMove(mv)
+					keys = append(keys, p.Key())
+					p.UnmakeMove()
+					cands = append(cands, cand{parent: i, move: mv})
+				}
+			})
 		}
-		p.MakeMove(next)
-		made++
-		if g.seeded[p.Key()] {
-			break
-		}
-		g.seeded[p.Key()] = true
 	}
+	g.seedKeys = keys[:0]
 	if stored > 0 {
-		g.log.Debug().Int("entries", stored).Int("plies", made).Msg("learning memory: seeded the hash table")
+		g.log.Debug().Int("entries", stored).Int("looked_up", looked).Dur("took", time.Since(start)).
+			Msg("learning memory: seeded the hash table")
 	}
 }
 
@@ -216,53 +236,110 @@ func seedTT(tt *search.TT, e Learnt, mv board.Move) bool {
 }
 
 // learn records what a finished search r found (see Memory): the TT's
-// entries at r's root, along the PV, and at the children of those, each
-// when searched to LearnMinDepth or deeper. Nothing for a search shallower
-// than that, nor for one restricted to some moves. Called with g.mu held
-// as the search ends; the memory's Record only queues the entries.
+// entry of r's root, then breadth-first those of the children of every
+// recorded position deep enough to have children searched
+// (learnFloorDepth or deeper, as the children themselves), up to
+// learnMaxRecord entries. Nothing for a search shallower than
+// LearnMinDepth, nor for one restricted to some moves. Called with g.mu
+// held as the search ends; the entries are gathered on a goroutine of
+// their own (off the move's critical path: the table is lock-free, and
+// whatever clears or resizes it waits for the gathering first, see
+// waitLearning), and the memory's Record only queues them.
 func (g *Game) learn(r *run, res search.Result) {
 	m := g.opts.Memory
 	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil {
 		return
 	}
-	minDepth := g.learnMinDepth()
-	tt := g.eng.TT()
-	p := r.pos.Clone()
-	var out []Learnt
-	add := func(p *board.Position) {
-		e, ok := tt.Probe(p.Key())
-		if !ok || e.Bound == search.BoundNone || e.Depth < minDepth || e.Score == search.NoScore {
-			return
+	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
+	g.learning.Add(1)
+	go func() {
+		defer g.learning.Done()
+		start := time.Now()
+		out := gatherLearnt(tt, root)
+		if len(out) > 0 {
+			m.Record(id, game, out)
 		}
+		log.Debug().Int("entries", len(out)).Dur("took", time.Since(start)).Msg("learning memory: recorded")
+	}()
+}
+
+// waitLearning waits until the entries of the searches so far are handed
+// to the memory. Whatever clears or resizes the TT calls it first. Called
+// with g.mu held (learn adds to g.learning under it; the gathering never
+// takes it).
+func (g *Game) waitLearning() { g.learning.Wait() }
+
+// WaitLearning waits until what the searches so far found is handed to
+// the memory (Memory.Record): for tests, and before a front end reads the
+// memory back.
+func (g *Game) WaitLearning() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning()
+}
+
+// gatherLearnt collects the entries learn records, breadth-first from root.
+func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
+	var out []Learnt
+	seen := make(map[uint64]bool)
+	entry := func(p *board.Position) (search.TTEntry, bool) {
+		if seen[p.Key()] {
+			return search.TTEntry{}, false
+		}
+		e, ok := tt.Probe(p.Key())
+		if !ok || e.Bound == search.BoundNone || e.Depth < learnFloorDepth || e.Score == search.NoScore {
+			return e, false
+		}
+		seen[p.Key()] = true
+		return e, true
+	}
+	add := func(p *board.Position, e search.TTEntry) {
 		mv := ""
 		if e.Move != board.NoMove && p.IsLegal(e.Move) {
 			mv = p.MoveToUCI(e.Move)
 		}
 		out = append(out, Learnt{Key: p.Key(), FEN: p.FEN(), Move: mv, Score: e.Score, Bound: e.Bound, Depth: e.Depth})
 	}
-	var ml board.MoveList
-	for k := 0; ; k++ {
-		add(p)
-		next := board.NoMove
-		if k < len(res.PV) && p.IsLegal(res.PV[k]) {
-			next = res.PV[k]
-		}
-		ml.N = 0
-		p.GenerateLegal(&ml)
-		for _, mv := range ml.Moves[:ml.N] {
-			if mv == next {
-				continue // added as the next position of the line
-			}
-			p.MakeMove(mv)
-			add(p)
-			p.UnmakeMove()
-		}
-		if next == board.NoMove {
-			break
-		}
-		p.MakeMove(next)
+	e, ok := entry(root)
+	if !ok {
+		return nil
 	}
-	if len(out) > 0 {
-		m.Record(g.evalID(), g.opts.MemoryGame, out)
+	add(root, e)
+	level := [][]board.Move{nil} // paths from root
+	var ml board.MoveList
+	for depth := 0; len(level) > 0 && len(out) < learnMaxRecord; depth++ {
+		var next [][]board.Move
+		for _, path := range level {
+			walk(root, path, func() {
+				ml.N = 0
+				root.GenerateLegal(&ml)
+				for _, mv := range ml.Moves[:ml.N] {
+					if len(out) >= learnMaxRecord {
+						break
+					}
+					root.MakeMove(mv)
+					if e, ok := entry(root); ok {
+						add(root, e)
+						if e.Depth > learnFloorDepth {
+							next = append(next, append(append(make([]board.Move, 0, depth+1), path...), mv))
+						}
+					}
+					root.UnmakeMove()
+				}
+			})
+		}
+		level = next
+	}
+	return out
+}
+
+// walk plays path in p, calls f, and takes the moves back.
+func walk(p *board.Position, path []board.Move, f func()) {
+	for _, m := range path {
+		p.MakeMove(m)
+	}
+	f()
+	for range path {
+		p.UnmakeMove()
 	}
 }

@@ -78,6 +78,7 @@ func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d1 := think(t, first, ThinkLimits{Depth: depth})
+	first.WaitLearning()
 	id := search.EvalID(nil)
 	if mem.count(id) == 0 {
 		t.Fatal("the first search recorded nothing")
@@ -125,6 +126,7 @@ func TestMemoryKeyedByEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	think(t, g, ThinkLimits{Depth: depth})
+	g.WaitLearning()
 	if mem.count(search.EvalID(nil)) == 0 {
 		t.Fatalf("nothing recorded under %s", search.EvalID(nil))
 	}
@@ -142,6 +144,7 @@ func TestMemoryKeyedByEvaluation(t *testing.T) {
 	if a.Nodes != b.Nodes {
 		t.Fatalf("a net's game used the hand-crafted evaluation's entries: %d nodes, %d from nothing", a.Nodes, b.Nodes)
 	}
+	withNet.WaitLearning()
 	if mem.count(net.ID()) == 0 {
 		t.Fatalf("the net's game recorded nothing under %s", net.ID())
 	}

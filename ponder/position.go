@@ -198,6 +198,7 @@ func (g *Game) NewGame() error {
 	if g.run != nil {
 		return ErrBusy
 	}
+	g.waitLearning() // it reads the table
 	g.eng.NewGame()
 	clear(g.seeded) // the TT is empty: seed again
 	g.stats = GameStats{NodeBytes: NodeBytes}
@@ -218,6 +219,7 @@ func (g *Game) Close() {
 	if g.run != nil {
 		g.stopAndWait(g.run)
 	}
+	g.waitLearning()
 	g.run = nil
 	g.tree = newTree(minTreeNodes)
 	g.tree.reset(0)

@@ -47,6 +47,7 @@ func (g *Game) recoverRun(r *run) {
 	// returned, its threads have ended); under g.mu, as nothing may probe
 	// the table while it is replaced. No new run starts meanwhile: g.run is
 	// still r, or nil for a closed Game.
+	g.waitLearning() // it reads the table
 	g.eng.Reset()
 	clear(g.seeded) // a new table: seed again
 	g.log.Error().Int(logging.FieldPly, r.ply).Bool("ponder", r.ponder && !r.converted).

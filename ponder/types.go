@@ -253,6 +253,7 @@ type Game struct {
 	evalNet     *nnue.Net       // the net evalIDCache was computed for
 	evalIDCache string
 	evalIDSet   bool
+	learning    sync.WaitGroup // gatherings of learn under way
 }
 
 // NewGame returns a Game at the standard start position.

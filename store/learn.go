@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,9 +27,6 @@ type MemoryOptions struct {
 	// go first, then the shallowest, then the least recently used (written
 	// or found).
 	MaxEntries int
-	// LookupTimeout bounds a lookup (it runs as a search starts);
-	// default 200 ms. A lookup that takes longer knows nothing.
-	LookupTimeout time.Duration
 	// Queue is how many writes may wait (default 64); when it is full a
 	// write is dropped (and logged), never waited for.
 	Queue  int
@@ -38,11 +34,13 @@ type MemoryOptions struct {
 }
 
 // Memory is the learning memory in a database file (a ponder.Memory):
-// positions searched deeply in earlier games, per evaluation. Lookups read
-// on their own connections (WAL: never blocked by a writer); writes go
-// through a queue to one goroutine, so that neither blocks a search. Two
-// processes may share one file (SQLite's locks, with a busy timeout). Its
-// methods are safe for concurrent use.
+// positions searched deeply in earlier games, per evaluation. Lookups
+// answer from a copy of the entries in memory (loaded when it opens, and
+// again by Refresh), so a search never waits on the database; writes go
+// through a queue to one goroutine, which updates both. Two processes may
+// share one file (SQLite's locks, with a busy timeout): each sees the
+// other's entries from its next Refresh. Its methods are safe for
+// concurrent use.
 //
 // A game's result feeds back: after a loss (GameOver) every entry that
 // game wrote last has its depth halved (it is then searched again rather
@@ -57,6 +55,19 @@ type Memory struct {
 	ops     chan memoryOp
 	done    chan struct{}
 	dropped atomic.Int64
+	// The entries without their FEN, for lookups that never wait on the
+	// database: loaded at OpenMemory and by Refresh, kept up to date by
+	// the writer.
+	cmu   sync.RWMutex
+	cache map[string]map[uint64]cachedEntry
+}
+
+// cachedEntry is a learn row in memory (no FEN: that is for inspection).
+type cachedEntry struct {
+	move  string
+	score int32
+	depth int16
+	bound search.Bound
 }
 
 // memoryOp is one queued write.
@@ -65,6 +76,7 @@ type memoryOp struct {
 	entries    []ponder.Learnt
 	result     ponder.GameResult
 	touch      []uint64      // keys found by a lookup (their used_at)
+	refresh    bool          // reload the cache from the database
 	flushed    chan struct{} // Flush: closed when everything before it is written
 }
 
@@ -75,9 +87,6 @@ var _ ponder.Memory = (*Memory)(nil)
 func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 	if o.MaxEntries < 1 {
 		o.MaxEntries = DefaultLearnMaxEntries
-	}
-	if o.LookupTimeout <= 0 {
-		o.LookupTimeout = 200 * time.Millisecond
 	}
 	if o.Queue < 1 {
 		o.Queue = 64
@@ -96,6 +105,11 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 	}
 	rd.SetMaxOpenConns(4)
 	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue), done: make(chan struct{})}
+	if err := m.reload(); err != nil {
+		_ = rd.Close()
+		_ = db.Close()
+		return nil, err
+	}
 	go m.writer()
 	return m, nil
 }
@@ -169,51 +183,19 @@ func (m *Memory) GameOver(game string, result ponder.GameResult) {
 	}
 }
 
-// lookupChunk bounds the keys of one query (SQLite's variable limit is
-// far above it).
-const lookupChunk = 500
-
-// Lookup implements ponder.Memory: the entries of eval among keys.
+// Lookup implements ponder.Memory: the entries of eval among keys, from
+// the copy in memory (their FEN is left empty: it is in the database).
 func (m *Memory) Lookup(eval string, keys []uint64) ([]ponder.Learnt, error) {
-	m.mu.RLock()
-	closed := m.closed
-	m.mu.RUnlock()
-	if closed || len(keys) == 0 {
-		return nil, nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), m.opts.LookupTimeout)
-	defer cancel()
 	var out []ponder.Learnt
-	args := make([]any, 0, 1+min(len(keys), lookupChunk))
-	for len(keys) > 0 {
-		n := min(len(keys), lookupChunk)
-		args = append(args[:0], eval)
-		for _, k := range keys[:n] {
-			args = append(args, int64(k))
-		}
-		keys = keys[n:]
-		q := `SELECT key, fen, move, score, bound, depth FROM learn WHERE eval = ? AND key IN (?` + strings.Repeat(",?", n-1) + `)`
-		rows, err := m.rd.QueryContext(ctx, q, args...)
-		if err != nil {
-			return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
-		}
-		for rows.Next() {
-			var e ponder.Learnt
-			var key int64
-			var bound int
-			if err := rows.Scan(&key, &e.FEN, &e.Move, &e.Score, &bound, &e.Depth); err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
+	m.cmu.RLock()
+	if c := m.cache[eval]; c != nil {
+		for _, k := range keys {
+			if e, ok := c[k]; ok {
+				out = append(out, ponder.Learnt{Key: k, Move: e.move, Score: int(e.score), Bound: e.bound, Depth: int(e.depth)})
 			}
-			e.Key, e.Bound = uint64(key), search.Bound(bound)
-			out = append(out, e)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, fmt.Errorf("learning memory %s: look up: %w", m.db.Path(), err)
 		}
 	}
+	m.cmu.RUnlock()
 	if len(out) > 0 {
 		touch := make([]uint64, len(out))
 		for i, e := range out {
@@ -222,6 +204,61 @@ func (m *Memory) Lookup(eval string, keys []uint64) ([]ponder.Learnt, error) {
 		m.send(memoryOp{eval: eval, touch: touch})
 	}
 	return out, nil
+}
+
+// Refresh reloads the entries from the database (those another process
+// wrote) once the writes queued before it are done; it returns at once.
+func (m *Memory) Refresh() { m.send(memoryOp{refresh: true}) }
+
+// reload reads every entry into a new cache.
+func (m *Memory) reload() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rows, err := m.rd.QueryContext(ctx, `SELECT eval, key, move, score, bound, depth FROM learn`)
+	if err != nil {
+		return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+	}
+	defer rows.Close()
+	cache := map[string]map[uint64]cachedEntry{}
+	for rows.Next() {
+		var eval, move string
+		var key int64
+		var score, bound, depth int
+		if err := rows.Scan(&eval, &key, &move, &score, &bound, &depth); err != nil {
+			return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+		}
+		c := cache[eval]
+		if c == nil {
+			c = map[uint64]cachedEntry{}
+			cache[eval] = c
+		}
+		c[uint64(key)] = cachedEntry{move: move, score: int32(score), depth: int16(depth), bound: search.Bound(bound)}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+	}
+	m.cmu.Lock()
+	m.cache = cache
+	m.cmu.Unlock()
+	return nil
+}
+
+// cacheSet and cacheDel change the cache (called by the writer).
+func (m *Memory) cacheSet(eval string, key uint64, e cachedEntry) {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	c := m.cache[eval]
+	if c == nil {
+		c = map[uint64]cachedEntry{}
+		m.cache[eval] = c
+	}
+	c[key] = e
+}
+
+func (m *Memory) cacheDel(eval string, key uint64) {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	delete(m.cache[eval], key)
 }
 
 // Count is the number of entries of eval ("" for all).
@@ -247,6 +284,8 @@ func (m *Memory) writer() {
 		switch {
 		case op.flushed != nil:
 			close(op.flushed)
+		case op.refresh:
+			err = m.reload()
 		case op.touch != nil:
 			err = m.touch(op.eval, op.touch)
 		case op.entries != nil:
@@ -260,15 +299,37 @@ func (m *Memory) writer() {
 	}
 }
 
+// cacheChange is a row a write changed, applied to the cache once the
+// write is committed.
+type cacheChange struct {
+	eval string
+	key  uint64
+	e    cachedEntry
+	gone bool
+}
+
+func (m *Memory) apply(changes []cacheChange) {
+	for _, c := range changes {
+		if c.gone {
+			m.cacheDel(c.eval, c.key)
+		} else {
+			m.cacheSet(c.eval, c.key, c.e)
+		}
+	}
+}
+
 func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
 	ctx := context.Background()
 	now := fmtTime(time.Now())
+	var changes []cacheChange
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		changes = changes[:0]
 		st, err := tx.PrepareContext(ctx, `
 INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
 	bound = excluded.bound, depth = excluded.depth, game = excluded.game, used_at = excluded.used_at
-	WHERE excluded.depth >= learn.depth`)
+	WHERE excluded.depth >= learn.depth
+RETURNING key`)
 		if err != nil {
 			return err
 		}
@@ -277,8 +338,18 @@ ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, 
 			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact {
 				continue
 			}
-			if _, err := st.ExecContext(ctx, eval, int64(e.Key), e.FEN, e.Move, e.Score, int(e.Bound), e.Depth, game, now); err != nil {
+			rows, err := st.QueryContext(ctx, eval, int64(e.Key), e.FEN, e.Move, e.Score, int(e.Bound), e.Depth, game, now)
+			if err != nil {
 				return err
+			}
+			changed := rows.Next() // a row back: inserted or replaced
+			err = errors.Join(rows.Err(), rows.Close())
+			if err != nil {
+				return err
+			}
+			if changed {
+				changes = append(changes, cacheChange{eval: eval, key: e.Key,
+					e: cachedEntry{move: e.Move, score: int32(e.Score), depth: int16(e.Depth), bound: e.Bound}})
 			}
 		}
 		var n int
@@ -288,16 +359,38 @@ ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, 
 		if excess := n - m.opts.MaxEntries; excess > 0 {
 			// The eviction rule: other evaluations first, then the
 			// shallowest, then the least recently used.
-			_, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
-	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?)`, eval, excess)
-			return err
+			rows, err := tx.QueryContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?) RETURNING eval, key`, eval, excess)
+			if err != nil {
+				return err
+			}
+			if changes, err = appendGone(changes, rows); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
 	}
+	m.apply(changes)
 	return nil
+}
+
+// appendGone adds the (eval, key) rows of a DELETE … RETURNING to changes
+// as removals, and closes rows.
+func appendGone(changes []cacheChange, rows *sql.Rows) ([]cacheChange, error) {
+	defer rows.Close()
+	for rows.Next() {
+		var c cacheChange
+		var key int64
+		if err := rows.Scan(&c.eval, &key); err != nil {
+			return changes, err
+		}
+		c.key, c.gone = uint64(key), true
+		changes = append(changes, c)
+	}
+	return changes, rows.Err()
 }
 
 func (m *Memory) touch(eval string, keys []uint64) error {
@@ -324,15 +417,35 @@ func (m *Memory) touch(eval string, keys []uint64) error {
 
 func (m *Memory) lost(game string) error {
 	ctx := context.Background()
+	var changes []cacheChange
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?`, game); err != nil {
+		changes = changes[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
+RETURNING eval, key, move, score, bound, depth`, game)
+		if err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
+		for rows.Next() {
+			var c cacheChange
+			var key int64
+			var score, bound, depth int
+			if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
+				rows.Close()
+				return err
+			}
+			c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
+			c.gone = depth < 1
+			changes = append(changes, c)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)
 	}
+	m.apply(changes)
 	return nil
 }

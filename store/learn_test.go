@@ -99,6 +99,11 @@ func TestLearnRecordLookupRoundTrip(t *testing.T) {
 		t.Fatalf("lookup: %+v, want the 3 recorded", got)
 	}
 	for i, w := range []ponder.Learnt{want[0], want[2], want[1]} {
+		var fen string
+		if err := m.db.SQL().QueryRow(`SELECT fen FROM learn WHERE eval = 'e' AND key = ?`, int64(w.Key)).Scan(&fen); err != nil || fen != w.FEN {
+			t.Errorf("entry %d: FEN in the database %q (%v), want %q", i, fen, err, w.FEN)
+		}
+		w.FEN = "" // Lookup leaves it out
 		if got[i] != w {
 			t.Errorf("entry %d: %+v, want %+v", i, got[i], w)
 		}
@@ -107,16 +112,16 @@ func TestLearnRecordLookupRoundTrip(t *testing.T) {
 	m.Record("e", "g2", []ponder.Learnt{{Key: 2, FEN: "y", Score: 1, Bound: search.BoundExact, Depth: 5}})
 	m.Record("e", "g2", []ponder.Learnt{{Key: 3, FEN: "z", Move: "a2a4", Score: 7, Bound: search.BoundExact, Depth: 20}})
 	m.Flush()
-	if e, _ := lookupOne(t, m, "e", 2); e.Depth != 9 || e.FEN != want[1].FEN {
+	if e, _ := lookupOne(t, m, "e", 2); e.Depth != 9 || e.Score != want[1].Score {
 		t.Errorf("a shallower entry replaced a deeper one: %+v", e)
 	}
 	if e, _ := lookupOne(t, m, "e", 3); e.Depth != 20 || e.Move != "a2a4" || e.Score != 7 {
 		t.Errorf("a deeper entry did not replace: %+v", e)
 	}
-	// Many keys in one lookup (more than one query's worth).
+	// Many keys in one lookup.
 	var many []ponder.Learnt
 	var keys []uint64
-	for k := uint64(1000); k < 1000+2*lookupChunk+7; k++ {
+	for k := uint64(1000); k < 2007; k++ {
 		many = append(many, learnt(k, 10))
 		keys = append(keys, k)
 	}
@@ -124,6 +129,18 @@ func TestLearnRecordLookupRoundTrip(t *testing.T) {
 	m.Flush()
 	if got, err := m.Lookup("e", keys); err != nil || len(got) != len(keys) {
 		t.Fatalf("lookup of %d keys: %d (%v)", len(keys), len(got), err)
+	}
+	// Reopened, the memory reads the same back from the file.
+	path := m.Path()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := openMemory(t, path, MemoryOptions{})
+	if e, ok := lookupOne(t, again, "e", 3); !ok || e.Depth != 20 || e.Move != "a2a4" {
+		t.Errorf("reopened: %+v %v", e, ok)
+	}
+	if got, err := again.Lookup("e", keys); err != nil || len(got) != len(keys) {
+		t.Errorf("reopened: lookup of %d keys: %d (%v)", len(keys), len(got), err)
 	}
 }
 
@@ -165,10 +182,13 @@ func TestLearnEvictionKeepsTheBound(t *testing.T) {
 	if _, ok := lookupOne(t, m, "old", 9999); ok {
 		t.Error("another evaluation's entry was kept before ours")
 	}
-	for d := 1; d <= 120; d++ {
-		_, ok := lookupOne(t, m, "e", uint64(d))
-		if keep := d > 120-max; ok != keep {
-			t.Errorf("depth %d: kept %v, want %v (the shallowest go first)", d, ok, keep)
+	reopened := openMemory(t, m.Path(), MemoryOptions{MaxEntries: max})
+	for _, mm := range []*Memory{m, reopened} { // the cache, and the file
+		for d := 1; d <= 120; d++ {
+			_, ok := lookupOne(t, mm, "e", uint64(d))
+			if keep := d > 120-max; ok != keep {
+				t.Errorf("depth %d: kept %v, want %v (the shallowest go first)", d, ok, keep)
+			}
 		}
 	}
 }
@@ -251,6 +271,10 @@ func TestLearnTwoProcessesShareOneFile(t *testing.T) {
 	if cerr != nil {
 		t.Fatalf("helper process: %v\n%s", cerr, out)
 	}
+	a.Refresh() // the other store's and process's entries
+	b.Refresh()
+	a.Flush()
+	b.Flush()
 	if a.Dropped() != 0 || b.Dropped() != 0 {
 		t.Fatalf("dropped writes: %d, %d", a.Dropped(), b.Dropped())
 	}
@@ -291,6 +315,7 @@ func TestLearnHalvesNodesWithSQLite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		g.WaitLearning()
 		m.Flush()
 		return d
 	}
