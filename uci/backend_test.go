@@ -95,6 +95,7 @@ func TestEngineHandshakeListsOptions(t *testing.T) {
 		OptChess960: OptionCheck, OptMoveOverhead: OptionSpin, OptClearHash: OptionButton, OptBackgroundPonder: OptionCheck,
 		OptUseNNUE: OptionCheck, OptEvalFile: OptionString, OptOwnBook: OptionCheck, OptBookFile: OptionString,
 		OptSyzygyPath: OptionString, OptSyzygy50MoveRule: OptionCheck, OptSyzygyProbeDepth: OptionSpin, OptSyzygyProbeLimit: OptionSpin,
+		OptLearnFile: OptionString,
 	}
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "option ") {
