@@ -81,8 +81,8 @@ const (
 	// most -5 pawns (or being mated) counts as a loss, which halves the
 	// depth of what the game recorded. A file that cannot be opened is an
 	// error, and the engine plays without a memory.
-	OptLearnFile        = "LearnFile"
-	optEmptyPath        = "<empty>" // how GUIs send an empty string option
+	OptLearnFile = "LearnFile"
+	optEmptyPath = "<empty>" // how GUIs send an empty string option
 )
 
 // Defaults and ranges of the EngineBackend options.
