@@ -18,7 +18,7 @@
 // Memory (OpenMemory) is the learning memory (a ponder.Memory): positions
 // searched deeply in earlier games, in the table learn of the same
 // database (or of any file: the UCI option LearnFile), keyed by the
-// evaluation that found them. Lookups read on their own connections;
+// evaluation that found them. Lookups answer from a copy in memory;
 // writes are queued to one goroutine and never block a search. Its size is
 // bounded (MemoryOptions.MaxEntries: other evaluations' entries go first,
 // then the shallowest, then the least recently used), and a lost game

@@ -60,6 +60,10 @@ type Memory struct {
 	// the writer.
 	cmu   sync.RWMutex
 	cache map[string]map[uint64]cachedEntry
+	// touched are the keys found by lookups whose used_at is not yet
+	// written (see takeTouched).
+	tmu     sync.Mutex
+	touched map[string]map[uint64]bool
 }
 
 // cachedEntry is a learn row in memory (no FEN: that is for inspection).
@@ -75,7 +79,6 @@ type memoryOp struct {
 	eval, game string
 	entries    []ponder.Learnt
 	result     ponder.GameResult
-	touch      []uint64      // keys found by a lookup (their used_at)
 	refresh    bool          // reload the cache from the database
 	flushed    chan struct{} // Flush: closed when everything before it is written
 }
@@ -197,11 +200,20 @@ func (m *Memory) Lookup(eval string, keys []uint64) ([]ponder.Learnt, error) {
 	}
 	m.cmu.RUnlock()
 	if len(out) > 0 {
-		touch := make([]uint64, len(out))
-		for i, e := range out {
-			touch[i] = e.Key
+		// Their used_at is written with the next write (see takeTouched).
+		m.tmu.Lock()
+		if m.touched == nil {
+			m.touched = map[string]map[uint64]bool{}
 		}
-		m.send(memoryOp{eval: eval, touch: touch})
+		t := m.touched[eval]
+		if t == nil {
+			t = map[uint64]bool{}
+			m.touched[eval] = t
+		}
+		for _, e := range out {
+			t[e.Key] = true
+		}
+		m.tmu.Unlock()
 	}
 	return out, nil
 }
@@ -280,14 +292,15 @@ func (m *Memory) Count(ctx context.Context, eval string) (int, error) {
 func (m *Memory) writer() {
 	defer close(m.done)
 	for op := range m.ops {
+		if err := m.writeTouched(); err != nil {
+			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		}
 		var err error
 		switch {
 		case op.flushed != nil:
 			close(op.flushed)
 		case op.refresh:
 			err = m.reload()
-		case op.touch != nil:
-			err = m.touch(op.eval, op.touch)
 		case op.entries != nil:
 			err = m.record(op.eval, op.game, op.entries)
 		case op.result == ponder.ResultLoss:
@@ -296,6 +309,9 @@ func (m *Memory) writer() {
 		if err != nil {
 			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
 		}
+	}
+	if err := m.writeTouched(); err != nil {
+		m.log.Warn().Err(err).Msg("learning memory: write failed")
 	}
 }
 
@@ -393,24 +409,37 @@ func appendGone(changes []cacheChange, rows *sql.Rows) ([]cacheChange, error) {
 	return changes, rows.Err()
 }
 
-func (m *Memory) touch(eval string, keys []uint64) error {
+// writeTouched writes the used_at of the entries lookups found since the
+// last write (the least recently used go first when the table is full).
+func (m *Memory) writeTouched() error {
+	m.tmu.Lock()
+	touched := m.touched
+	m.touched = nil
+	m.tmu.Unlock()
+	if len(touched) == 0 {
+		return nil
+	}
 	ctx := context.Background()
 	now := fmtTime(time.Now())
+	n := 0
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		st, err := tx.PrepareContext(ctx, `UPDATE learn SET used_at = ? WHERE eval = ? AND key = ?`)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
-		for _, k := range keys {
-			if _, err := st.ExecContext(ctx, now, eval, int64(k)); err != nil {
-				return err
+		for eval, keys := range touched {
+			for k := range keys {
+				n++
+				if _, err := st.ExecContext(ctx, now, eval, int64(k)); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("learning memory %s: mark %d entries used: %w", m.db.Path(), len(keys), err)
+		return fmt.Errorf("learning memory %s: mark %d entries used: %w", m.db.Path(), n, err)
 	}
 	return nil
 }

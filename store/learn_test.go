@@ -193,6 +193,26 @@ func TestLearnEvictionKeepsTheBound(t *testing.T) {
 	}
 }
 
+// TestLearnEvictionLeastRecentlyUsed: among entries of one depth, the one
+// neither written nor found for longest goes first.
+func TestLearnEvictionLeastRecentlyUsed(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{MaxEntries: 3})
+	m.Record("e", "g", []ponder.Learnt{learnt(1, 10), learnt(2, 10), learnt(3, 10)})
+	m.Flush()
+	time.Sleep(5 * time.Millisecond) // used_at counts milliseconds
+	if got, err := m.Lookup("e", []uint64{1, 2}); err != nil || len(got) != 2 {
+		t.Fatalf("lookup: %v %v", got, err)
+	}
+	time.Sleep(5 * time.Millisecond)
+	m.Record("e", "g", []ponder.Learnt{learnt(4, 10)})
+	m.Flush()
+	for k, keep := range map[uint64]bool{1: true, 2: true, 3: false, 4: true} {
+		if _, ok := lookupOne(t, m, "e", k); ok != keep {
+			t.Errorf("key %d: kept %v, want %v (3 was used least recently)", k, ok, keep)
+		}
+	}
+}
+
 func TestLearnLostGameIsTrustedLess(t *testing.T) {
 	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{})
 	m.Record("e", "lost", []ponder.Learnt{learnt(1, 12), learnt(2, 1)})
