@@ -58,6 +58,9 @@ func (b *EngineBackend) nextLearnGame() {
 		b.learn.session = fmt.Sprintf("uci-%d-%d", os.Getpid(), time.Now().UnixNano())
 	}
 	b.learn.seq++
+	if b.learn.seq > 1 {
+		b.learn.mem.Refresh() // what other engines on the file learnt meanwhile
+	}
 	b.gopts.Memory, b.gopts.MemoryGame = b.learn.mem, fmt.Sprintf("%s-%d", b.learn.session, b.learn.seq)
 	b.game.SetMemory(b.gopts.Memory, b.gopts.MemoryGame)
 }
