@@ -69,6 +69,11 @@
 // positions below it (one Memory.Lookup per ply, never per node) are
 // stored into the TT, never over a deeper entry; the TT's move is then
 // searched first at the root and is the predicted reply for pondering.
+// When the memory knows the root to depth d, the search (not a ponder
+// search) goes on at depth d after depth 1 (search.Limits.StartDepth; a
+// timed one at most at the depth its budget is expected to reach, and
+// never without a history of depths); such a search's iteration times are
+// not counted in that history.
 // Each search of Options.LearnMinDepth or more is recorded as it ends:
 // the TT's entries of its root and of the positions below it searched to
 // depth 3 or more, gathered on a goroutine of their own (whatever clears

@@ -130,16 +130,16 @@ func (g *Game) learnMinDepth() int {
 // one per node. Each position is seeded once per game (and again after
 // NewGame or SetMemory). An entry never replaces a deeper one of the
 // table. Called with g.mu held, before the search starts.
-func (g *Game) seed(pos *board.Position) {
+func (g *Game) seed(pos *board.Position) (rootDepth int) {
 	m := g.opts.Memory
 	if m == nil {
-		return
+		return 0
 	}
 	if g.seeded == nil {
 		g.seeded = make(map[uint64]bool)
 	}
 	if g.seeded[pos.Key()] {
-		return
+		return 0
 	}
 	g.seeded[pos.Key()] = true
 	start := time.Now()
@@ -180,8 +180,12 @@ func (g *Game) seed(pos *board.Position) {
 				path = append(append(make([]board.Move, 0, ply), known[c.parent]...), c.move)
 			}
 			walk(p, path, func() {
-				if seedTT(tt, e, parseLearnt(p, e.Move)) {
+				mv := parseLearnt(p, e.Move)
+				if seedTT(tt, e, mv) {
 					stored++
+				}
+				if c.parent < 0 && mv != board.NoMove {
+					rootDepth = e.Depth
 				}
 			})
 			if e.Depth > learnFloorDepth {
@@ -207,9 +211,10 @@ func (g *Game) seed(pos *board.Position) {
 	}
 	g.seedKeys = keys[:0]
 	if stored > 0 {
-		g.log.Debug().Int("entries", stored).Int("looked_up", looked).Dur("took", time.Since(start)).
-			Msg("learning memory: seeded the hash table")
+		g.log.Debug().Int("entries", stored).Int("looked_up", looked).Int("root_depth", rootDepth).
+			Dur("took", time.Since(start)).Msg("learning memory: seeded the hash table")
 	}
+	return rootDepth
 }
 
 // parseLearnt reads a learnt move in p (NoMove when absent or illegal).

@@ -1,8 +1,11 @@
 package ponder
 
 import (
+	"context"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
@@ -175,5 +178,45 @@ func TestMemorySeedsOncePerPosition(t *testing.T) {
 	g.GameOver(ResultLoss)
 	if mem.results["x"] != ResultLoss {
 		t.Fatalf("GameOver: memory got %v", mem.results["x"])
+	}
+}
+
+// TestMemoryStartsAtLearntDepth: a search of a position the memory knows
+// to depth d goes on at depth d after depth 1 (search.Limits.StartDepth);
+// a timed one only as deep as its budget is expected to reach, so with no
+// history of depths it searches every depth.
+func TestMemoryStartsAtLearntDepth(t *testing.T) {
+	const depth = 9
+	mem := newMapMemory()
+	first := newTestGame(t, Options{Memory: mem, MemoryGame: "first"})
+	if err := first.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, first, ThinkLimits{Depth: depth})
+	first.WaitLearning()
+
+	iterations := func(g *Game, lim ThinkLimits) []int {
+		t.Helper()
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		var ds []int
+		if _, err := g.Think(context.Background(), lim, func(in search.Info) {
+			if in.Bound == search.BoundExact && in.MultiPV <= 1 {
+				ds = append(ds, in.Depth)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	second := newTestGame(t, Options{Memory: mem, MemoryGame: "second"})
+	if got := iterations(second, ThinkLimits{Depth: depth}); !slices.Equal(got, []int{1, depth}) {
+		t.Errorf("with the memory: iterations %v, want [1 %d]", got, depth)
+	}
+	timed := newTestGame(t, Options{Memory: mem, MemoryGame: "timed"})
+	got := iterations(timed, ThinkLimits{WTime: time.Minute, BTime: time.Minute, Depth: 6})
+	if len(got) < 2 || got[1] != 2 {
+		t.Errorf("timed, no depth history: iterations %v, want every depth", got)
 	}
 }
