@@ -220,3 +220,37 @@ func TestMemoryStartsAtLearntDepth(t *testing.T) {
 		t.Errorf("timed, no depth history: iterations %v, want every depth", got)
 	}
 }
+
+// TestMemoryWhilePondering: a pondering game with a memory records the
+// searches of its moves and of its ponder searches, and its later moves
+// are seeded; NewGame and Close wait for the gathering (run with -race to
+// see that nothing reads the table while it is cleared).
+func TestMemoryWhilePondering(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "p", LearnMinDepth: 3, Ponder: true, PonderDepth: 6})
+	for i := range 6 {
+		d := think(t, g, ThinkLimits{Depth: 5})
+		play(t, g, d.UCI)
+		g.StartPonder(context.Background())
+		if i%2 == 0 {
+			waitPonderDepth(t, g, 4)
+		}
+		var ml board.MoveList
+		g.mu.Lock()
+		g.pos.GenerateLegal(&ml)
+		reply := g.pos.MoveToUCI(ml.Moves[0])
+		g.mu.Unlock()
+		play(t, g, reply)
+	}
+	if err := g.NewGame(); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.Close()
+	if n := mem.count(search.EvalID(nil)); n == 0 {
+		t.Fatal("nothing recorded in a pondering game")
+	}
+	if mem.lookups < 7 {
+		t.Fatalf("%d lookups: want one at least for each position searched", mem.lookups)
+	}
+}
