@@ -458,6 +458,10 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
+		if rt, ok := p.(ResultTaker); ok && !wasFinished {
+			res := gameResult(st.Status, st.Winner, colorName(g.white))
+			_ = playerCall(*g.l(), "game result", func() error { rt.GameResult(res); return nil })
+		}
 	}
 	if !g.saidGoodbye {
 		g.saidGoodbye = true

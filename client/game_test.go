@@ -76,6 +76,9 @@ func TestFullGameFromChallenge(t *testing.T) {
 		if !p.ended || !p.closed || p.thinks != 4 || p.ponders < 3 || !p.info.White || p.info.Variant != "standard" {
 			t.Errorf("player: ended %v closed %v thinks %d ponders %d info %+v", p.ended, p.closed, p.thinks, p.ponders, p.info)
 		}
+		if p.result != resultWin {
+			t.Errorf("player told the result %q, want %q (ResultTaker)", p.result, resultWin)
+		}
 	})
 }
 

@@ -55,6 +55,14 @@ func stopMargin(left time.Duration) time.Duration {
 	return min(max(left/20, 15*time.Millisecond), 150*time.Millisecond)
 }
 
+// ResultTaker is a Player that wants to know how its game ended (the
+// built-in engine's learning memory): the worker calls GameResult after
+// EndGame with the result from the bot's side (win, loss, draw, aborted,
+// unknown).
+type ResultTaker interface {
+	GameResult(result string)
+}
+
 // PonderGamer is a Player that plays with a ponder.Game (the built-in
 // engine's): viewers (the web view) reach the game's snapshots and tree
 // through it. PonderGame is nil before NewGame and after Close.
@@ -172,6 +180,16 @@ func (v *variantPlayer) EndGame(ctx context.Context) error {
 		return nil
 	}
 	return p.EndGame(ctx)
+}
+
+// GameResult implements ResultTaker for the player of the game, when it
+// takes results.
+func (v *variantPlayer) GameResult(result string) {
+	if p, err := v.cur(); err == nil {
+		if rt, ok := p.(ResultTaker); ok {
+			rt.GameResult(result)
+		}
+	}
 }
 
 func (v *variantPlayer) Close() error {

@@ -57,6 +57,10 @@ type BuiltinOptions struct {
 	// (ponder.Options).
 	TablebaseProbeDepth int
 	TablebaseProbeLimit int
+	// Memory (nil: none) is the learning memory shared by all games
+	// (ponder.Options.Memory), each recording under its Lichess game id;
+	// the game's result is told to it (GameResult).
+	Memory ponder.Memory
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
 	MaxDepth int
@@ -133,6 +137,9 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		TablebaseIgnore50:   p.opts.TablebaseIgnore50,
 		TablebaseProbeDepth: p.opts.TablebaseProbeDepth,
 		TablebaseProbeLimit: p.opts.TablebaseProbeLimit,
+		// The learning memory, shared.
+		Memory:     p.opts.Memory,
+		MemoryGame: gi.ID,
 		// The worker's deadline already leaves the move overhead and the
 		// measured latency: our clock given to Think is what is left.
 		MoveOverhead: 0,
@@ -260,6 +267,23 @@ func (p *builtinPlayer) EndGame(ctx context.Context) error {
 		return nil
 	}
 	return g.StopPonder()
+}
+
+// GameResult implements ResultTaker: the learning memory (if any) hears
+// the result (win, loss, draw; others are not told).
+func (p *builtinPlayer) GameResult(result string) {
+	g, err := p.game()
+	if err != nil {
+		return
+	}
+	switch result {
+	case resultWin:
+		g.GameOver(ponder.ResultWin)
+	case resultLoss:
+		g.GameOver(ponder.ResultLoss)
+	case resultDraw:
+		g.GameOver(ponder.ResultDraw)
+	}
 }
 
 // builtinLimits turns a clock situation into ponder's limits at now: both

@@ -345,6 +345,14 @@ func (p *onlinePlayer) EndGame(ctx context.Context) error { return p.inner.EndGa
 
 func (p *onlinePlayer) Close() error { return p.inner.Close() }
 
+// GameResult implements ResultTaker for the inner player, when it takes
+// results.
+func (p *onlinePlayer) GameResult(result string) {
+	if rt, ok := p.inner.(ResultTaker); ok {
+		rt.GameResult(result)
+	}
+}
+
 func (p *onlinePlayer) stopPonder() {
 	if ps, ok := p.inner.(ponderStopper); ok {
 		ps.stopPonder()

@@ -20,6 +20,7 @@ type testPlayer struct {
 	thinks  int
 	ponders int
 	ended   bool
+	result  string // told by GameResult
 	closed  bool
 	// misbehaviour
 	thinkErr error // Think fails
@@ -139,6 +140,12 @@ func (p *testPlayer) EndGame(ctx context.Context) error {
 	defer p.mu.Unlock()
 	p.ended = true
 	return nil
+}
+
+func (p *testPlayer) GameResult(result string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.result = result
 }
 
 func (p *testPlayer) Close() error {

@@ -123,6 +123,17 @@ type Builtin struct {
 	// takes a relative path from the config file's directory. Default "":
 	// the embedded network.
 	EvalFile string `yaml:"eval_file"`
+	// Learn keeps a learning memory in the state database
+	// (<state_dir>/ponderosa.db, table learn; see store.Memory): positions
+	// searched deeply in earlier games seed the search when a game reaches
+	// them again, and a lost game's entries are trusted less. Default
+	// false (off until a match shows it does not lose).
+	Learn bool `yaml:"learn"`
+	// LearnMaxEntries bounds the learning memory (entries of all
+	// evaluations together; about 150 bytes each): beyond it the entries
+	// of other evaluations go first, then the shallowest, then the least
+	// recently used. Default 100000.
+	LearnMaxEntries int `yaml:"learn_max_entries"`
 }
 
 // ThreadsTotalOrCores is ThreadsTotal, or the machine's cores when it is
@@ -637,10 +648,11 @@ func Default() *Config {
 			Type:   EngineBuiltin,
 			Ponder: true,
 			Builtin: Builtin{
-				HashMB:       64,
-				Threads:      1,
-				TreeMemoryMB: 128,
-				Eval:         EvalClassical,
+				HashMB:          64,
+				Threads:         1,
+				TreeMemoryMB:    128,
+				Eval:            EvalClassical,
+				LearnMaxEntries: 100_000,
 			},
 			Book:   Book{Selection: "weighted_random"},
 			Syzygy: Syzygy{FiftyMoveRule: true, ProbeDepth: 1, ProbeLimit: 7},

@@ -55,7 +55,8 @@ func (c *Config) MarshalZerologObject(e *zerolog.Event) {
 			Int("threads_total", c.Engine.Builtin.ThreadsTotalOrCores()).
 			Int("hash_per_game_mb", c.HashPerGameMB()).
 			Int("tree_memory_mb", c.Engine.Builtin.TreeMemoryMB).
-			Str("eval", c.Engine.Builtin.Eval)
+			Str("eval", c.Engine.Builtin.Eval).
+			Bool("learn", c.Engine.Builtin.Learn)
 		if c.Engine.Builtin.Eval == EvalNNUE {
 			e.Str("eval_file", c.Engine.Builtin.EvalFile)
 		}
@@ -110,6 +111,11 @@ func (c *Config) Summary() string {
 		}
 		line("memory", "about %d MiB at most (hash + %d games × tree)",
 			c.HashPerGameMB()*c.GamesAtOnce()+c.GamesAtOnce()*bi.TreeMemoryMB, c.GamesAtOnce())
+		if bi.Learn {
+			line("learn", "on: a learning memory of at most %d entries in the state database", bi.LearnMaxEntries)
+		} else {
+			line("learn", "off")
+		}
 		if bk := e.Book; len(bk.Files) > 0 {
 			var per []string
 			for _, variant := range slices.Sorted(maps.Keys(bk.Files)) {

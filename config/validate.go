@@ -181,6 +181,7 @@ func (v *validator) engine() {
 	}
 	v.intIn("engine.builtin.tree_memory_mb", b.TreeMemoryMB, 1, 65536, "")
 	v.intIn("engine.builtin.variety_cp", b.VarietyCP, 0, 300, "0 turns variety off")
+	v.intIn("engine.builtin.learn_max_entries", b.LearnMaxEntries, 1000, 100_000_000, "")
 	if v.oneOf("engine.builtin.eval", b.Eval, []string{EvalClassical, EvalNNUE}) && b.Eval == EvalNNUE && e.Type == EngineBuiltin {
 		if _, err := nnue.Choose(true, b.EvalFile); err != nil {
 			key := "engine.builtin.eval_file"

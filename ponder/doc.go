@@ -64,6 +64,25 @@
 // TablebaseProbeLimit). A positive TablebaseProbeLimit bounds the root
 // too: a position of more pieces is searched and its result is not known.
 //
+// Learning memory: with Options.Memory (package store keeps one in SQLite),
+// a search starts from what earlier games found: before it starts, the
+// memory's entries of its position and, breadth-first, of the known
+// positions below it (one Memory.Lookup per ply, never per node) are
+// stored into the TT, never over a deeper entry; the TT's move is then
+// searched first at the root and is the predicted reply for pondering.
+// When the memory knows the root to depth d, the search (not a ponder
+// search) goes on at depth d after depth 1 (search.Limits.StartDepth; a
+// timed one at most at the depth its budget is expected to reach, and
+// never without a history of depths); such a search's iteration times are
+// not counted in that history.
+// Each search of Options.LearnMinDepth or more is recorded as it ends:
+// the TT's entries of its root and of the positions below it searched to
+// depth 3 or more, gathered on a goroutine of their own (whatever clears
+// or resizes the TT waits for it) and handed to Memory.Record, which only
+// queues them. Entries carry the evaluation's identity (search.EvalID);
+// GameOver tells the memory a game's result (a loss makes its entries
+// trusted less).
+//
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position
 // is searched in ponder mode. When the opponent's move arrives: on a hit

@@ -10,11 +10,14 @@ import (
 )
 
 // StopPonder stops a background ponder search (the game ended, or the front
-// end wants the engine) and keeps what it learnt in the tree and TT.
+// end wants the engine) and keeps what it learnt in the tree and TT. It
+// also waits for the learning memory's gathering from the table, so that
+// the engine is free to be changed (its table resized) when it returns.
 func (g *Game) StopPonder() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.stopPonder()
+	g.waitLearning()
 	return nil
 }
 

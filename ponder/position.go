@@ -198,7 +198,9 @@ func (g *Game) NewGame() error {
 	if g.run != nil {
 		return ErrBusy
 	}
+	g.waitLearning() // it reads the table
 	g.eng.NewGame()
+	clear(g.seeded) // the TT is empty: seed again
 	g.stats = GameStats{NodeBytes: NodeBytes}
 	g.pending = MoveStats{}
 	g.depths = depthClock{}
@@ -217,6 +219,7 @@ func (g *Game) Close() {
 	if g.run != nil {
 		g.stopAndWait(g.run)
 	}
+	g.waitLearning()
 	g.run = nil
 	g.tree = newTree(minTreeNodes)
 	g.tree.reset(0)

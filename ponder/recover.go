@@ -47,7 +47,9 @@ func (g *Game) recoverRun(r *run) {
 	// returned, its threads have ended); under g.mu, as nothing may probe
 	// the table while it is replaced. No new run starts meanwhile: g.run is
 	// still r, or nil for a closed Game.
+	g.waitLearning() // it reads the table
 	g.eng.Reset()
+	clear(g.seeded) // a new table: seed again
 	g.log.Error().Int(logging.FieldPly, r.ply).Bool("ponder", r.ponder && !r.converted).
 		Str(panics.FieldPanic, fmt.Sprint(v)).Str(panics.FieldStack, string(perr.Stack)).
 		Msg("search panicked: tree and hash table dropped, the game goes on")

@@ -23,6 +23,8 @@ type run struct {
 	lease      *lease          // its threads from Options.CPU (nil without one)
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
+	learn      bool         // the memory may record this search (not restricted to some moves)
+	jumped     bool         // started at a depth the memory knows (search.Limits.StartDepth)
 
 	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
@@ -74,6 +76,20 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		}
 		g.mu.Unlock()
 	})
+	r.learn = len(slim.SearchMoves) == 0
+	if d := g.seed(r.pos); d > 0 && !r.ponder {
+		// The memory knows the position to depth d: after depth 1, the
+		// search goes on at that depth, or at the depth this move's budget
+		// is expected to reach when less (never without a history of
+		// depths: a search cut short would have only depth 1 complete).
+		// Not in ponder mode, which has time.
+		if r.budget.Timed {
+			d = min(d, g.depths.reachable(r.budget.Base, 0))
+		}
+		if d > 2 {
+			slim.StartDepth, r.jumped = d, true
+		}
+	}
 	g.run = r
 	g.searches++
 	g.stats.SearchesStarted++
@@ -99,6 +115,7 @@ func (g *Game) endRun(r *run, res search.Result) {
 	}
 	if !g.closed {
 		g.recordResult(r, res)
+		g.learn(r, res)
 		g.live.active = false
 		g.publish()
 	}
@@ -159,7 +176,9 @@ func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info),
 		if inf.MultiPV == 1 {
 			r.depth = inf.Depth
 			r.lastNodes = inf.Nodes
-			g.depths.record(inf.Depth, inf.Time)
+			if !r.jumped { // a jump's times say nothing of a search from nothing
+				g.depths.record(inf.Depth, inf.Time)
+			}
 			if len(inf.PV) > 0 {
 				if inf.PV[0] == r.lastBest {
 					r.stable++

@@ -95,6 +95,13 @@ type Options struct {
 	// 0 means the default (3); negative turns it off.
 	IrreversibleAge int
 	Logger          zerolog.Logger // the game's logger (zero value: silent)
+	// Memory (nil: none) is knowledge kept across games: each search
+	// starts from what it knows of the position (seeding the TT) and each
+	// search of LearnMinDepth (default DefaultLearnMinDepth) or more is
+	// recorded under the game name MemoryGame. See Memory and SetMemory.
+	Memory        Memory
+	MemoryGame    string
+	LearnMinDepth int
 	// afterIteration, when set, is called after each iteration (each
 	// MultiPV line, and aspiration failures) of every search of the Game,
 	// on the search goroutine, without the Game's lock. Tests set it to
@@ -243,6 +250,13 @@ type Game struct {
 	version uint64        // snapshot version
 	changed chan struct{} // closed at the next publication (nil: nobody watches)
 	gen     uint32        // tree generation: node references of others are stale
+	// The learning memory (see memory.go).
+	seeded      map[uint64]bool // positions whose memory entries were seeded into the TT
+	seedKeys    []uint64        // buffer of seed
+	evalNet     *nnue.Net       // the net evalIDCache was computed for
+	evalIDCache string
+	evalIDSet   bool
+	learning    sync.WaitGroup // gatherings of learn under way
 }
 
 // NewGame returns a Game at the standard start position.

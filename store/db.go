@@ -309,4 +309,22 @@ ALTER TABLE declines ADD COLUMN variant TEXT NOT NULL DEFAULT '';  -- Lichess' v
 ALTER TABLE declines ADD COLUMN speed   TEXT NOT NULL DEFAULT '';  -- bullet, blitz, rapid, classical, correspondence
 ALTER TABLE declines ADD COLUMN mode    TEXT NOT NULL DEFAULT '';  -- rated or casual
 `,
+	// 4: the learning memory (see Memory).
+	`
+CREATE TABLE learn (
+	eval    TEXT NOT NULL,                          -- the evaluation that found it (search.EvalID)
+	key     INTEGER NOT NULL,                       -- the position's Zobrist key (uint64 read as int64)
+	fen     TEXT NOT NULL,                          -- the position, for inspection
+	move    TEXT NOT NULL DEFAULT '',               -- its best move (UCI); '' none
+	score   INTEGER NOT NULL,                       -- side to move's view; mate distances from this position
+	bound   INTEGER NOT NULL CHECK (bound BETWEEN 1 AND 3), -- 1 upper, 2 lower, 3 exact
+	depth   INTEGER NOT NULL,
+	game    TEXT NOT NULL DEFAULT '',               -- the game that wrote it last
+	lost    INTEGER NOT NULL DEFAULT 0,             -- losses of the games that wrote it (each halved its depth)
+	used_at TEXT NOT NULL,                          -- UTC, last written or found
+	PRIMARY KEY (eval, key)
+) WITHOUT ROWID;
+CREATE INDEX learn_evict ON learn (depth, used_at);
+CREATE INDEX learn_game ON learn (game);
+`,
 }

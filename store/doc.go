@@ -15,6 +15,15 @@
 // <state_dir>/archive-spool.jsonl (appended and fsynced) and writes it into
 // the database once it works again, so that a finished game is never lost.
 //
+// Memory (OpenMemory) is the learning memory (a ponder.Memory): positions
+// searched deeply in earlier games, in the table learn of the same
+// database (or of any file: the UCI option LearnFile), keyed by the
+// evaluation that found them. Lookups answer from a copy in memory;
+// writes are queued to one goroutine and never block a search. Its size is
+// bounded (MemoryOptions.MaxEntries: other evaluations' entries go first,
+// then the shallowest, then the least recently used), and a lost game
+// halves the depth of what it wrote.
+//
 // The client package does not import this one (it takes an interface);
 // cmd/ponderosa wires them, and the engine never sees either.
 package store

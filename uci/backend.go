@@ -85,7 +85,17 @@ const (
 	// tables off.
 	OptSyzygyProbeDepth = "SyzygyProbeDepth"
 	OptSyzygyProbeLimit = "SyzygyProbeLimit"
-	optEmptyPath        = "<empty>" // how GUIs send an empty string option
+	// OptLearnFile (empty by default: off) is the path of the learning
+	// memory's SQLite database (created when missing; see store.Memory):
+	// each search starts from what earlier games found in its position,
+	// and each search of depth 8 or more is recorded. Several engines may
+	// share one file. UCI tells no game results, so a game's result is
+	// inferred at "ucinewgame" and "quit" from our last searched score: at
+	// most -5 pawns (or being mated) counts as a loss, which halves the
+	// depth of what the game recorded. A file that cannot be opened is an
+	// error, and the engine plays without a memory.
+	OptLearnFile = "LearnFile"
+	optEmptyPath = "<empty>" // how GUIs send an empty string option
 )
 
 // Defaults and ranges of the EngineBackend options.
@@ -134,6 +144,7 @@ func engineOptions() []OptionSpec {
 		{Name: OptSyzygy50MoveRule, Type: OptionCheck, Default: "true"},
 		{Name: OptSyzygyProbeDepth, Type: OptionSpin, Default: "1", Min: 1, Max: 100},
 		{Name: OptSyzygyProbeLimit, Type: OptionSpin, Default: "7", Min: 0, Max: 7},
+		{Name: OptLearnFile, Type: OptionString, Default: ""},
 	}
 }
 
@@ -167,6 +178,7 @@ type EngineBackend struct {
 	ownBook  bool              // the OwnBook option
 	bookFile string            // the BookFile option
 	tb       *syzygy.Tablebase // the tables of SyzygyPath (nil: none)
+	learn    learning          // the memory of LearnFile
 	// advanced: the game was moved past pos by our own bestmove to ponder
 	// in the background (BackgroundPonder); the next go resets it to pos.
 	advanced bool
@@ -234,6 +246,7 @@ func (b *EngineBackend) NewGame() {
 	}
 	b.fen, b.moves, b.pos, b.fen960 = board.StartFEN, nil, board.NewPosition(), false
 	b.advanced = false
+	b.nextLearnGame()
 }
 
 // Close stops any search (a background ponder search goes on after Go
@@ -241,11 +254,13 @@ func (b *EngineBackend) NewGame() {
 func (b *EngineBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.concludeLearnGame()
 	closeGame(b.game)
 	if b.tb != nil {
 		b.tb.Close()
 		b.tb = nil
 	}
+	b.closeMemory()
 }
 
 // closeGame closes g after stopping its background ponder search:
@@ -350,6 +365,8 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.game.SetBooks(b.gopts.Books, *o)
 	case OptSyzygyPath:
 		return b.chooseTablebase(pathOption(v))
+	case OptLearnFile:
+		return b.chooseMemory(pathOption(v))
 	case OptSyzygy50MoveRule, OptSyzygyProbeDepth, OptSyzygyProbeLimit:
 		switch spec.Name {
 		case OptSyzygy50MoveRule:
@@ -557,6 +574,7 @@ func (b *EngineBackend) Go(ctx context.Context, p GoParams, info func(Info)) (be
 		}
 	}
 	if !p.GoLimits.Ponder && !p.GoLimits.Infinite {
+		b.noteScore(game, d)
 		b.ponderAfter(game, d.UCI)
 	}
 	return d.UCI, d.PonderUCI

@@ -96,6 +96,7 @@ func TestEngineHandshakeListsOptions(t *testing.T) {
 		OptUseNNUE: OptionCheck, OptEvalFile: OptionString, OptOwnBook: OptionCheck, OptBookFile: OptionString,
 		OptBookSelection: OptionCombo, OptBookMinWeight: OptionSpin, OptBookDepth: OptionSpin,
 		OptSyzygyPath: OptionString, OptSyzygy50MoveRule: OptionCheck, OptSyzygyProbeDepth: OptionSpin, OptSyzygyProbeLimit: OptionSpin,
+		OptLearnFile: OptionString,
 	}
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "option ") {

@@ -35,6 +35,12 @@ func playerFactory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare)
 // engine's local Syzygy tables (nil: none, or an external engine), for
 // the online player (withOnline).
 func playerFactoryTables(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare) (client.PlayerFactory, *syzygy.Tablebase, error) {
+	return playerFactoryMemory(cfg, log, cpu, nil)
+}
+
+// playerFactoryMemory is playerFactoryTables whose built-in engine uses
+// the learning memory mem (nil: none; see learningFor).
+func playerFactoryMemory(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPUShare, mem ponder.Memory) (client.PlayerFactory, *syzygy.Tablebase, error) {
 	var f client.PlayerFactory
 	var tables *syzygy.Tablebase
 	switch e := cfg.Engine; e.Type {
@@ -79,6 +85,7 @@ func playerFactoryTables(cfg *config.Config, log zerolog.Logger, cpu *ponder.CPU
 			TablebaseIgnore50:   !e.Syzygy.FiftyMoveRule,
 			TablebaseProbeDepth: e.Syzygy.ProbeDepth,
 			TablebaseProbeLimit: e.Syzygy.ProbeLimit,
+			Memory:              mem,
 			Logger:              log,
 		})
 	case config.EngineExternal:

@@ -218,7 +218,11 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 
 	settings := settingsFromConfig(cfg, stateDir)
 	cpu := cpuShare(cfg, nil) // the built-in engine's threads, for the life of the process
-	pf, tables, err := playerFactoryTables(cfg, log, cpu)
+	// The learning memory (engine.builtin.learn), in the state database:
+	// opened once for the life of the process (a reload may open it).
+	mem := openLearning(cfg, stateDir, log)
+	defer closeLearning(&mem)
+	pf, tables, err := playerFactoryMemory(cfg, log, cpu, learningFor(cfg, mem))
 	if err != nil {
 		return configError{err}
 	}
@@ -322,7 +326,7 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 		log.Warn().Err(err).Msg("sd_notify WATCHDOG")
 	})
 
-	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, logFile: logFile, bot: bot, players: players, lichess: c, cpu: cpu, onReload: o.onReload}
+	d := &botDaemon{cfg: cfg, path: o.configPath, stateDir: stateDir, log: log, logFile: logFile, bot: bot, players: players, lichess: c, cpu: cpu, onReload: o.onReload, mem: &mem}
 	return d.loop(ctx, o.signals, runDone, cancelRun, status)
 }
 
@@ -344,6 +348,9 @@ type botDaemon struct {
 	// every factory; a reload sets its total.
 	cpu      *ponder.CPUShare
 	onReload func(error)
+	// mem is the learning memory (*mem nil: not open); a reload that
+	// turns engine.builtin.learn on opens it.
+	mem **store.Memory
 }
 
 func (d *botDaemon) loop(ctx context.Context, sigs <-chan os.Signal, runDone <-chan error, cancelRun context.CancelFunc, status string) error {
@@ -449,7 +456,10 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pf, tables, err := playerFactoryTables(cfg, d.log, d.cpu)
+	if cfg.Engine.Builtin.Learn && *d.mem == nil {
+		*d.mem = openLearning(cfg, d.stateDir, d.log)
+	}
+	pf, tables, err := playerFactoryMemory(cfg, d.log, d.cpu, learningFor(cfg, *d.mem))
 	if err != nil {
 		return err
 	}
@@ -473,6 +483,9 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	}
 	if cfg.HTTP != d.cfg.HTTP {
 		restart = append(restart, "http")
+	}
+	if *d.mem != nil && cfg.Engine.Builtin.LearnMaxEntries != d.cfg.Engine.Builtin.LearnMaxEntries {
+		restart = append(restart, "engine.builtin.learn_max_entries")
 	}
 	if len(restart) > 0 {
 		d.log.Warn().Msgf("reload: changes to %s apply after a restart", strings.Join(restart, ", "))
@@ -509,4 +522,38 @@ func probedFacts(c *config.Config) any {
 		Matchmaking       bool
 		MatchVariants     []string
 	}{c.Engine, c.Challenge.Variants, c.Matchmaking.Enabled, c.Matchmaking.Variants}
+}
+
+// openLearning opens the learning memory in the state database when
+// engine.builtin.learn is on (nil otherwise). One that cannot be opened
+// is logged, and the bot plays without it.
+func openLearning(cfg *config.Config, stateDir string, log zerolog.Logger) *store.Memory {
+	if !cfg.Engine.Builtin.Learn || (cfg.Engine.Type != config.EngineBuiltin && cfg.Engine.Type != "") {
+		return nil
+	}
+	m, err := store.OpenMemory(store.Path(stateDir), store.MemoryOptions{MaxEntries: cfg.Engine.Builtin.LearnMaxEntries, Logger: log})
+	if err != nil {
+		log.Error().Err(err).Msg("learning memory: cannot be used; the bot plays without it")
+		return nil
+	}
+	log.Info().Str("path", m.Path()).Int("max_entries", cfg.Engine.Builtin.LearnMaxEntries).Msg("learning memory open")
+	return m
+}
+
+// learningFor is the memory the built-in engine uses under cfg: m when
+// engine.builtin.learn is on and m is open, else none (a nil interface).
+func learningFor(cfg *config.Config, m *store.Memory) ponder.Memory {
+	if !cfg.Engine.Builtin.Learn || m == nil {
+		return nil
+	}
+	return m
+}
+
+// closeLearning closes the learning memory *m, if open, writing what it
+// has queued.
+func closeLearning(m **store.Memory) {
+	if *m != nil {
+		_ = (*m).Close()
+		*m = nil
+	}
 }

@@ -87,7 +87,7 @@ func (t *thread) iterate() {
 	var prevBest board.Move
 	prevScore := NoScore
 	multiPV := min(ctl.multiPV, len(t.rootMoves))
-	for depth := 1; depth <= ctl.maxDepth; depth++ {
+	for depth := 1; depth <= ctl.maxDepth; depth = t.nextDepth(depth) {
 		if !ctl.sig.mayRun(t.id) {
 			if t.pause(); t.stopped {
 				break
@@ -144,6 +144,16 @@ func (t *thread) iterate() {
 	if main && !ctl.lim.Infinite && !ctl.pondering() {
 		ctl.halt()
 	}
+}
+
+// nextDepth is the iteration after depth: the next one, save that after
+// depth 1 (always searched, so that there is a move to play) a search
+// given Limits.StartDepth goes on at that depth (at most the depth limit).
+func (t *thread) nextDepth(depth int) int {
+	if sd := t.ctl.lim.StartDepth; depth == 1 && sd > 2 {
+		return min(sd, t.ctl.maxDepth)
+	}
+	return depth + 1
 }
 
 func (t *thread) aspiration(depth int) {

@@ -56,6 +56,12 @@ type Limits struct {
 	// MultiPV is the number of best root moves to find, each with its own
 	// principal variation (<1 means 1).
 	MultiPV int
+	// StartDepth > 2 skips the iterations between depth 1 (always
+	// searched) and StartDepth: for a position the transposition table
+	// already knows to about that depth (the per-game tree's learning
+	// memory seeds it), the shallow iterations would only find it again.
+	// 0 (the default) searches every depth.
+	StartDepth int
 
 	// Ponder starts the search in ponder mode: no time limit until the
 	// search's Signals.PonderHit, which turns it into a normal search with

@@ -1,0 +1,350 @@
+package ponder
+
+import (
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+// Learnt is one position a Memory knows from an earlier search: what the
+// transposition table held for it at the end of a search for a move.
+type Learnt struct {
+	Key   uint64       // the position's Zobrist key (board.Position.Key)
+	FEN   string       // the position, for inspection only
+	Move  string       // its best move in UCI notation ("" when none)
+	Score int          // TT convention: the side to move's view, mate distances counted from this position
+	Bound search.Bound // BoundUpper, BoundLower or BoundExact
+	Depth int          // the depth it was searched to
+}
+
+// GameResult is how a game ended, from our side.
+type GameResult int
+
+// Game results for Memory.GameOver.
+const (
+	ResultUnknown GameResult = iota // aborted, or not known: no feedback
+	ResultWin
+	ResultDraw
+	ResultLoss
+)
+
+func (r GameResult) String() string {
+	switch r {
+	case ResultWin:
+		return "win"
+	case ResultDraw:
+		return "draw"
+	case ResultLoss:
+		return "loss"
+	}
+	return "unknown"
+}
+
+// Memory is knowledge kept across games (the learning memory; package
+// store keeps it in SQLite). A Game looks positions up only when a search
+// starts (never per node) and records at the end of each search: its
+// root, the positions along its principal variation, and the children of
+// those, each when the table holds it at LearnMinDepth or deeper.
+//
+// Every entry belongs to an evaluation (search.EvalID): Lookup returns
+// only the entries of eval. Implementations must be safe for concurrent
+// use by several Games.
+type Memory interface {
+	// Lookup returns what is known of the positions keys (those known,
+	// in any order) under the evaluation eval. It is called at the start
+	// of a search, so it must answer quickly (a bounded wait), and an error
+	// only means that nothing is known.
+	Lookup(eval string, keys []uint64) ([]Learnt, error)
+	// Record keeps entries found in the game named game under eval. It
+	// must return at once (queue the work): it is called as a search ends,
+	// before its move is played.
+	Record(eval, game string, entries []Learnt)
+	// GameOver tells the result of game, so that what it recorded is
+	// trusted less after a loss ("a line that lost is searched again").
+	// It must return at once.
+	GameOver(game string, result GameResult)
+}
+
+// DefaultLearnMinDepth is Options.LearnMinDepth when not set: positions
+// searched less deeply are cheap to search again and are not recorded.
+const DefaultLearnMinDepth = 8
+
+// learnFloorDepth is the least depth of a recorded entry (see learn).
+const learnFloorDepth = 3
+
+// learnSeedPlies bounds how far from the root a search start seeds the TT
+// (one Lookup per ply), learnMaxSeed how many entries it seeds and
+// learnMaxLookup how many keys it looks up; learnMaxRecord bounds the
+// entries the end of a search records.
+const (
+	learnSeedPlies = 32
+	learnMaxSeed   = 4096
+	learnMaxRecord = 2048
+	learnMaxLookup = 32768
+)
+
+// SetMemory makes m (nil: none) the Game's memory from the next search on,
+// recording under the game name game (see Memory.Record, GameOver).
+func (g *Game) SetMemory(m Memory, game string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.opts.Memory, g.opts.MemoryGame = m, game
+	clear(g.seeded)
+}
+
+// GameOver tells the Game's memory (if any) how the game ended; see
+// Memory.GameOver. Nothing is told for ResultUnknown.
+func (g *Game) GameOver(result GameResult) {
+	g.mu.Lock()
+	g.waitLearning() // what the game found is recorded before its result
+	m, game := g.opts.Memory, g.opts.MemoryGame
+	g.mu.Unlock()
+	if m != nil && result != ResultUnknown {
+		m.GameOver(game, result)
+	}
+}
+
+// evalID is the identity of the evaluation the engine uses now (see
+// search.EvalID), computed again only when the network changes.
+func (g *Game) evalID() string {
+	net := g.eng.Options().Net
+	if g.evalIDSet && net == g.evalNet {
+		return g.evalIDCache
+	}
+	g.evalNet, g.evalIDCache, g.evalIDSet = net, search.EvalID(net), true
+	return g.evalIDCache
+}
+
+func (g *Game) learnMinDepth() int {
+	if g.opts.LearnMinDepth > 0 {
+		return g.opts.LearnMinDepth
+	}
+	return DefaultLearnMinDepth
+}
+
+// seed fills the TT from the memory before a search of pos: the entry of
+// pos, then breadth-first the entries of the children of every known
+// position deep enough to have known children (depth above
+// learnFloorDepth), up to learnMaxSeed entries: one Lookup per ply, never
+// one per node. Each position is seeded once per game (and again after
+// NewGame or SetMemory). An entry never replaces a deeper one of the
+// table. Called with g.mu held, before the search starts.
+func (g *Game) seed(pos *board.Position) (rootDepth int) {
+	m := g.opts.Memory
+	if m == nil {
+		return 0
+	}
+	if g.seeded == nil {
+		g.seeded = make(map[uint64]bool)
+	}
+	if g.seeded[pos.Key()] {
+		return 0
+	}
+	g.seeded[pos.Key()] = true
+	start := time.Now()
+	id := g.evalID()
+	tt := g.eng.TT()
+	type cand struct {
+		parent int // index in known (-1: the root)
+		move   board.Move
+	}
+	p := pos.Clone()
+	var known [][]board.Move // paths from pos to the positions found at the previous ply
+	cands := []cand{{parent: -1}}
+	keys := append(g.seedKeys[:0], pos.Key())
+	stored, looked := 0, 0
+	var ml board.MoveList
+	for ply := 0; len(keys) > 0 && ply < learnSeedPlies && stored < learnMaxSeed; ply++ {
+		looked += len(keys)
+		got, err := m.Lookup(id, keys)
+		if err != nil {
+			g.log.Warn().Err(err).Msg("learning memory: lookup failed; searching without it")
+			break
+		}
+		byKey := make(map[uint64]Learnt, len(got))
+		for _, e := range got {
+			if e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 {
+				byKey[e.Key] = e
+			}
+		}
+		var found [][]board.Move
+		for i, c := range cands {
+			e, ok := byKey[keys[i]]
+			if !ok || stored >= learnMaxSeed {
+				continue
+			}
+			delete(byKey, keys[i]) // a transposition: once
+			var path []board.Move
+			if c.parent >= 0 {
+				path = append(append(make([]board.Move, 0, ply), known[c.parent]...), c.move)
+			}
+			walk(p, path, func() {
+				mv := parseLearnt(p, e.Move)
+				if seedTT(tt, e, mv) {
+					stored++
+				}
+				if c.parent < 0 && mv != board.NoMove {
+					rootDepth = e.Depth
+				}
+			})
+			if e.Depth > learnFloorDepth {
+				found = append(found, path)
+			}
+		}
+		known, cands, keys = found, cands[:0], keys[:0]
+		for i, path := range known {
+			if looked+len(keys)+board.MaxMoves > learnMaxLookup {
+				break
+			}
+			walk(p, path, func() {
+				ml.N = 0
+				p.GenerateLegal(&ml)
+				for _, mv := range ml.Moves[:ml.N] {
+					p.MakeMove(mv)
+					keys = append(keys, p.Key())
+					p.UnmakeMove()
+					cands = append(cands, cand{parent: i, move: mv})
+				}
+			})
+		}
+	}
+	g.seedKeys = keys[:0]
+	if stored > 0 {
+		g.log.Debug().Int("entries", stored).Int("looked_up", looked).Int("root_depth", rootDepth).
+			Dur("took", time.Since(start)).Msg("learning memory: seeded the hash table")
+	}
+	return rootDepth
+}
+
+// parseLearnt reads a learnt move in p (NoMove when absent or illegal).
+func parseLearnt(p *board.Position, s string) board.Move {
+	if s == "" {
+		return board.NoMove
+	}
+	m, err := p.ParseUCIMove(s)
+	if err != nil {
+		return board.NoMove
+	}
+	return m
+}
+
+// seedTT stores e in tt unless the table already holds the position at
+// least as deeply. The score is stored as it is: both the memory and the
+// table count mate distances from the position itself.
+func seedTT(tt *search.TT, e Learnt, mv board.Move) bool {
+	if old, ok := tt.Probe(e.Key); ok && old.Bound != search.BoundNone && old.Depth >= e.Depth {
+		return false
+	}
+	tt.Store(e.Key, mv, e.Score, search.NoScore, min(e.Depth, search.MaxPly-1), e.Bound)
+	return true
+}
+
+// learn records what a finished search r found (see Memory): the TT's
+// entry of r's root, then breadth-first those of the children of every
+// recorded position deep enough to have children searched
+// (learnFloorDepth or deeper, as the children themselves), up to
+// learnMaxRecord entries. Nothing for a search shallower than
+// LearnMinDepth, nor for one restricted to some moves. Called with g.mu
+// held as the search ends; the entries are gathered on a goroutine of
+// their own (off the move's critical path: the table is lock-free, and
+// whatever clears or resizes it waits for the gathering first, see
+// waitLearning), and the memory's Record only queues them.
+func (g *Game) learn(r *run, res search.Result) {
+	m := g.opts.Memory
+	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil {
+		return
+	}
+	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
+	g.learning.Add(1)
+	go func() {
+		defer g.learning.Done()
+		start := time.Now()
+		out := gatherLearnt(tt, root)
+		if len(out) > 0 {
+			m.Record(id, game, out)
+		}
+		log.Debug().Int("entries", len(out)).Dur("took", time.Since(start)).Msg("learning memory: recorded")
+	}()
+}
+
+// waitLearning waits until the entries of the searches so far are handed
+// to the memory. Whatever clears or resizes the TT calls it first. Called
+// with g.mu held (learn adds to g.learning under it; the gathering never
+// takes it).
+func (g *Game) waitLearning() { g.learning.Wait() }
+
+// WaitLearning waits until what the searches so far found is handed to
+// the memory (Memory.Record): for tests, and before a front end reads the
+// memory back.
+func (g *Game) WaitLearning() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning()
+}
+
+// gatherLearnt collects the entries learn records, breadth-first from root.
+func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
+	var out []Learnt
+	seen := make(map[uint64]bool)
+	entry := func(p *board.Position) (search.TTEntry, bool) {
+		if seen[p.Key()] {
+			return search.TTEntry{}, false
+		}
+		e, ok := tt.Probe(p.Key())
+		if !ok || e.Bound == search.BoundNone || e.Depth < learnFloorDepth || e.Score == search.NoScore {
+			return e, false
+		}
+		seen[p.Key()] = true
+		return e, true
+	}
+	add := func(p *board.Position, e search.TTEntry) {
+		mv := ""
+		if e.Move != board.NoMove && p.IsLegal(e.Move) {
+			mv = p.MoveToUCI(e.Move)
+		}
+		out = append(out, Learnt{Key: p.Key(), FEN: p.FEN(), Move: mv, Score: e.Score, Bound: e.Bound, Depth: e.Depth})
+	}
+	e, ok := entry(root)
+	if !ok {
+		return nil
+	}
+	add(root, e)
+	level := [][]board.Move{nil} // paths from root
+	var ml board.MoveList
+	for depth := 0; len(level) > 0 && len(out) < learnMaxRecord; depth++ {
+		var next [][]board.Move
+		for _, path := range level {
+			walk(root, path, func() {
+				ml.N = 0
+				root.GenerateLegal(&ml)
+				for _, mv := range ml.Moves[:ml.N] {
+					if len(out) >= learnMaxRecord {
+						break
+					}
+					root.MakeMove(mv)
+					if e, ok := entry(root); ok {
+						add(root, e)
+						if e.Depth > learnFloorDepth {
+							next = append(next, append(append(make([]board.Move, 0, depth+1), path...), mv))
+						}
+					}
+					root.UnmakeMove()
+				}
+			})
+		}
+		level = next
+	}
+	return out
+}
+
+// walk plays path in p, calls f, and takes the moves back.
+func walk(p *board.Position, path []board.Move, f func()) {
+	for _, m := range path {
+		p.MakeMove(m)
+	}
+	f()
+	for range path {
+		p.UnmakeMove()
+	}
+}

@@ -1,0 +1,256 @@
+package ponder
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/engine/board"
+	"github.com/ponderosa-chess/ponderosa/engine/nnue"
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+)
+
+// mapMemory is a Memory in a map (package store has the SQLite one):
+// per evaluation, the deepest entry of each key, and the games' results.
+type mapMemory struct {
+	mu      sync.Mutex
+	entries map[string]map[uint64]Learnt
+	games   map[string]string // key's game, by eval+key
+	results map[string]GameResult
+	lookups int
+}
+
+func newMapMemory() *mapMemory {
+	return &mapMemory{entries: map[string]map[uint64]Learnt{}, games: map[string]string{}, results: map[string]GameResult{}}
+}
+
+func (m *mapMemory) Lookup(eval string, keys []uint64) ([]Learnt, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.lookups++
+	var out []Learnt
+	for _, k := range keys {
+		if e, ok := m.entries[eval][k]; ok {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (m *mapMemory) Record(eval, game string, es []Learnt) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries[eval] == nil {
+		m.entries[eval] = map[uint64]Learnt{}
+	}
+	for _, e := range es {
+		if old, ok := m.entries[eval][e.Key]; !ok || e.Depth >= old.Depth {
+			m.entries[eval][e.Key] = e
+		}
+	}
+}
+
+func (m *mapMemory) GameOver(game string, r GameResult) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.results[game] = r
+}
+
+func (m *mapMemory) count(eval string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.entries[eval])
+}
+
+// memoryFEN is a quiet middlegame (Bratko-Kopec 14 family): no short
+// forced line, so the search spends its nodes on ordinary moves.
+const memoryFEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+
+// TestMemoryHalvesNodesToSameDepth is the learning memory's key figure,
+// counted in nodes (not time, so it does not depend on the machine): a
+// second game that reaches a position searched in an earlier game reaches
+// the same depth in at most half the nodes, with a fresh hash table seeded
+// from the memory.
+func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
+	const depth = 10
+	mem := newMapMemory()
+	first := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "first", LearnMinDepth: 3})
+	if err := first.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d1 := think(t, first, ThinkLimits{Depth: depth})
+	first.WaitLearning()
+	id := search.EvalID(nil)
+	if mem.count(id) == 0 {
+		t.Fatal("the first search recorded nothing")
+	}
+	for _, e := range mem.entries[id] {
+		if e.FEN == "" || e.Depth < 3 || e.Bound == search.BoundNone {
+			t.Fatalf("recorded entry %+v: want a FEN, depth >= 3 and a bound", e)
+		}
+		p, err := board.ParseFEN(e.FEN)
+		if err != nil || p.Key() != e.Key {
+			t.Fatalf("entry %+v: FEN does not give its key (%v)", e, err)
+		}
+	}
+
+	fresh := newTestGame(t, Options{HashMB: 16})
+	if err := fresh.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d0 := think(t, fresh, ThinkLimits{Depth: depth})
+	if d0.Nodes != d1.Nodes {
+		t.Fatalf("recording changed the search: %d nodes with a memory, %d without", d1.Nodes, d0.Nodes)
+	}
+
+	second := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "second", LearnMinDepth: 3})
+	if err := second.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	d2 := think(t, second, ThinkLimits{Depth: depth})
+	t.Logf("depth %d: %d nodes from nothing, %d with the memory (%d entries)", depth, d1.Nodes, d2.Nodes, mem.count(id))
+	if d2.Depth < depth {
+		t.Fatalf("second search reached depth %d, want %d", d2.Depth, depth)
+	}
+	if 2*d2.Nodes > d1.Nodes {
+		t.Fatalf("with the memory: %d nodes to depth %d, want at most half of %d", d2.Nodes, depth, d1.Nodes)
+	}
+}
+
+// TestMemoryKeyedByEvaluation: entries carry the evaluation's identity; a
+// game with another evaluation asks for its own and is seeded with none.
+func TestMemoryKeyedByEvaluation(t *testing.T) {
+	const depth = 7
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "hce", LearnMinDepth: 3})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: depth})
+	g.WaitLearning()
+	if mem.count(search.EvalID(nil)) == 0 {
+		t.Fatalf("nothing recorded under %s", search.EvalID(nil))
+	}
+	net := nnue.RandomNet(16, nnue.CReLU, 3)
+	withNet := newTestGame(t, Options{Net: net, Memory: mem, MemoryGame: "nnue", LearnMinDepth: 3})
+	if err := withNet.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Same net, no memory: the node count of a search from nothing.
+	plain := newTestGame(t, Options{Net: net})
+	if err := plain.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	a, b := think(t, withNet, ThinkLimits{Depth: depth}), think(t, plain, ThinkLimits{Depth: depth})
+	if a.Nodes != b.Nodes {
+		t.Fatalf("a net's game used the hand-crafted evaluation's entries: %d nodes, %d from nothing", a.Nodes, b.Nodes)
+	}
+	withNet.WaitLearning()
+	if mem.count(net.ID()) == 0 {
+		t.Fatalf("the net's game recorded nothing under %s", net.ID())
+	}
+}
+
+// TestMemorySeedsOncePerPosition: a position's entries are looked up when
+// a search of it starts, not again for the next search of the same
+// position, and again after NewGame (the table was cleared).
+func TestMemorySeedsOncePerPosition(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+	think(t, g, ThinkLimits{Depth: 5})
+	n := mem.lookups
+	if n == 0 {
+		t.Fatal("no lookup at the start of a search")
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	if mem.lookups != n {
+		t.Fatalf("second search of the same position looked up again: %d lookups, then %d", n, mem.lookups)
+	}
+	if err := g.NewGame(); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	if mem.lookups == n {
+		t.Fatal("no lookup after NewGame")
+	}
+	g.GameOver(ResultLoss)
+	if mem.results["x"] != ResultLoss {
+		t.Fatalf("GameOver: memory got %v", mem.results["x"])
+	}
+}
+
+// TestMemoryStartsAtLearntDepth: a search of a position the memory knows
+// to depth d goes on at depth d after depth 1 (search.Limits.StartDepth);
+// a timed one only as deep as its budget is expected to reach, so with no
+// history of depths it searches every depth.
+func TestMemoryStartsAtLearntDepth(t *testing.T) {
+	const depth = 9
+	mem := newMapMemory()
+	first := newTestGame(t, Options{Memory: mem, MemoryGame: "first"})
+	if err := first.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, first, ThinkLimits{Depth: depth})
+	first.WaitLearning()
+
+	iterations := func(g *Game, lim ThinkLimits) []int {
+		t.Helper()
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		var ds []int
+		if _, err := g.Think(context.Background(), lim, func(in search.Info) {
+			if in.Bound == search.BoundExact && in.MultiPV <= 1 {
+				ds = append(ds, in.Depth)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	second := newTestGame(t, Options{Memory: mem, MemoryGame: "second"})
+	if got := iterations(second, ThinkLimits{Depth: depth}); !slices.Equal(got, []int{1, depth}) {
+		t.Errorf("with the memory: iterations %v, want [1 %d]", got, depth)
+	}
+	timed := newTestGame(t, Options{Memory: mem, MemoryGame: "timed"})
+	got := iterations(timed, ThinkLimits{WTime: time.Minute, BTime: time.Minute, Depth: 6})
+	if len(got) < 2 || got[1] != 2 {
+		t.Errorf("timed, no depth history: iterations %v, want every depth", got)
+	}
+}
+
+// TestMemoryWhilePondering: a pondering game with a memory records the
+// searches of its moves and of its ponder searches, and its later moves
+// are seeded; NewGame and Close wait for the gathering (run with -race to
+// see that nothing reads the table while it is cleared).
+func TestMemoryWhilePondering(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "p", LearnMinDepth: 3, Ponder: true, PonderDepth: 6})
+	for i := range 6 {
+		d := think(t, g, ThinkLimits{Depth: 5})
+		play(t, g, d.UCI)
+		g.StartPonder(context.Background())
+		if i%2 == 0 {
+			waitPonderDepth(t, g, 4)
+		}
+		var ml board.MoveList
+		g.mu.Lock()
+		g.pos.GenerateLegal(&ml)
+		reply := g.pos.MoveToUCI(ml.Moves[0])
+		g.mu.Unlock()
+		play(t, g, reply)
+	}
+	if err := g.NewGame(); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.Close()
+	if n := mem.count(search.EvalID(nil)); n == 0 {
+		t.Fatal("nothing recorded in a pondering game")
+	}
+	if mem.lookups < 7 {
+		t.Fatalf("%d lookups: want one at least for each position searched", mem.lookups)
+	}
+}

@@ -1,0 +1,480 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+)
+
+// DefaultLearnMaxEntries is MemoryOptions.MaxEntries when not set: about
+// 15 MB of database.
+const DefaultLearnMaxEntries = 100_000
+
+// MemoryOptions tune OpenMemory.
+type MemoryOptions struct {
+	// MaxEntries bounds the table learn (all evaluations together; <1:
+	// DefaultLearnMaxEntries). Beyond it the entries of other evaluations
+	// go first, then the shallowest, then the least recently used (written
+	// or found).
+	MaxEntries int
+	// Queue is how many writes may wait (default 64); when it is full a
+	// write is dropped (and logged), never waited for.
+	Queue  int
+	Logger zerolog.Logger // write errors and drops (zero value: silent)
+}
+
+// Memory is the learning memory in a database file (a ponder.Memory):
+// positions searched deeply in earlier games, per evaluation. Lookups
+// answer from a copy of the entries in memory (loaded when it opens, and
+// again by Refresh), so a search never waits on the database; writes go
+// through a queue to one goroutine, which updates both. Two processes may
+// share one file (SQLite's locks, with a busy timeout): each sees the
+// other's entries from its next Refresh. Its methods are safe for
+// concurrent use.
+//
+// A game's result feeds back: after a loss (GameOver) every entry that
+// game wrote last has its depth halved (it is then searched again rather
+// than trusted) and its loss counted; one that falls to depth 0 goes.
+type Memory struct {
+	db      *DB     // the writer's (migrations, writes)
+	rd      *sql.DB // lookups
+	opts    MemoryOptions
+	log     zerolog.Logger
+	mu      sync.RWMutex // guards closed and sends on ops
+	closed  bool
+	ops     chan memoryOp
+	done    chan struct{}
+	dropped atomic.Int64
+	// The entries without their FEN, for lookups that never wait on the
+	// database: loaded at OpenMemory and by Refresh, kept up to date by
+	// the writer.
+	cmu   sync.RWMutex
+	cache map[string]map[uint64]cachedEntry
+	// touched are the keys found by lookups whose used_at is not yet
+	// written (see takeTouched).
+	tmu     sync.Mutex
+	touched map[string]map[uint64]bool
+}
+
+// cachedEntry is a learn row in memory (no FEN: that is for inspection).
+type cachedEntry struct {
+	move  string
+	score int32
+	depth int16
+	bound search.Bound
+}
+
+// memoryOp is one queued write.
+type memoryOp struct {
+	eval, game string
+	entries    []ponder.Learnt
+	result     ponder.GameResult
+	refresh    bool          // reload the cache from the database
+	flushed    chan struct{} // Flush: closed when everything before it is written
+}
+
+var _ ponder.Memory = (*Memory)(nil)
+
+// OpenMemory opens (creating, migrating) the database at path for the
+// learning memory and starts its writer.
+func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
+	if o.MaxEntries < 1 {
+		o.MaxEntries = DefaultLearnMaxEntries
+	}
+	if o.Queue < 1 {
+		o.Queue = 64
+	}
+	db, err := Open(path, Options{})
+	if err != nil {
+		return nil, fmt.Errorf("learning memory: %w", err)
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(1000)")
+	q.Add("_pragma", "query_only(1)")
+	rd, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("learning memory: open database %s: %w", path, err)
+	}
+	rd.SetMaxOpenConns(4)
+	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue), done: make(chan struct{})}
+	if err := m.reload(); err != nil {
+		_ = rd.Close()
+		_ = db.Close()
+		return nil, err
+	}
+	go m.writer()
+	return m, nil
+}
+
+// Close writes what is queued and closes the database. Calls after it do
+// nothing (Lookup finds nothing).
+func (m *Memory) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	close(m.ops)
+	m.mu.Unlock()
+	<-m.done
+	return errors.Join(m.rd.Close(), m.db.Close())
+}
+
+// Path is the database file.
+func (m *Memory) Path() string { return m.db.Path() }
+
+// Dropped is the number of writes dropped because the queue was full.
+func (m *Memory) Dropped() int64 { return m.dropped.Load() }
+
+// send queues op without waiting; false when closed or full.
+func (m *Memory) send(op memoryOp) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if m.closed {
+		return false
+	}
+	select {
+	case m.ops <- op:
+		return true
+	default:
+		m.dropped.Add(1)
+		m.log.Warn().Int("entries", len(op.entries)).Msg("learning memory: write queue full; dropped")
+		return false
+	}
+}
+
+// Flush waits until everything queued so far is written (tests, and
+// before a process exits).
+func (m *Memory) Flush() {
+	ch := make(chan struct{})
+	m.mu.RLock()
+	if m.closed {
+		m.mu.RUnlock()
+		return
+	}
+	m.ops <- memoryOp{flushed: ch}
+	m.mu.RUnlock()
+	<-ch
+}
+
+// Record implements ponder.Memory: it queues the entries (it keeps the
+// slice) and returns at once. An entry replaces the one of its position
+// when it is at least as deep.
+func (m *Memory) Record(eval, game string, entries []ponder.Learnt) {
+	if len(entries) > 0 {
+		m.send(memoryOp{eval: eval, game: game, entries: entries})
+	}
+}
+
+// GameOver implements ponder.Memory: after a loss, the entries game wrote
+// last are trusted less (see Memory). It returns at once.
+func (m *Memory) GameOver(game string, result ponder.GameResult) {
+	if result == ponder.ResultLoss {
+		m.send(memoryOp{game: game, result: result})
+	}
+}
+
+// Lookup implements ponder.Memory: the entries of eval among keys, from
+// the copy in memory (their FEN is left empty: it is in the database).
+func (m *Memory) Lookup(eval string, keys []uint64) ([]ponder.Learnt, error) {
+	var out []ponder.Learnt
+	m.cmu.RLock()
+	if c := m.cache[eval]; c != nil {
+		for _, k := range keys {
+			if e, ok := c[k]; ok {
+				out = append(out, ponder.Learnt{Key: k, Move: e.move, Score: int(e.score), Bound: e.bound, Depth: int(e.depth)})
+			}
+		}
+	}
+	m.cmu.RUnlock()
+	if len(out) > 0 {
+		// Their used_at is written with the next write (see takeTouched).
+		m.tmu.Lock()
+		if m.touched == nil {
+			m.touched = map[string]map[uint64]bool{}
+		}
+		t := m.touched[eval]
+		if t == nil {
+			t = map[uint64]bool{}
+			m.touched[eval] = t
+		}
+		for _, e := range out {
+			t[e.Key] = true
+		}
+		m.tmu.Unlock()
+	}
+	return out, nil
+}
+
+// Refresh reloads the entries from the database (those another process
+// wrote) once the writes queued before it are done; it returns at once.
+func (m *Memory) Refresh() { m.send(memoryOp{refresh: true}) }
+
+// reload reads every entry into a new cache.
+func (m *Memory) reload() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rows, err := m.rd.QueryContext(ctx, `SELECT eval, key, move, score, bound, depth FROM learn`)
+	if err != nil {
+		return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+	}
+	defer rows.Close()
+	cache := map[string]map[uint64]cachedEntry{}
+	for rows.Next() {
+		var eval, move string
+		var key int64
+		var score, bound, depth int
+		if err := rows.Scan(&eval, &key, &move, &score, &bound, &depth); err != nil {
+			return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+		}
+		c := cache[eval]
+		if c == nil {
+			c = map[uint64]cachedEntry{}
+			cache[eval] = c
+		}
+		c[uint64(key)] = cachedEntry{move: move, score: int32(score), depth: int16(depth), bound: search.Bound(bound)}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("learning memory %s: load: %w", m.db.Path(), err)
+	}
+	m.cmu.Lock()
+	m.cache = cache
+	m.cmu.Unlock()
+	return nil
+}
+
+// cacheSet and cacheDel change the cache (called by the writer).
+func (m *Memory) cacheSet(eval string, key uint64, e cachedEntry) {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	c := m.cache[eval]
+	if c == nil {
+		c = map[uint64]cachedEntry{}
+		m.cache[eval] = c
+	}
+	c[key] = e
+}
+
+func (m *Memory) cacheDel(eval string, key uint64) {
+	m.cmu.Lock()
+	defer m.cmu.Unlock()
+	delete(m.cache[eval], key)
+}
+
+// Count is the number of entries of eval ("" for all).
+func (m *Memory) Count(ctx context.Context, eval string) (int, error) {
+	var n int
+	var err error
+	if eval == "" {
+		err = m.rd.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n)
+	} else {
+		err = m.rd.QueryRowContext(ctx, `SELECT count(*) FROM learn WHERE eval = ?`, eval).Scan(&n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("learning memory %s: count: %w", m.db.Path(), err)
+	}
+	return n, nil
+}
+
+// writer applies the queued writes in order until Close.
+func (m *Memory) writer() {
+	defer close(m.done)
+	for op := range m.ops {
+		if err := m.writeTouched(); err != nil {
+			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		}
+		var err error
+		switch {
+		case op.flushed != nil:
+			close(op.flushed)
+		case op.refresh:
+			err = m.reload()
+		case op.entries != nil:
+			err = m.record(op.eval, op.game, op.entries)
+		case op.result == ponder.ResultLoss:
+			err = m.lost(op.game)
+		}
+		if err != nil {
+			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		}
+	}
+	if err := m.writeTouched(); err != nil {
+		m.log.Warn().Err(err).Msg("learning memory: write failed")
+	}
+}
+
+// cacheChange is a row a write changed, applied to the cache once the
+// write is committed.
+type cacheChange struct {
+	eval string
+	key  uint64
+	e    cachedEntry
+	gone bool
+}
+
+func (m *Memory) apply(changes []cacheChange) {
+	for _, c := range changes {
+		if c.gone {
+			m.cacheDel(c.eval, c.key)
+		} else {
+			m.cacheSet(c.eval, c.key, c.e)
+		}
+	}
+}
+
+func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
+	ctx := context.Background()
+	now := fmtTime(time.Now())
+	var changes []cacheChange
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		changes = changes[:0]
+		st, err := tx.PrepareContext(ctx, `
+INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
+	bound = excluded.bound, depth = excluded.depth, game = excluded.game, used_at = excluded.used_at
+	WHERE excluded.depth >= learn.depth
+RETURNING key`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, e := range entries {
+			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact {
+				continue
+			}
+			rows, err := st.QueryContext(ctx, eval, int64(e.Key), e.FEN, e.Move, e.Score, int(e.Bound), e.Depth, game, now)
+			if err != nil {
+				return err
+			}
+			changed := rows.Next() // a row back: inserted or replaced
+			err = errors.Join(rows.Err(), rows.Close())
+			if err != nil {
+				return err
+			}
+			if changed {
+				changes = append(changes, cacheChange{eval: eval, key: e.Key,
+					e: cachedEntry{move: e.Move, score: int32(e.Score), depth: int16(e.Depth), bound: e.Bound}})
+			}
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n); err != nil {
+			return err
+		}
+		if excess := n - m.opts.MaxEntries; excess > 0 {
+			// The eviction rule: other evaluations first, then the
+			// shallowest, then the least recently used.
+			rows, err := tx.QueryContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?) RETURNING eval, key`, eval, excess)
+			if err != nil {
+				return err
+			}
+			if changes, err = appendGone(changes, rows); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
+	}
+	m.apply(changes)
+	return nil
+}
+
+// appendGone adds the (eval, key) rows of a DELETE … RETURNING to changes
+// as removals, and closes rows.
+func appendGone(changes []cacheChange, rows *sql.Rows) ([]cacheChange, error) {
+	defer rows.Close()
+	for rows.Next() {
+		var c cacheChange
+		var key int64
+		if err := rows.Scan(&c.eval, &key); err != nil {
+			return changes, err
+		}
+		c.key, c.gone = uint64(key), true
+		changes = append(changes, c)
+	}
+	return changes, rows.Err()
+}
+
+// writeTouched writes the used_at of the entries lookups found since the
+// last write (the least recently used go first when the table is full).
+func (m *Memory) writeTouched() error {
+	m.tmu.Lock()
+	touched := m.touched
+	m.touched = nil
+	m.tmu.Unlock()
+	if len(touched) == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	now := fmtTime(time.Now())
+	n := 0
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		st, err := tx.PrepareContext(ctx, `UPDATE learn SET used_at = ? WHERE eval = ? AND key = ?`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for eval, keys := range touched {
+			for k := range keys {
+				n++
+				if _, err := st.ExecContext(ctx, now, eval, int64(k)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: mark %d entries used: %w", m.db.Path(), n, err)
+	}
+	return nil
+}
+
+func (m *Memory) lost(game string) error {
+	ctx := context.Background()
+	var changes []cacheChange
+	err := m.db.tx(ctx, func(tx *sql.Tx) error {
+		changes = changes[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
+RETURNING eval, key, move, score, bound, depth`, game)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var c cacheChange
+			var key int64
+			var score, bound, depth int
+			if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
+				rows.Close()
+				return err
+			}
+			c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
+			c.gone = depth < 1
+			changes = append(changes, c)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)
+	}
+	m.apply(changes)
+	return nil
+}

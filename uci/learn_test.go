@@ -1,0 +1,114 @@
+package uci
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/ponder"
+	"github.com/ponderosa-chess/ponderosa/store"
+)
+
+// learnFEN is a quiet middlegame (see ponder's memory tests).
+const learnFEN = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+
+// goNodes runs "go depth" on b in learnFEN and returns the nodes of the
+// last info line of depth >= depth.
+func goNodes(t *testing.T, b *EngineBackend, depth int) int64 {
+	t.Helper()
+	if err := b.SetPosition(learnFEN, nil); err != nil {
+		t.Fatal(err)
+	}
+	var nodes int64
+	best, _ := b.Go(context.Background(), GoParams{GoLimits: GoLimits{Depth: depth}}, func(in Info) {
+		if in.Depth >= depth && in.Nodes > 0 {
+			nodes = in.Nodes
+		}
+	})
+	if best == "" || nodes == 0 {
+		t.Fatalf("go depth %d: best %q, nodes %d", depth, best, nodes)
+	}
+	return nodes
+}
+
+// TestLearnFileOption: with LearnFile set, an engine records its searches
+// into the file, and an engine started later on the same file reaches the
+// same depth in at most half the nodes; "<empty>" turns it off; a file
+// that cannot be opened is an error and the engine plays on.
+func TestLearnFileOption(t *testing.T) {
+	const depth = 10 // the default LearnMinDepth (8) and more
+	path := filepath.Join(t.TempDir(), "learn.db")
+	first := NewEngineBackend()
+	if err := first.SetOption(OptLearnFile, path); err != nil {
+		t.Fatal(err)
+	}
+	n1 := goNodes(t, first, depth)
+	first.Close() // writes what is queued
+
+	m, err := store.OpenMemory(path, store.MemoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := m.Count(context.Background(), search.EvalID(nil))
+	m.Close()
+	if err != nil || recorded == 0 {
+		t.Fatalf("the file holds %d entries (%v) after a search of depth %d", recorded, err, depth)
+	}
+
+	second := NewEngineBackend()
+	defer second.Close()
+	if err := second.SetOption(OptLearnFile, path); err != nil {
+		t.Fatal(err)
+	}
+	n2 := goNodes(t, second, depth)
+	t.Logf("depth %d: %d nodes, then %d with LearnFile (%d entries)", depth, n1, n2, recorded)
+	if 2*n2 > n1 {
+		t.Fatalf("with LearnFile: %d nodes to depth %d, want at most half of %d", n2, depth, n1)
+	}
+
+	// Off again: a search from nothing.
+	off := NewEngineBackend()
+	defer off.Close()
+	if err := off.SetOption(OptLearnFile, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := off.SetOption(OptLearnFile, "<empty>"); err != nil {
+		t.Fatal(err)
+	}
+	if n := goNodes(t, off, depth); n != n1 {
+		t.Fatalf("LearnFile <empty>: %d nodes, want %d as from nothing", n, n1)
+	}
+
+	bad := NewEngineBackend()
+	defer bad.Close()
+	err = bad.SetOption(OptLearnFile, t.TempDir()) // a directory
+	if err == nil {
+		t.Fatal("a directory as LearnFile: no error")
+	}
+	if errors.Is(err, ErrBadOptionValue) {
+		t.Fatalf("a file that cannot be opened: %v, want an open error", err)
+	}
+	if goNodes(t, bad, 4) == 0 {
+		t.Fatal("no search after a bad LearnFile")
+	}
+}
+
+func TestLearnInferResult(t *testing.T) {
+	for _, c := range []struct {
+		score, mate int
+		want        ponder.GameResult
+	}{
+		{-LearnLossCP, 0, ponder.ResultLoss},
+		{-search.MateScore + 3, -2, ponder.ResultLoss},
+		{-LearnLossCP + 1, 0, ponder.ResultUnknown},
+		{0, 0, ponder.ResultUnknown},
+		{LearnLossCP, 0, ponder.ResultWin},
+		{search.MateScore - 1, 1, ponder.ResultWin},
+	} {
+		if got := inferResult(c.score, c.mate); got != c.want {
+			t.Errorf("inferResult(%d, %d) = %v, want %v", c.score, c.mate, got, c.want)
+		}
+	}
+}
