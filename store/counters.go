@@ -82,6 +82,9 @@ func (d *DB) AddDecline(ctx context.Context, dc Decline) error {
 
 // DeclinesSince returns the declines at or after t, oldest first.
 func (d *DB) DeclinesSince(ctx context.Context, t time.Time) ([]Decline, error) {
+	if err := d.needSchema(3, "read declines"); err != nil {
+		return nil, err
+	}
 	rows, err := d.db.QueryContext(ctx, `SELECT opponent, reason, at, variant, speed, mode FROM declines WHERE at >= ? ORDER BY at`, fmtTime(t))
 	if err != nil {
 		return nil, fmt.Errorf("database %s: read declines: %w", d.path, err)
@@ -123,6 +126,9 @@ func (d *DB) SetPause(ctx context.Context, name string, until time.Time) error {
 // PauseUntil returns the end of name's pause; zero when none is
 // remembered.
 func (d *DB) PauseUntil(ctx context.Context, name string) (time.Time, error) {
+	if err := d.needSchema(2, "read pause "+name); err != nil {
+		return time.Time{}, err
+	}
 	var s sql.NullString
 	err := d.db.QueryRowContext(ctx, `SELECT until FROM pauses WHERE name = ?`, name).Scan(&s)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -54,15 +54,29 @@ type Options struct {
 
 // DB is the state database.
 type DB struct {
-	db   *sql.DB
-	path string
-	ro   bool
+	db     *sql.DB
+	path   string
+	ro     bool
+	schema int // the file's schema version (below len(migrations) only when ro)
 }
+
+// readersNeed is the oldest schema version whose games and moves tables
+// are what Games and Moves read: a read-only reader (games list, games
+// pgn) takes any file from it on, so that it reads the archive of an
+// older daemon that still runs. Raise it only with a migration that
+// changes those tables.
+const readersNeed = 1
 
 // Open opens (creating it, mode 0640, when missing) the database at path
 // for reading and writing, in WAL mode with foreign keys on, and brings
 // its schema up to date.
 func Open(path string, o Options) (*DB, error) {
+	return openN(path, o, len(migrations))
+}
+
+// openN is Open that migrates to schema version n only (tests make the
+// database of an older ponderosa with it).
+func openN(path string, o Options, n int) (*DB, error) {
 	if o.BusyTimeout <= 0 {
 		o.BusyTimeout = 5 * time.Second
 	}
@@ -88,7 +102,7 @@ func Open(path string, o Options) (*DB, error) {
 	// never waits on its own locks.
 	db.SetMaxOpenConns(1)
 	d := &DB{db: db, path: path}
-	if err := d.migrate(context.Background()); err != nil {
+	if err := d.migrate(context.Background(), n); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -126,8 +140,9 @@ func (d *DB) persistWAL(ctx context.Context) error {
 
 // OpenReadOnly opens an existing database for reading (the commands that
 // read the archive while the bot runs). It refuses a schema newer than
-// this binary's; an older one is read as it is only if it is current (the
-// daemon upgrades it at its next start).
+// this binary's; an older one (down to readersNeed) is read as it is, so
+// that the archive of an older daemon that still runs can be listed: the
+// reads that need a newer version (DeclinesSince, PauseUntil) say so.
 func OpenReadOnly(path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -153,11 +168,21 @@ func OpenReadOnly(path string) (*DB, error) {
 		_ = db.Close()
 		return nil, err
 	}
-	if v < len(migrations) {
+	if v < readersNeed {
 		_ = db.Close()
-		return nil, fmt.Errorf("database %s has schema version %d, older than this ponderosa's %d: start the bot (ponderosa run) once to upgrade it", path, v, len(migrations))
+		return nil, fmt.Errorf("database %s has schema version %d, older than the %d this ponderosa reads: start the bot (ponderosa run) once to upgrade it", path, v, readersNeed)
 	}
+	d.schema = v
 	return d, nil
+}
+
+// needSchema is the error of a read that needs schema version n on a
+// read-only database of an older one; nil when the file has it.
+func (d *DB) needSchema(n int, what string) error {
+	if d.schema >= n {
+		return nil
+	}
+	return fmt.Errorf("database %s: %s needs schema version %d, the file has %d (an older ponderosa wrote it): start this ponderosa (ponderosa run) once to upgrade it", d.path, what, n, d.schema)
 }
 
 // Close closes the database.
@@ -192,9 +217,10 @@ func (d *DB) checkVersion(v int) error {
 	return nil
 }
 
-// migrate applies the migrations the database has not had, each in its
-// own transaction with the new version (PRAGMA user_version).
-func (d *DB) migrate(ctx context.Context) error {
+// migrate applies the migrations the database has not had up to version
+// n, each in its own transaction with the new version (PRAGMA
+// user_version).
+func (d *DB) migrate(ctx context.Context, n int) error {
 	v, err := d.version(ctx)
 	if err != nil {
 		return err
@@ -202,7 +228,7 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err := d.checkVersion(v); err != nil {
 		return err
 	}
-	for ; v < len(migrations); v++ {
+	for ; v < n; v++ {
 		tx, err := d.db.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
@@ -219,6 +245,7 @@ func (d *DB) migrate(ctx context.Context) error {
 			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
 		}
 	}
+	d.schema = v
 	return nil
 }
 

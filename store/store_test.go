@@ -121,7 +121,7 @@ func TestMigrationIsAtomic(t *testing.T) {
 	saved := migrations
 	t.Cleanup(func() { migrations = saved })
 	migrations = append(append([]string(nil), saved...), `CREATE TABLE extra (x INTEGER); CREATE TABLE games (x INTEGER);`)
-	if err := d.migrate(context.Background()); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(migrations))) {
+	if err := d.migrate(context.Background(), len(migrations)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(migrations))) {
 		t.Fatalf("migrate: %v, want an error naming version %d", err, len(migrations))
 	}
 	var v, n int
@@ -693,5 +693,53 @@ func TestDeclineKinds(t *testing.T) {
 	}
 	if n := ds[1]; n.Opponent != "newbot" || n.Variant != "atomic" || n.Speed != "blitz" || n.Mode != "casual" {
 		t.Errorf("the decline with its kind: %+v", n)
+	}
+}
+
+// TestReadOnlyReadsAnOlderSchema: games list and games pgn read the
+// archive of an older ponderosa (schema version 1, its daemon still
+// running) as it is; the reads that need a newer table say so.
+func TestReadOnlyReadsAnOlderSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	w, err := openN(path, Options{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.RecordGame(ctx, testGame(1, time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatalf("OpenReadOnly of a version-1 database: %v", err)
+	}
+	defer r.Close()
+	gs, err := r.Games(ctx, Filter{})
+	if err != nil || len(gs) != 1 || gs[0].ID != testGame(1, time.Now()).ID || gs[0].MoveCount != 3 {
+		t.Fatalf("games of a version-1 database: %+v (%v)", gs, err)
+	}
+	if ms, err := r.Moves(ctx, gs[0].ID); err != nil || len(ms) != 3 {
+		t.Fatalf("moves of a version-1 database: %+v (%v)", ms, err)
+	}
+	if _, err := r.PauseUntil(ctx, "x"); err == nil || !strings.Contains(err.Error(), "needs schema version 2") {
+		t.Errorf("PauseUntil on version 1: %v, want an error naming version 2", err)
+	}
+	if _, err := r.DeclinesSince(ctx, time.Time{}); err == nil || !strings.Contains(err.Error(), "needs schema version 3") {
+		t.Errorf("DeclinesSince on version 1: %v, want an error naming version 3", err)
+	}
+	// The writer of this ponderosa upgrades it; the reader then reads all.
+	w2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	r2, err := OpenReadOnly(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if _, err := r2.DeclinesSince(ctx, time.Time{}); err != nil {
+		t.Errorf("DeclinesSince after the upgrade: %v", err)
 	}
 }
