@@ -219,7 +219,9 @@ func (d *DB) checkVersion(v int) error {
 
 // migrate applies the migrations the database has not had up to version
 // n, each in its own transaction with the new version (PRAGMA
-// user_version).
+// user_version). Each transaction is immediate and reads the version
+// again inside it: another process (the learning memory's two ponderosa
+// uci processes share one file) may have migrated the file meanwhile.
 func (d *DB) migrate(ctx context.Context, n int) error {
 	v, err := d.version(ctx)
 	if err != nil {
@@ -228,25 +230,54 @@ func (d *DB) migrate(ctx context.Context, n int) error {
 	if err := d.checkVersion(v); err != nil {
 		return err
 	}
-	for ; v < n; v++ {
-		tx, err := d.db.BeginTx(ctx, nil)
+	for v < n {
+		done, err := d.migrateStep(ctx, v, n)
 		if err != nil {
-			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-			_ = tx.Rollback()
-			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
-		}
+		v = done
 	}
 	d.schema = v
 	return nil
+}
+
+// migrateStep applies one migration in a transaction that holds the
+// write lock from its start, to the version the file has then (at least
+// seen), and returns the file's version after it.
+func (d *DB) migrateStep(ctx context.Context, seen, n int) (int, error) {
+	fail := func(v int, err error) (int, error) {
+		return 0, fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
+	}
+	tx, err := d.db.BeginTx(ctx, nil) // immediate: _txlock in Open
+	if err != nil {
+		return fail(seen, err)
+	}
+	var v int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		_ = tx.Rollback()
+		return fail(seen, err)
+	}
+	if err := d.checkVersion(v); err != nil {
+		_ = tx.Rollback()
+		return 0, err
+	}
+	if v >= n {
+		// Another process migrated it.
+		_ = tx.Rollback()
+		return v, nil
+	}
+	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		_ = tx.Rollback()
+		return fail(v, err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+		_ = tx.Rollback()
+		return fail(v, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(v, err)
+	}
+	return v + 1, nil
 }
 
 // SchemaVersion is the version of the schema this binary writes.

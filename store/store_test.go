@@ -743,3 +743,39 @@ func TestReadOnlyReadsAnOlderSchema(t *testing.T) {
 		t.Errorf("DeclinesSince after the upgrade: %v", err)
 	}
 }
+
+// TestConcurrentOpensMigrateOnce: processes that open a fresh file at
+// once (the learning memory's two ponderosa uci processes share one)
+// migrate it once between them, and every open succeeds.
+func TestConcurrentOpensMigrateOnce(t *testing.T) {
+	for round := 0; round < 10; round++ {
+		path := filepath.Join(t.TempDir(), FileName)
+		const n = 4
+		start := make(chan struct{})
+		errs := make(chan error, n)
+		for i := 0; i < n; i++ {
+			go func() {
+				<-start
+				d, err := Open(path, Options{BusyTimeout: 30 * time.Second})
+				if err == nil {
+					err = d.Close()
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for i := 0; i < n; i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: a concurrent Open: %v", round, err)
+			}
+		}
+		d, err := OpenReadOnly(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.schema != SchemaVersion() {
+			t.Fatalf("round %d: schema %d, want %d", round, d.schema, SchemaVersion())
+		}
+		d.Close()
+	}
+}
