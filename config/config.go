@@ -39,10 +39,13 @@ type Config struct {
 
 	// source names the file the config came from ("" when built in code);
 	// dir is that file's directory when Load read it ("" otherwise);
-	// keys maps dotted key paths to the line where the key was written.
-	source string
-	dir    string
-	keys   map[string]int
+	// keys maps dotted key paths to the line where the key was written;
+	// clamped says what was taken at a limit set after it was written
+	// (see Clamped).
+	source  string
+	dir     string
+	keys    map[string]int
+	clamped []string
 }
 
 // Lichess says where the Lichess API is and how long to wait for it.

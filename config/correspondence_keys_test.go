@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -24,10 +25,6 @@ func TestCorrespondenceKeys(t *testing.T) {
 		{"correspondence:\n  move_time: 0s\n", "correspondence.move_time: must be between 1s and 1h0m0s, got 0s"},
 		{"correspondence:\n  move_time: 60\n", "correspondence.move_time: 60 has no unit"},
 		{"correspondence:\n  checkin_period: 1s\n", "correspondence.checkin_period: must be between 10s and 6h0m0s, got 1s"},
-		// The cap: a check-in must come several times within the shortest
-		// correspondence clock (1 day a move).
-		{"correspondence:\n  checkin_period: 24h\n", "correspondence.checkin_period: must be between 10s and 6h0m0s, got 24h0m0s"},
-		{"correspondence:\n  checkin_period: 6h1s\n", "the shortest correspondence clock, 1 day a move"},
 		{"correspondence:\n  disconnect_time: -1s\n", "correspondence.disconnect_time: must be between 1s and 24h0m0s, got -1s"},
 		{"correspondence:\n  concurrency: 0\n", "correspondence.concurrency: must be between 1 and 1000, got 0"},
 		{"correspondence:\n  concurency: 2\n", "concurency"},
@@ -49,5 +46,33 @@ func TestCorrespondenceKeys(t *testing.T) {
 	}
 	if s := Default().Summary(); strings.Contains(s, "apart from the real-time ones") {
 		t.Errorf("summary speaks of correspondence, which the defaults do not accept:\n%s", s)
+	}
+}
+
+// TestCheckinPeriodAboveTheCapIsClamped: a checkin_period above the cap
+// (which came after configs with more had run) is taken at the cap with a
+// warning, not refused: an upgrade must not stop a running bot. The cap:
+// a check-in must come several times within the shortest correspondence
+// clock (1 day a move).
+func TestCheckinPeriodAboveTheCapIsClamped(t *testing.T) {
+	for _, src := range []string{"correspondence:\n  checkin_period: 24h\n", "correspondence:\n  checkin_period: 6h1s\n"} {
+		c, err := Parse([]byte(src), "config.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v, want it taken at the cap", src, err)
+		}
+		if got := c.Correspondence.CheckinPeriod; got != MaxCheckinPeriod {
+			t.Errorf("%q: checkin_period %v, want the cap %v", src, got, MaxCheckinPeriod)
+		}
+		cl := c.Clamped()
+		if len(cl) != 1 || !strings.Contains(cl[0], "config.yaml:2: correspondence.checkin_period") ||
+			!strings.Contains(cl[0], "taken as 6h0m0s") || !strings.Contains(cl[0], "the shortest correspondence clock, 1 day a move") {
+			t.Errorf("%q: clamped %q", src, cl)
+		}
+		if w := c.Warnings(); !slices.Contains(w, cl[0]) {
+			t.Errorf("%q: warnings %q lack the clamp", src, w)
+		}
+	}
+	if c, err := Parse([]byte("correspondence:\n  checkin_period: 6h\n"), "config.yaml"); err != nil || len(c.Clamped()) != 0 {
+		t.Errorf("checkin_period 6h, the cap itself: %v, clamped %q", err, c.Clamped())
 	}
 }

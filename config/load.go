@@ -72,6 +72,7 @@ func finish(c *Config, decodeErr error) (*Config, error) {
 		}
 	}
 	if c != nil {
+		c.clamp()
 		// An element of a list that could not be decoded is left out of
 		// the list, so validation would give the wrong index for the
 		// elements after it: leave such lists to the decode problem.

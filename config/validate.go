@@ -584,9 +584,38 @@ func (v *validator) logFile(key, p string) {
 	}
 }
 
+// clamp takes a setting written beyond a limit that came after it (a
+// config that an earlier ponderosa ran) at that limit, noting it for
+// Clamped, rather than refusing it: an upgrade must not stop a running bot.
+func (c *Config) clamp() {
+	if p := c.Correspondence.CheckinPeriod; p > MaxCheckinPeriod {
+		c.Correspondence.CheckinPeriod = MaxCheckinPeriod
+		c.clamped = append(c.clamped, fmt.Sprintf("%scorrespondence.checkin_period %v is above the most ponderosa takes, %v, and is taken as %v: "+
+			"a check-in must come well within the shortest correspondence clock, 1 day a move; write %v (or less) to silence this",
+			c.lineRef("correspondence.checkin_period"), p, MaxCheckinPeriod, MaxCheckinPeriod, MaxCheckinPeriod))
+	}
+}
+
+// lineRef is "file:line: " for key where known, else "".
+func (c *Config) lineRef(key string) string {
+	l := c.line(key)
+	switch {
+	case c.source != "" && l > 0:
+		return fmt.Sprintf("%s:%d: ", c.source, l)
+	case l > 0:
+		return fmt.Sprintf("line %d: ", l)
+	}
+	return ""
+}
+
+// Clamped lists the settings taken at a limit instead of as written (the
+// daemon logs them as warnings at start and at a reload; Warnings holds
+// them too).
+func (c *Config) Clamped() []string { return slices.Clone(c.clamped) }
+
 // Warnings lists settings that are valid but probably not what was meant.
 func (c *Config) Warnings() []string {
-	var w []string
+	w := c.Clamped()
 	if b := c.Engine.Builtin; c.Engine.Type == EngineBuiltin && b.Eval == EvalClassical && b.EvalFile != "" {
 		w = append(w, "engine.builtin.eval_file is set but engine.builtin.eval is classical, so it is ignored: set eval: nnue to use it")
 	}

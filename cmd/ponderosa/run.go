@@ -146,6 +146,9 @@ func runDaemon(ctx context.Context, o daemonOpts) (err error) {
 	red := logging.Redact(logOut)
 	// Under systemd each line carries its journald priority.
 	log := logging.New(red, cfg.Log.Level, cfg.Log.Format, logging.WithGetenv(o.getenv))
+	for _, w := range cfg.Clamped() {
+		log.Warn().Msg(w)
+	}
 	if logFile != nil {
 		// The error that ends the daemon goes into the log file too (runCmd
 		// writes it to stderr). The file is not closed: goroutines still
@@ -455,6 +458,9 @@ func (d *botDaemon) tryReload(ctx context.Context) error {
 	cfg, err := config.Load(d.path)
 	if err != nil {
 		return err
+	}
+	for _, w := range cfg.Clamped() {
+		d.log.Warn().Msg("reload: " + w)
 	}
 	if cfg.Engine.Builtin.Learn && *d.mem == nil {
 		*d.mem = openLearning(cfg, d.stateDir, d.log)
