@@ -206,7 +206,8 @@ func TestCountersLoadedFromStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := NewBot(c, (&playerPool{}).factory, Settings{}, testsupport.Logger(t))
+	// Matchmaking on: a round with it off only looks after our challenge out.
+	b := NewBot(c, (&playerPool{}).factory, Settings{Matchmaking: MatchmakingSettings{Enabled: true}}, testsupport.Logger(t))
 	b.SetStore(mem)
 	b.loadState(context.Background())
 	b.loadState(context.Background()) // a second Run of the same Bot loads nothing more

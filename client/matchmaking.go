@@ -228,10 +228,13 @@ type matchState struct {
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
-	// cancelRefused: our stale challenges whose cancel Lichess refused
-	// (a 4xx: gone, or accepted), by id, with when: a game that starts
-	// from one is still ours to count (forgotten after cancelRefusedMemory).
-	cancelRefused map[string]time.Time
+	// lateOurs: our challenges no longer held pending whose game may
+	// still start, by id, with until when they are remembered: the stale
+	// ones whose cancel Lichess refused (a 4xx: gone, or accepted;
+	// cancelRefusedMemory) and those given up after staleGiveUp
+	// (givenUpMemory, their cancel still tried in the background). A game
+	// that starts from one is still ours to count.
+	lateOurs map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
 	// the store (PauseBotDayLimit): a restart keeps it.
@@ -245,8 +248,8 @@ func (m *matchState) onGameStart(id string) bool {
 		m.outID, m.outTo = "", ""
 		return true
 	}
-	if _, ok := m.cancelRefused[id]; ok && id != "" {
-		delete(m.cancelRefused, id) // accepted before our cancel reached Lichess
+	if _, ok := m.lateOurs[id]; ok && id != "" {
+		delete(m.lateOurs, id) // accepted before our cancel reached Lichess
 		return true
 	}
 	if m.sending && id != "" { // a round holds a slot; CreateChallenge may be in flight
@@ -329,7 +332,9 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	}
 }
 
-// matchmaker challenges online bots while a slot is free.
+// matchmaker challenges online bots while a slot is free. It looks after
+// our challenge out while matchmaking is off too (a reload may turn it off
+// while one is out): a stale one is cancelled and forgotten all the same.
 func (b *Bot) matchmaker(ctx context.Context) {
 	for {
 		mm := b.Settings().Matchmaking
@@ -338,9 +343,7 @@ func (b *Bot) matchmaker(ctx context.Context) {
 			return
 		case <-time.After(mm.CheckEvery):
 		}
-		if mm.Enabled {
-			b.matchmakeRecovering(ctx, mm)
-		}
+		b.matchmakeRecovering(ctx, mm)
 	}
 }
 
@@ -351,9 +354,14 @@ func (b *Bot) matchmakeRecovering(ctx context.Context, mm MatchmakingSettings) {
 	b.matchmakeOnce(ctx, mm)
 }
 
-// matchmakeOnce sends at most one challenge (or cancels a stale one).
+// matchmakeOnce sends at most one challenge (or cancels a stale one);
+// with matchmaking off, it only looks after our challenge out.
 func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	v := b.matchmakeView(time.Now(), mm)
+	if v.givenUp != "" {
+		go b.cancelGivenUp(ctx, v.givenUp)
+		return
+	}
 	if v.outID != "" {
 		if v.stale {
 			err := b.c.CancelChallenge(ctx, v.outID)
@@ -432,6 +440,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 type matchmakeView struct {
 	outID    string // our challenge still out, if any
 	stale    bool   // and it is past the challenge timeout: to be cancelled
+	givenUp  string // our challenge just given up (staleGiveUp): cancelled in the background
 	settings Settings
 	// reserved: a slot is free for a bot game (and has been for
 	// IdleTime), the daily caps allow one more, and the view reserved the
@@ -457,11 +466,16 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		age := now.Sub(b.mm.outAt)
 		if age > mm.ChallengeTimeout+staleGiveUp {
 			b.log.Warn().Str("challenge", id).Dur("age", age).
-				Msg("matchmaking: our unanswered challenge could not be cancelled; forgotten")
+				Msg("matchmaking: our unanswered challenge could not be cancelled; its slot is freed, the cancel tried on in the background")
+			// It may still be open: a game that starts from it is ours.
+			b.rememberLateLocked(id, now.Add(givenUpMemory), now)
 			b.forgetOutLocked(id)
-			return matchmakeView{}
+			return matchmakeView{givenUp: id}
 		}
 		return matchmakeView{outID: id, stale: age > mm.ChallengeTimeout}
+	}
+	if !mm.Enabled {
+		return matchmakeView{}
 	}
 	if b.inArenaLocked() { // tournament.go: the arena's pairings need the slots
 		return matchmakeView{}
@@ -537,15 +551,7 @@ func (b *Bot) staleCancelAnswered(id string, err error) {
 		// just before the cancel: then its game start follows.
 		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: Lichess refused to cancel our stale challenge: gone, or accepted")
 		now := time.Now()
-		for k, at := range b.mm.cancelRefused {
-			if now.Sub(at) > cancelRefusedMemory {
-				delete(b.mm.cancelRefused, k)
-			}
-		}
-		if b.mm.cancelRefused == nil {
-			b.mm.cancelRefused = map[string]time.Time{}
-		}
-		b.mm.cancelRefused[id] = now
+		b.rememberLateLocked(id, now.Add(cancelRefusedMemory), now)
 	}
 	b.forgetOutLocked(id)
 }
@@ -554,6 +560,59 @@ func (b *Bot) staleCancelAnswered(id string, err error) {
 // Lichess refused is remembered, so that its game, should it start, is
 // counted as ours.
 const cancelRefusedMemory = 5 * time.Minute
+
+// givenUpMemory is how long a challenge of ours given up after staleGiveUp
+// is remembered (and its cancel tried, every givenUpRetry): it may still
+// be open, and its game start, should it come, is counted as ours.
+const givenUpMemory = 3 * time.Hour
+
+// givenUpRetry is how often the cancel of a given-up challenge is tried.
+const givenUpRetry = time.Minute
+
+// rememberLateLocked remembers our challenge id until until (see
+// matchState.lateOurs), forgetting those whose time has passed.
+func (b *Bot) rememberLateLocked(id string, until, now time.Time) {
+	for k, u := range b.mm.lateOurs {
+		if !now.Before(u) {
+			delete(b.mm.lateOurs, k)
+		}
+	}
+	if b.mm.lateOurs == nil {
+		b.mm.lateOurs = map[string]time.Time{}
+	}
+	b.mm.lateOurs[id] = until
+}
+
+// lateOursLocked reports whether our challenge id is still remembered.
+func (b *Bot) lateOursLocked(id string, now time.Time) bool {
+	u, ok := b.mm.lateOurs[id]
+	return ok && now.Before(u)
+}
+
+// cancelGivenUp tries the cancel of our given-up challenge id every
+// givenUpRetry until Lichess answers it (done, or a 4xx but 429: gone or
+// under way), its game starts, it is no longer remembered, or ctx ends.
+func (b *Bot) cancelGivenUp(ctx context.Context, id string) {
+	for {
+		b.mu.Lock()
+		open := b.lateOursLocked(id, time.Now())
+		b.mu.Unlock()
+		if !open {
+			return
+		}
+		err := b.c.CancelChallenge(ctx, id)
+		code := lichess.StatusCode(err)
+		if err == nil || (code >= 400 && code < 500 && code != http.StatusTooManyRequests) {
+			b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our given-up challenge answered")
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(givenUpRetry):
+		}
+	}
+}
 
 // forgetOutLocked forgets our challenge id, if it is still the one out,
 // and gives its slot to the queue.

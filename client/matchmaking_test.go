@@ -529,7 +529,8 @@ func TestDayLimitPauseSurvivesRestart(t *testing.T) {
 // after staleGiveUp.
 func TestStaleChallengePendingUntilCancelAnswers(t *testing.T) {
 	h := newHarness(t)
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // ends c3's background cancel
 	b := NewBot(h.client(), nil, Settings{
 		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
 		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, ChallengeTimeout: time.Second},
@@ -764,5 +765,80 @@ func TestDeclineCooldownPerKind(t *testing.T) {
 	}
 	if d := view(rapid); d["fastbot"] || !d["rudebot"] {
 		t.Errorf("rapid: cooling down %v, want rudebot only (fastbot found blitz too fast)", d)
+	}
+}
+
+// Our challenge given up after staleGiveUp (its cancel kept failing) may
+// still be open: its slot is freed, but its cancel is tried on in the
+// background, and a game that starts from it later is ours, counted as a
+// bot game.
+func TestGivenUpChallengeStillOurs(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel) // ends the background cancel
+	b := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, ChallengeTimeout: time.Second},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	mm := b.Settings().Matchmaking
+	b.mu.Lock()
+	b.mm.outID, b.mm.outTo, b.mm.outAt = "c4", "otherbot", time.Now().Add(-time.Second-staleGiveUp-time.Minute)
+	b.mu.Unlock()
+	h.srv.InjectError("POST /api/challenge/c4/cancel", 100, http.StatusBadGateway)
+	b.matchmakeOnce(ctx, mm)
+	b.mu.Lock()
+	out := b.mm.outID
+	b.mu.Unlock()
+	if out != "" {
+		t.Fatalf("challenge %q still pending past staleGiveUp", out)
+	}
+	h.waitFor("the background cancel", func() bool { return h.requests("POST /api/challenge/c4/cancel") > 0 })
+	b.mu.Lock()
+	counted := b.mm.onGameStart("c4") // accepted at last
+	b.mu.Unlock()
+	if !counted {
+		t.Fatal("the game of our given-up challenge is not taken for ours")
+	}
+	b.mu.Lock()
+	again := b.mm.onGameStart("c4")
+	b.mu.Unlock()
+	if again {
+		t.Error("the game of our given-up challenge taken for ours twice")
+	}
+}
+
+// A reload that turns matchmaking off while our challenge is out: the
+// matchmaker still cancels it once stale and frees its slot.
+func TestStaleChallengeClearedWithMatchmakingOff(t *testing.T) {
+	h := newHarness(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	b := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: false, CheckEvery: time.Millisecond, ChallengeTimeout: time.Second},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.mu.Lock()
+	b.mm.outID, b.mm.outTo, b.mm.outAt = "c5", "otherbot", time.Now().Add(-time.Minute)
+	b.mu.Unlock()
+	go func() { defer close(done); b.matchmaker(ctx) }()
+	h.waitFor("the cancel of the stale challenge", func() bool { return h.requests("POST /api/challenge/c5/cancel") > 0 })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		out := b.mm.outID
+		b.mu.Unlock()
+		if out == "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("challenge %q still pending with matchmaking off", out)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if n := h.requests("GET /api/bot/online"); n != 0 {
+		t.Errorf("matchmaking off, yet online bots listed %d times", n)
 	}
 }
