@@ -213,6 +213,8 @@ type matchState struct {
 	outID    string    // our open challenge
 	outTo    string    // whom
 	outAt    time.Time // when sent
+	outKind  matchKind // what it offers (a decline event may lack it)
+	sendKind matchKind // what the challenge being sent offers (while sending)
 	declined map[string]time.Time
 	// history is the decline history of the last BlockFor (from the store
 	// at start-up, then as declines come), oldest first: the block list
@@ -307,12 +309,35 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 	if ev.Type == lichess.EventChallengeDeclined && ch.DestUser != nil {
 		now, opp := time.Now(), strings.ToLower(ch.DestUser.ID)
 		d := DeclineRecord{Opponent: opp, Reason: ch.DeclineReasonKey, At: now,
-			Variant: cmp.Or(ch.Variant.Key, "standard"), Speed: ch.Speed, Mode: MatchCasual}
+			Variant: ch.Variant.Key, Speed: ch.Speed, Mode: MatchCasual}
 		if ch.Rated {
 			d.Mode = MatchRated
 		}
-		if declineAbout(d.Reason) == aboutBot {
+		// The event may lack the kind: then it is the kind we sent, when
+		// the challenge is the one out (or being sent).
+		if d.Variant == "" || d.Speed == "" {
+			var k matchKind
+			switch {
+			case ch.ID != "" && ch.ID == b.mm.outID:
+				k = b.mm.outKind
+			case b.mm.sending:
+				k = b.mm.sendKind
+			}
+			if k.variant != "" {
+				if d.Speed == "" && d.Variant == "" {
+					d.Mode = k.mode() // a bare event: its rated says nothing either
+				}
+				d.Variant = cmp.Or(d.Variant, k.variant)
+				d.Speed = cmp.Or(d.Speed, speedOf(k.tc))
+			}
+		}
+		switch about := declineAbout(d.Reason); {
+		case about == aboutBot:
 			b.mm.declined[opp] = now // a kind's cool-down comes from the history
+		case about == aboutSpeed && d.Speed == "", about == aboutVariant && d.Variant == "":
+			// A decline of a kind unknown: cool the bot down for every
+			// kind (the history, with no kind, refuses none).
+			b.mm.declined[opp] = now
 		}
 		b.mm.history = append(b.mm.history, d)
 		b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
@@ -433,7 +458,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 	}
 	sent = true // challengeSent ends the reservation
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
-	b.challengeSent(ctx, ch.ID, opp.ID)
+	b.challengeSent(ctx, ch.ID, opp.ID, kind)
 }
 
 // matchmakeView is what one matchmaking round reads from the Bot's state.
@@ -495,6 +520,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 		kind:     mm.pickKind(),
 		declined: make(map[string]bool, len(b.mm.declined)),
 	}
+	b.mm.sendKind = v.kind
 	for k, t := range b.mm.declined {
 		if now.Sub(t) > mm.DeclineCooldown {
 			delete(b.mm.declined, k)
@@ -780,7 +806,7 @@ func (b *Bot) blockedLocked(now time.Time, mm MatchmakingSettings, k matchKind) 
 // then it is cancelled at once, in the background (accepted, it would
 // start a game that Drain no longer expects to cancel). It ends the
 // round's reservation.
-func (b *Bot) challengeSent(ctx context.Context, id, opp string) {
+func (b *Bot) challengeSent(ctx context.Context, id, opp string, kind matchKind) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	_, running := b.games[id]
@@ -798,7 +824,7 @@ func (b *Bot) challengeSent(ctx context.Context, id, opp string) {
 		b.notifyLocked()
 		go b.cancelDrained(context.WithoutCancel(ctx), id)
 	default:
-		b.mm.outID, b.mm.outTo, b.mm.outAt = id, opp, time.Now()
+		b.mm.outID, b.mm.outTo, b.mm.outAt, b.mm.outKind = id, opp, time.Now(), kind
 	}
 }
 

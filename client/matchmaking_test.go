@@ -95,7 +95,7 @@ func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
 	}
 	b.mu.Unlock()
 	// The game ran and ended (it is no longer in b.games); now the answer.
-	b.challengeSent(context.Background(), "g1", "opp")
+	b.challengeSent(context.Background(), "g1", "opp", matchKind{})
 	if n := b.botGames.count(time.Now()); n != 1 {
 		t.Errorf("bot games counted: %d, want 1", n)
 	}
@@ -107,7 +107,7 @@ func TestChallengeGameOverBeforeItsIDCameBack(t *testing.T) {
 	b.mu.Lock()
 	b.mm.onGameStart("g2")
 	b.mu.Unlock()
-	b.challengeSent(context.Background(), "g3", "opp")
+	b.challengeSent(context.Background(), "g3", "opp", matchKind{})
 	if b.mm.outID != "g3" || b.botGames.count(time.Now()) != 1 {
 		t.Errorf("after g3 was sent: pending %q, bot games %d; want g3 pending, 1 counted", b.mm.outID, b.botGames.count(time.Now()))
 	}
@@ -354,7 +354,7 @@ func TestMatchmakerDrainWhileSending(t *testing.T) {
 	if err := b.Drain(testsupport.Context(t)); err != nil {
 		t.Fatal(err)
 	}
-	b.challengeSent(context.Background(), "late1", "somebot")
+	b.challengeSent(context.Background(), "late1", "somebot", matchKind{})
 	b.mu.Lock()
 	out, sending := b.mm.outID, b.mm.sending
 	b.mu.Unlock()
@@ -387,7 +387,7 @@ func TestMatchmakerEarlyClosesBounded(t *testing.T) {
 	if !b.mm.early["c1"] {
 		t.Fatal("a close while sending not remembered")
 	}
-	b.challengeSent(context.Background(), "c1", "opp")
+	b.challengeSent(context.Background(), "c1", "opp", matchKind{})
 	if b.mm.outID != "" || len(b.mm.early) != 0 {
 		t.Errorf("after the closed challenge came back: pending %q, early %d; want none, 0", b.mm.outID, len(b.mm.early))
 	}
@@ -840,5 +840,51 @@ func TestStaleChallengeClearedWithMatchmakingOff(t *testing.T) {
 	}
 	if n := h.requests("GET /api/bot/online"); n != 0 {
 		t.Errorf("matchmaking off, yet online bots listed %d times", n)
+	}
+}
+
+// A decline event that lacks the challenge's speed and variant: the kind
+// is the one we sent, so a reason about the kind cools that kind down;
+// when we know no kind (not our challenge out), the bot is cooled down
+// for every kind, as before the kinds.
+func TestDeclineWithoutKind(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid := TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
+	b := NewBot(nil, nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, TimeControls: []TimeControlSetting{blitz}, Mode: MatchRated},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	b.idleFrom = time.Now().Add(-time.Hour)
+	bare := func(id, opp, reason string) {
+		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeDeclined, Challenge: &lichess.Challenge{
+			ID: id, Challenger: lichess.ChallengeUser{ID: botID}, DestUser: &lichess.ChallengeUser{ID: opp, Name: opp},
+			DeclineReasonKey: reason}})
+	}
+	b.sendingChallenge(true)
+	b.challengeSent(context.Background(), "c-ours", "fastbot", matchKind{variant: "standard", tc: blitz, rated: true})
+	bare("c-ours", "fastbot", lichess.DeclineTooFast)
+	bare("c-other", "slowbot", lichess.DeclineTooSlow) // not the challenge out: kind unknown
+	b.mu.Lock()
+	h := slices.Clone(b.mm.history)
+	b.mu.Unlock()
+	if len(h) != 2 || h[0].Variant != "standard" || h[0].Speed != "blitz" || h[0].Mode != MatchRated {
+		t.Fatalf("history %+v, want the decline of our challenge with the kind we sent", h)
+	}
+	view := func(tc TimeControlSetting) map[string]bool {
+		mm := b.Settings().Matchmaking
+		mm.TimeControls = []TimeControlSetting{tc}
+		v := b.matchmakeView(time.Now(), mm)
+		b.sendingChallenge(false)
+		if !v.reserved {
+			t.Fatal("no slot reserved")
+		}
+		return v.declined
+	}
+	if d := view(blitz); !d["fastbot"] || !d["slowbot"] {
+		t.Errorf("blitz: cooling down %v, want fastbot (blitz too fast) and slowbot (kind unknown)", d)
+	}
+	if d := view(rapid); d["fastbot"] || !d["slowbot"] {
+		t.Errorf("rapid: cooling down %v, want slowbot only", d)
 	}
 }
