@@ -15,7 +15,6 @@ func TestMatchmakingMode(t *testing.T) {
 		{"matchmaking:\n  rated: false\n", ModeCasual},
 		{"matchmaking:\n  mode: random\n", ModeRandom},
 		{"matchmaking:\n  mode: casual\n", ModeCasual},
-		{"matchmaking:\n  rated: false\n  mode: random\n", ModeRandom},
 		{"matchmaking:\n  rated: true\n  mode: rated\n", ModeRated},
 	} {
 		c, err := Parse([]byte(tt.src), "config.yaml")
@@ -30,6 +29,9 @@ func TestMatchmakingMode(t *testing.T) {
 		{"matchmaking:\n  mode: sometimes\n", `matchmaking.mode: "sometimes" is not one of rated, casual, random`},
 		{"matchmaking:\n  rated: true\n  mode: casual\n", `matchmaking.mode: "casual" contradicts matchmaking.rated: true`},
 		{"matchmaking:\n  rated: false\n  mode: rated\n", `matchmaking.mode: "rated" contradicts matchmaking.rated: false`},
+		// random ignores rated: a written rated is refused beside it.
+		{"matchmaking:\n  rated: false\n  mode: random\n", `matchmaking.mode: "random" and matchmaking.rated: false are both written, and random ignores rated: keep one`},
+		{"matchmaking:\n  rated: true\n  mode: random\n", `keep one of them`},
 	} {
 		if probs := problemsOf(t, tt.src); !strings.Contains(probs.Error(), tt.want) {
 			t.Errorf("%q: problems %q lack %q", tt.src, probs.Error(), tt.want)

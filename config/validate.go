@@ -457,7 +457,11 @@ func (v *validator) matchmaking() {
 		v.matchClocks(k, m.VariantTimeControls[variant])
 	}
 	if m.Mode != "" && v.oneOf("matchmaking.mode", m.Mode, []string{ModeRated, ModeCasual, ModeRandom}) {
-		if _, written := v.c.keys["matchmaking.rated"]; written && m.Mode != ModeRandom && (m.Mode == ModeRated) != m.Rated {
+		_, written := v.c.keys["matchmaking.rated"]
+		switch {
+		case written && m.Mode == ModeRandom:
+			v.add("matchmaking.mode", "%q and matchmaking.rated: %v are both written, and random ignores rated: keep one of them (mode: random offers rated and casual challenges at random)", m.Mode, m.Rated)
+		case written && (m.Mode == ModeRated) != m.Rated:
 			v.add("matchmaking.mode", "%q contradicts matchmaking.rated: %v: keep one of them (mode takes rated's place, and adds random)", m.Mode, m.Rated)
 		}
 	}

@@ -91,7 +91,11 @@ func (t *translator) matchmaking(m *section) {
 	case "casual":
 		t.b.set(p("matchmaking.rated"), false, from(m, "challenge_mode"))
 	case "random":
-		t.b.set(p("matchmaking.mode"), config.ModeRandom, from(m, "challenge_mode")+": each challenge rated or casual at random")
+		// lichess-bot's default: written only where it says something
+		// (a user who then writes rated: would be refused beside it).
+		if m.has("challenge_mode") || enabled {
+			t.b.set(p("matchmaking.mode"), config.ModeRandom, from(m, "challenge_mode")+": each challenge rated or casual at random")
+		}
 	default:
 		t.r.note(KindUnknown, m.keyLine("challenge_mode"), "matchmaking.challenge_mode", "%q is not rated, casual or random", mode)
 	}

@@ -626,3 +626,40 @@ func checkAccounted(t *testing.T, data []byte, res *Result) {
 		}
 	}
 }
+
+// TestImportModeRandomOnlyWhenItSays: lichess-bot's default challenge_mode
+// (random) is written only when challenge_mode was written or matchmaking
+// is on: otherwise a rated: the user writes later would be refused beside
+// it.
+func TestImportModeRandomOnlyWhenItSays(t *testing.T) {
+	for _, tt := range []struct {
+		name, mm string
+		random   bool
+	}{
+		{"matchmaking off, no challenge_mode", "matchmaking: {allow_matchmaking: false}\n", false},
+		{"no matchmaking section", "", false},
+		{"matchmaking on", "matchmaking: {allow_matchmaking: true, challenge_initial_time: [3], challenge_increment: [2]}\n", true},
+		{"challenge_mode written", "matchmaking: {allow_matchmaking: false, challenge_mode: random}\n", true},
+	} {
+		in := "engine: {dir: /, name: bin/sh}\nchallenge: {variants: [standard], time_controls: [blitz], modes: [rated]}\n" + tt.mm
+		res, err := Import([]byte(in), "c.yml", Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		cfg := loadYAML(t, res)
+		if got := cfg.Matchmaking.Mode == config.ModeRandom; got != tt.random {
+			t.Errorf("%s: mode %q, want random %v\n%s", tt.name, cfg.Matchmaking.Mode, tt.random, res.YAML)
+		}
+		if !tt.random {
+			// The user may then write rated: beside what was imported.
+			edited := append(append([]byte(nil), res.YAML...), "\n"...)
+			edited = []byte(strings.Replace(string(edited), "matchmaking:\n", "matchmaking:\n  rated: false\n", 1))
+			if !strings.Contains(string(edited), "  rated: false\n") {
+				t.Fatalf("%s: no matchmaking section to add rated: to\n%s", tt.name, res.YAML)
+			}
+			if _, err := config.Parse(edited, "config.yaml"); err != nil {
+				t.Errorf("%s: the import with rated: false added is refused: %v\n%s", tt.name, err, edited)
+			}
+		}
+	}
+}
