@@ -295,6 +295,11 @@ func (b *Bot) loadState(ctx context.Context) {
 	// The decline history of the block list, before what this run added.
 	b.mm.history = append(slices.Clone(decl), b.mm.history...)
 	slices.SortStableFunc(b.mm.history, func(x, y DeclineRecord) int { return x.At.Compare(y.At) })
+	if c := clampDayLimitPause(pause, now); !c.Equal(pause) {
+		b.log.Warn().Time("stored", pause).Time("until", c).
+			Msg("state store: the stored daily-limit pause ends more than 24 hours from now; taken as 24 hours")
+		pause = c
+	}
 	paused := pause.After(now) && pause.After(b.mm.dayLimitUntil)
 	if paused {
 		b.mm.dayLimitUntil = pause

@@ -675,12 +675,26 @@ func (b *Bot) botDayLimitReached(now time.Time, seconds int) {
 			until = t
 		}
 	}
+	until = clampDayLimitPause(until, now)
 	b.mm.dayLimitUntil = until
 	b.persist("daily-limit pause", func(ctx context.Context, s Store) error {
 		return s.SetPause(ctx, PauseBotDayLimit, until)
 	})
 	b.log.Warn().Time("until", until).Int("seconds", seconds).Int("bot_games_24h", b.botGames.count(now)).
 		Msg("matchmaking: Lichess' daily bot-game limit reached (429 bot.vsBot.day); no challenges until then")
+}
+
+// maxDayLimitPause bounds the daily-limit pause: Lichess counts a sliding
+// 24 hours, so no longer pause is right (a ratelimit.seconds out of reason,
+// or a stored time damaged or from a clock that was wrong).
+const maxDayLimitPause = 24 * time.Hour
+
+// clampDayLimitPause is until, at most maxDayLimitPause after now.
+func clampDayLimitPause(until, now time.Time) time.Time {
+	if limit := now.Add(maxDayLimitPause); until.After(limit) {
+		return limit
+	}
+	return until
 }
 
 // DeclineCapped is the reason recorded (in the decline history) for a bot

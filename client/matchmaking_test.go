@@ -888,3 +888,36 @@ func TestDeclineWithoutKind(t *testing.T) {
 		t.Errorf("rapid: cooling down %v, want slowbot only", d)
 	}
 }
+
+// The daily-limit pause is at most 24 hours from now (Lichess counts a
+// sliding 24 hours): when Lichess' answer names more, and when the store
+// holds more (damaged, or written under a wrong clock).
+func TestDayLimitPauseAtMost24Hours(t *testing.T) {
+	mem := newMemStore()
+	newBot := func() *Bot {
+		b := NewBot(nil, nil, Settings{Matchmaking: MatchmakingSettings{Enabled: true}}, testsupport.Logger(t))
+		b.SetStore(mem)
+		return b
+	}
+	now := time.Now()
+	b := newBot()
+	b.botDayLimitReached(now, 10*24*3600)
+	b.mu.Lock()
+	until := b.mm.dayLimitUntil
+	b.mu.Unlock()
+	if !until.Equal(now.Add(24 * time.Hour)) {
+		t.Errorf("paused until %v after a 10-day ratelimit.seconds, want %v", until, now.Add(24*time.Hour))
+	}
+	if err := mem.SetPause(context.Background(), PauseBotDayLimit, time.Now().Add(365*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	second := newBot()
+	before := time.Now()
+	second.loadState(context.Background())
+	second.mu.Lock()
+	until = second.mm.dayLimitUntil
+	second.mu.Unlock()
+	if until.After(time.Now().Add(24*time.Hour)) || until.Before(before.Add(24*time.Hour)) {
+		t.Errorf("a stored pause a year ahead taken up until %v, want 24 hours from the start", until)
+	}
+}
