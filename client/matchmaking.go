@@ -41,8 +41,9 @@ type MatchmakingSettings struct {
 	// declined (for a reason about the kind of challenge, see
 	// declineAbout: not with such a challenge). Default 1 h.
 	DeclineCooldown time.Duration
-	// Opponent rating (in the speed of the chosen clock): an absolute
-	// range, and a largest difference to ours; zeros mean any.
+	// Opponent rating (in the perf of the kind offered, perfOf: the
+	// clock's speed, or a variant's own): an absolute range, and a
+	// largest difference to ours; zeros mean any.
 	MinRating, MaxRating int
 	MaxRatingDiff        int
 	// BlockList bots are never challenged.
@@ -415,26 +416,8 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		b.log.Debug().Err(err).Msg("matchmaking: cannot list online bots")
 		return
 	}
-	s := v.settings
 	kind := v.kind
-	speed := speedOf(kind.tc)
-	myRating := v.me.Perfs[speed].Rating
-	var cands []lichess.User
-	for _, u := range bots {
-		id := strings.ToLower(u.ID)
-		if strings.EqualFold(u.ID, v.me.ID) || u.Disabled || v.declined[id] ||
-			containsFold(mm.BlockList, u.ID) || containsFold(s.Challenge.BlockList, u.ID) {
-			continue
-		}
-		r := u.Perfs[speed].Rating
-		if mm.MaxRatingDiff > 0 && myRating > 0 && (r == 0 || abs(r-myRating) > mm.MaxRatingDiff) {
-			continue
-		}
-		if (mm.MinRating > 0 && r < mm.MinRating) || (mm.MaxRating > 0 && r > mm.MaxRating) {
-			continue
-		}
-		cands = append(cands, u)
-	}
+	cands := v.candidates(bots, mm)
 	if len(cands) == 0 {
 		return
 	}
@@ -475,6 +458,41 @@ type matchmakeView struct {
 	me       lichess.Account
 	kind     matchKind       // what this round offers
 	declined map[string]bool // bots not to offer kind now, by lower-case id
+}
+
+// candidates are the bots of bots that the round may challenge: not us,
+// nor disabled, declined, or blocked, and within the rating filters in
+// the perf of the kind offered (perfOf).
+func (v matchmakeView) candidates(bots []lichess.User, mm MatchmakingSettings) []lichess.User {
+	perf := perfOf(v.kind)
+	myRating := v.me.Perfs[perf].Rating
+	var cands []lichess.User
+	for _, u := range bots {
+		id := strings.ToLower(u.ID)
+		if strings.EqualFold(u.ID, v.me.ID) || u.Disabled || v.declined[id] ||
+			containsFold(mm.BlockList, u.ID) || containsFold(v.settings.Challenge.BlockList, u.ID) {
+			continue
+		}
+		r := u.Perfs[perf].Rating
+		if mm.MaxRatingDiff > 0 && myRating > 0 && (r == 0 || abs(r-myRating) > mm.MaxRatingDiff) {
+			continue
+		}
+		if (mm.MinRating > 0 && r < mm.MinRating) || (mm.MaxRating > 0 && r > mm.MaxRating) {
+			continue
+		}
+		cands = append(cands, u)
+	}
+	return cands
+}
+
+// perfOf is the Lichess perf (rating) a game of kind k counts in: its
+// speed for standard chess (and a position set up), else its variant.
+func perfOf(k matchKind) string {
+	switch k.variant {
+	case "", "standard", "fromPosition":
+		return speedOf(k.tc)
+	}
+	return k.variant
 }
 
 // matchmakeView takes a round's view of the state under b.mu (released by

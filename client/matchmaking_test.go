@@ -921,3 +921,38 @@ func TestDayLimitPauseAtMost24Hours(t *testing.T) {
 		t.Errorf("a stored pause a year ahead taken up until %v, want 24 hours from the start", until)
 	}
 }
+
+// The rating filters read the perf a challenge counts in: the speed's for
+// standard chess, the variant's for a variant (a bot's blitz rating says
+// little of its atomic).
+func TestMatchmakerRatingFiltersPerVariant(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	user := func(id string, blitzR, atomicR int) lichess.User {
+		return lichess.User{ID: id, Username: id, Perfs: map[string]lichess.Perf{"blitz": {Rating: blitzR}, "atomic": {Rating: atomicR}}}
+	}
+	bots := []lichess.User{user("strongblitz", 2500, 1500), user("strongatomic", 1500, 2500)}
+	mm := MatchmakingSettings{MinRating: 2000}.withDefaults()
+	me := lichess.Account{ID: botID, Perfs: map[string]lichess.Perf{"blitz": {Rating: 1500}, "atomic": {Rating: 2500}}}
+	names := func(us []lichess.User) []string {
+		var out []string
+		for _, u := range us {
+			out = append(out, u.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		variant string
+		want    string
+	}{{"standard", "strongblitz"}, {"fromPosition", "strongblitz"}, {"atomic", "strongatomic"}} {
+		v := matchmakeView{me: me, kind: matchKind{variant: tt.variant, tc: blitz}}
+		if got := names(v.candidates(bots, mm)); !slices.Equal(got, []string{tt.want}) {
+			t.Errorf("%s, min rating 2000: candidates %v, want [%s]", tt.variant, got, tt.want)
+		}
+	}
+	// The difference to ours, in the same perf: our atomic is 2500.
+	mm = MatchmakingSettings{MaxRatingDiff: 100}.withDefaults()
+	v := matchmakeView{me: me, kind: matchKind{variant: "atomic", tc: blitz}}
+	if got := names(v.candidates(bots, mm)); !slices.Equal(got, []string{"strongatomic"}) {
+		t.Errorf("atomic, within 100 of our atomic rating: candidates %v, want [strongatomic]", got)
+	}
+}

@@ -392,10 +392,12 @@ type Matchmaking struct {
 	// Mode is lichess-bot's challenge_mode: rated, casual, or random (each
 	// challenge rated or casual at random). Default "": as Rated says.
 	Mode string `yaml:"mode"`
-	// OpponentRating bounds the bots challenged. Default 0 to 4000.
+	// OpponentRating bounds the bots challenged, in the rating of the
+	// challenge offered: its clock's speed, or for a variant (but
+	// standard) that variant's. Default 0 to 4000.
 	OpponentRating RatingRange `yaml:"opponent_rating"`
 	// RatingDifference is the largest difference between a bot's rating
-	// and ours, in the speed of the chosen clock, for it to be challenged
+	// and ours, in that same rating, for it to be challenged
 	// (lichess-bot's opponent_rating_difference); 0 means no limit, the
 	// default.
 	RatingDifference int `yaml:"rating_difference"`

@@ -102,3 +102,12 @@ func TestChallengeModeHint(t *testing.T) {
 		t.Errorf("problems %q lack the hint to matchmaking.mode", probs.Error())
 	}
 }
+
+// matchmaking.variants may not name fromPosition: the matchmaker's
+// challenges carry no position.
+func TestMatchmakingRefusesFromPosition(t *testing.T) {
+	probs := problemsOf(t, "matchmaking:\n  variants: [standard, fromPosition]\n")
+	if !strings.Contains(probs.Error(), "matchmaking.variants[1]: fromPosition needs a position") {
+		t.Errorf("problems %q lack the refusal of fromPosition", probs.Error())
+	}
+}

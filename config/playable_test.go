@@ -17,7 +17,7 @@ import (
 // engine.variants (a per-variant UCI engine, which the game worker follows
 // without rules of its own), and an entry for one variant plays no other;
 // ultraBullet is never accepted, since Lichess does not let bots play it.
-// Matchmaking offers only what the bot can play too.
+// Matchmaking offers only what the bot can play too, and not fromPosition.
 func TestPlayableVariantsAndSpeeds(t *testing.T) {
 	prog := fakeProgram(t)
 	other := func(variant string) string { // a per-variant key that is not variant
@@ -70,10 +70,12 @@ func TestPlayableVariantsAndSpeeds(t *testing.T) {
 					}
 				}
 			}
-			// Matchmaking: the variant offered.
+			// Matchmaking: the variant offered; never fromPosition,
+			// whose position a challenge of the matchmaker does not
+			// carry.
 			src := setup.yaml(variant) + fmt.Sprintf("matchmaking:\n  enabled: true\n  variants: [%s]\n", variant)
 			_, err := Parse([]byte(src), "config.yaml")
-			if playable := setup.plays(variant); playable != (err == nil) {
+			if playable := setup.plays(variant) && variant != VariantFromPosition; playable != (err == nil) {
 				t.Errorf("%s/%s matchmaking: playable %v, error %v", setup.name, variant, playable, err)
 			}
 		}

@@ -466,6 +466,11 @@ func (v *validator) matchmaking() {
 		}
 	}
 	v.variants("matchmaking.variants", m.Variants, m.Enabled)
+	for i, name := range m.Variants {
+		if name == VariantFromPosition {
+			v.add(fmt.Sprintf("matchmaking.variants[%d]", i), "fromPosition needs a position, which the matchmaker's challenges do not carry (Lichess would start standard chess or refuse): remove it")
+		}
+	}
 	v.rating("matchmaking.opponent_rating", m.OpponentRating)
 	v.intIn("matchmaking.rating_difference", m.RatingDifference, 0, 4000, "0: no limit")
 	v.durationIn("matchmaking.idle_time", m.IdleTime, 0, 24*time.Hour, "")

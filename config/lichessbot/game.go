@@ -70,6 +70,9 @@ func (t *translator) matchmaking(m *section) {
 				variants = append(variants, v)
 			}
 		}
+	} else if variant == "fromPosition" {
+		t.r.note(KindChanged, m.keyLine("challenge_variant"), "matchmaking.challenge_variant",
+			"fromPosition needs a position, which the matchmaker's challenges do not carry: left out")
 	} else if slices.Contains(t.variants, variant) || slices.Contains(standardVariants, variant) {
 		variants = []string{variant}
 	} else {

@@ -663,3 +663,22 @@ func TestImportModeRandomOnlyWhenItSays(t *testing.T) {
 		}
 	}
 }
+
+// TestImportMatchmakingFromPosition: challenge_variant: fromPosition is
+// left out (the matchmaker's challenges carry no position), noted, and
+// the import validates.
+func TestImportMatchmakingFromPosition(t *testing.T) {
+	in := "engine: {dir: /, name: bin/sh}\nchallenge: {variants: [standard, fromPosition], time_controls: [blitz], modes: [rated]}\n" +
+		"matchmaking: {allow_matchmaking: true, challenge_initial_time: [3], challenge_increment: [2], challenge_variant: fromPosition}\n"
+	res, err := Import([]byte(in), "c.yml", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadYAML(t, res)
+	if !slices.Equal(cfg.Matchmaking.Variants, []string{"standard"}) {
+		t.Errorf("matchmaking variants %v, want [standard]", cfg.Matchmaking.Variants)
+	}
+	if n, ok := findNote(res, "matchmaking.challenge_variant"); !ok || !strings.Contains(n.Msg, "fromPosition needs a position") {
+		t.Errorf("note %+v (%v), want fromPosition left out", n, ok)
+	}
+}
