@@ -151,13 +151,17 @@ func speedRank(speed string) int {
 
 // refuses reports whether decline d tells of a challenge of kind k too: a
 // reason about the bot, always; one about the kind, when k is of the kind
-// it answered: the same variant, the same mode, the same speed (for
-// tooFast, that speed or a faster one; for tooSlow, or a slower one). A
+// it answered: the same variant (for standard, "only standard": every
+// variant), the same mode, the same speed (for tooFast, that speed or a
+// faster one; for tooSlow, or a slower one). A
 // decline whose kind is unknown (recorded before the kinds were) tells of
 // no kind.
 func (d DeclineRecord) refuses(k matchKind) bool {
 	switch declineAbout(d.Reason) {
 	case aboutVariant:
+		if strings.EqualFold(d.Reason, lichess.DeclineStandard) {
+			return k.variant != "standard" // "I only play standard": every variant
+		}
 		return d.Variant != "" && d.Variant == k.variant
 	case aboutMode:
 		return d.Mode != "" && d.Mode == k.mode()

@@ -956,3 +956,25 @@ func TestMatchmakerRatingFiltersPerVariant(t *testing.T) {
 		t.Errorf("atomic, within 100 of our atomic rating: candidates %v, want [strongatomic]", got)
 	}
 }
+
+// A decline with reason "standard" says "I only play standard": it
+// refuses every variant, not only the one declined, and never standard.
+func TestDeclineStandardRefusesEveryVariant(t *testing.T) {
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	d := DeclineRecord{Opponent: "stdonly", Reason: lichess.DeclineStandard, Variant: "atomic", Speed: "blitz", Mode: MatchRated}
+	for variant, want := range map[string]bool{"atomic": true, "chess960": true, "crazyhouse": true, "standard": false} {
+		if got := d.refuses(matchKind{variant: variant, tc: blitz, rated: true}); got != want {
+			t.Errorf("standard-only decline of atomic refuses %s: %v, want %v", variant, got, want)
+		}
+	}
+	// Recorded before the kinds (no variant): the reason still says it.
+	d.Variant = ""
+	if !d.refuses(matchKind{variant: "horde", tc: blitz}) || d.refuses(matchKind{variant: "standard", tc: blitz}) {
+		t.Error("a standard-only decline with no kind recorded: want every variant refused, standard not")
+	}
+	// "variant" keeps to the variant declined.
+	v := DeclineRecord{Opponent: "noatomic", Reason: lichess.DeclineVariant, Variant: "atomic"}
+	if !v.refuses(matchKind{variant: "atomic", tc: blitz}) || v.refuses(matchKind{variant: "chess960", tc: blitz}) {
+		t.Error("a variant decline of atomic: want atomic refused, chess960 not")
+	}
+}
