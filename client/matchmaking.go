@@ -237,10 +237,11 @@ type matchState struct {
 	skipUntil map[string]time.Time
 	// lateOurs: our challenges no longer held pending whose game may
 	// still start, by id, with until when they are remembered: the stale
-	// ones whose cancel Lichess refused (a 4xx: gone, or accepted;
-	// cancelRefusedMemory) and those given up after staleGiveUp
-	// (givenUpMemory, their cancel still tried in the background). A game
-	// that starts from one is still ours to count.
+	// ones whose cancel Lichess answered (200: cancelled, or its game
+	// aborted; a 4xx: gone, or its game under way; cancelRefusedMemory)
+	// and those given up after staleGiveUp (givenUpMemory, their cancel
+	// still tried in the background). A game that starts from one is
+	// still ours to count.
 	lateOurs map[string]time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
@@ -584,20 +585,25 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 const staleGiveUp = 10 * time.Minute
 
 // staleCancelAnswered takes the answer to the cancel of our stale
-// challenge id: done, or refused for good (a 4xx but 429: the challenge is
-// gone, declined or accepted; an accepted one's game start counts it, as
-// it may have already), it is forgotten and its slot freed; otherwise it
-// stays pending and the next round asks again.
+// challenge id. Lichess answers 200 when it cancelled the challenge, or
+// when the challenge had been accepted and the cancel aborted its game
+// (still abortable); a 4xx but 429 when the challenge is gone (404:
+// declined or expired, its event lost) or its game is under way (400). On
+// either it is forgotten and its slot freed, and remembered for
+// cancelRefusedMemory: the start of its game, aborted or under way, may
+// come after the answer and is still ours to count. Otherwise (the
+// network, 5xx, 429) it stays pending and the next round asks again.
 func (b *Bot) staleCancelAnswered(id string, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if code := lichess.StatusCode(err); err != nil && (code < 400 || code >= 500 || code == http.StatusTooManyRequests) {
 		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our stale challenge failed; asked again next round")
 		return
-	} else if err != nil && b.mm.outID == id {
-		// Gone (declined or expired, and its event lost), or accepted
-		// just before the cancel: then its game start follows.
-		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: Lichess refused to cancel our stale challenge: gone, or accepted")
+	}
+	if b.mm.outID == id {
+		if err != nil {
+			b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: Lichess refused to cancel our stale challenge: gone, or its game under way")
+		}
 		now := time.Now()
 		b.rememberLateLocked(id, now.Add(cancelRefusedMemory), now)
 	}
@@ -605,8 +611,8 @@ func (b *Bot) staleCancelAnswered(id string, err error) {
 }
 
 // cancelRefusedMemory is how long a stale challenge of ours whose cancel
-// Lichess refused is remembered, so that its game, should it start, is
-// counted as ours.
+// Lichess answered is remembered, so that its game, should its start come
+// late, is counted as ours.
 const cancelRefusedMemory = 5 * time.Minute
 
 // givenUpMemory is how long a challenge of ours given up after staleGiveUp

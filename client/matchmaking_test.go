@@ -978,3 +978,22 @@ func TestDeclineStandardRefusesEveryVariant(t *testing.T) {
 		t.Error("a variant decline of atomic: want atomic refused, chess960 not")
 	}
 }
+
+// A cancel that Lichess answers 200 may have aborted the game of our
+// challenge, accepted meanwhile: the start of that game, coming after the
+// answer, is still taken for ours (counted as a bot game).
+func TestStaleCancelAnsweredOKKeepsTheGameOurs(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100}}, testsupport.Logger(t))
+	b.mu.Lock()
+	b.mm.outID, b.mm.outTo, b.mm.outAt = "c6", "otherbot", time.Now().Add(-time.Minute)
+	b.mu.Unlock()
+	b.staleCancelAnswered("c6", nil)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.mm.outID != "" {
+		t.Fatalf("challenge %q still pending after its cancel answered 200", b.mm.outID)
+	}
+	if !b.mm.onGameStart("c6") {
+		t.Error("the game the cancel aborted, started after the answer, is not taken for ours")
+	}
+}
