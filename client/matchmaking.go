@@ -231,7 +231,7 @@ type matchState struct {
 	// challenge's (accepted, and even over, before its id came back).
 	sending      bool
 	startedEarly map[string]bool
-	blockLogged  map[string]time.Time // the blocks logged, by bot: each logged once
+	blockLogged  map[string]time.Time // the blocks logged, by bot and kind, with their end: each logged once (dropped once over)
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
@@ -556,6 +556,11 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 			v.declined[k] = true
 		} else {
 			delete(b.mm.skipUntil, k)
+		}
+	}
+	for k, until := range b.mm.blockLogged {
+		if !now.Before(until) {
+			delete(b.mm.blockLogged, k) // its block is over
 		}
 	}
 	for k, until := range b.blockedLocked(now, mm, v.kind) {

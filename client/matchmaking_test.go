@@ -997,3 +997,29 @@ func TestStaleCancelAnsweredOKKeepsTheGameOurs(t *testing.T) {
 		t.Error("the game the cancel aborted, started after the answer, is not taken for ours")
 	}
 }
+
+// The blocks logged are forgotten once over: the map does not grow for
+// good.
+func TestBlockLoggedForgetsEndedBlocks(t *testing.T) {
+	b := NewBot(nil, nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond},
+	}, testsupport.Logger(t))
+	b.idleFrom = time.Now().Add(-time.Hour)
+	now := time.Now()
+	b.mu.Lock()
+	b.mm.blockLogged = map[string]time.Time{"oldbot standard blitz casual": now.Add(-time.Minute), "newbot standard blitz casual": now.Add(time.Hour)}
+	b.mu.Unlock()
+	if v := b.matchmakeView(now, b.Settings().Matchmaking); !v.reserved {
+		t.Fatal("no slot reserved")
+	}
+	b.sendingChallenge(false)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, ok := b.mm.blockLogged["oldbot standard blitz casual"]; ok {
+		t.Error("a block logged whose end has passed is still kept")
+	}
+	if _, ok := b.mm.blockLogged["newbot standard blitz casual"]; !ok {
+		t.Error("a block logged that still holds was dropped (it would be logged again)")
+	}
+}
