@@ -102,7 +102,7 @@ func openN(path string, o Options, n int) (*DB, error) {
 	// never waits on its own locks.
 	db.SetMaxOpenConns(1)
 	d := &DB{db: db, path: path}
-	if err := d.migrate(context.Background(), n); err != nil {
+	if err := d.migrate(context.Background(), migrations, n); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
@@ -210,28 +210,31 @@ func (d *DB) version(ctx context.Context) (int, error) {
 // damagedHint ends the error of a file that cannot be read as a database.
 const damagedHint = "locked by another program, or damaged or not a database: if damaged, stop the bot, move the file (and its -wal and -shm files) away, and the bot starts a new one"
 
-func (d *DB) checkVersion(v int) error {
-	if v > len(migrations) {
-		return fmt.Errorf("database %s has schema version %d, this ponderosa knows up to %d: %w (run a newer ponderosa, or move the file away)", d.path, v, len(migrations), ErrNewerSchema)
+func (d *DB) checkVersion(v int) error { return d.checkKnown(v, len(migrations)) }
+
+// checkKnown refuses a version beyond known, the migrations there are.
+func (d *DB) checkKnown(v, known int) error {
+	if v > known {
+		return fmt.Errorf("database %s has schema version %d, this ponderosa knows up to %d: %w (run a newer ponderosa, or move the file away)", d.path, v, known, ErrNewerSchema)
 	}
 	return nil
 }
 
-// migrate applies the migrations the database has not had up to version
-// n, each in its own transaction with the new version (PRAGMA
+// migrate applies the migrations of ms (migrations, but in tests) the
+// database has not had up to version n, each in its own transaction with the new version (PRAGMA
 // user_version). Each transaction is immediate and reads the version
 // again inside it: another process (the learning memory's two ponderosa
 // uci processes share one file) may have migrated the file meanwhile.
-func (d *DB) migrate(ctx context.Context, n int) error {
+func (d *DB) migrate(ctx context.Context, ms []string, n int) error {
 	v, err := d.version(ctx)
 	if err != nil {
 		return err
 	}
-	if err := d.checkVersion(v); err != nil {
+	if err := d.checkKnown(v, len(ms)); err != nil {
 		return err
 	}
 	for v < n {
-		done, err := d.migrateStep(ctx, v, n)
+		done, err := d.migrateStep(ctx, ms, v, n)
 		if err != nil {
 			return err
 		}
@@ -244,7 +247,7 @@ func (d *DB) migrate(ctx context.Context, n int) error {
 // migrateStep applies one migration in a transaction that holds the
 // write lock from its start, to the version the file has then (at least
 // seen), and returns the file's version after it.
-func (d *DB) migrateStep(ctx context.Context, seen, n int) (int, error) {
+func (d *DB) migrateStep(ctx context.Context, ms []string, seen, n int) (int, error) {
 	fail := func(v int, err error) (int, error) {
 		return 0, fmt.Errorf("database %s: migrate to version %d: %w", d.path, v+1, err)
 	}
@@ -257,7 +260,7 @@ func (d *DB) migrateStep(ctx context.Context, seen, n int) (int, error) {
 		_ = tx.Rollback()
 		return fail(seen, err)
 	}
-	if err := d.checkVersion(v); err != nil {
+	if err := d.checkKnown(v, len(ms)); err != nil {
 		_ = tx.Rollback()
 		return 0, err
 	}
@@ -266,7 +269,7 @@ func (d *DB) migrateStep(ctx context.Context, seen, n int) (int, error) {
 		_ = tx.Rollback()
 		return v, nil
 	}
-	if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+	if _, err := tx.ExecContext(ctx, ms[v]); err != nil {
 		_ = tx.Rollback()
 		return fail(v, err)
 	}

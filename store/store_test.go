@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,17 +119,15 @@ func TestMigrationIsAtomic(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	saved := migrations
-	t.Cleanup(func() { migrations = saved })
-	migrations = append(append([]string(nil), saved...), `CREATE TABLE extra (x INTEGER); CREATE TABLE games (x INTEGER);`)
-	if err := d.migrate(context.Background(), len(migrations)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(migrations))) {
-		t.Fatalf("migrate: %v, want an error naming version %d", err, len(migrations))
+	ms := append(slices.Clone(migrations), `CREATE TABLE extra (x INTEGER); CREATE TABLE games (x INTEGER);`)
+	if err := d.migrate(context.Background(), ms, len(ms)); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("version %d", len(ms))) {
+		t.Fatalf("migrate: %v, want an error naming version %d", err, len(ms))
 	}
 	var v, n int
 	d.SQL().QueryRow("PRAGMA user_version").Scan(&v)
 	d.SQL().QueryRow("SELECT count(*) FROM sqlite_schema WHERE name = 'extra'").Scan(&n)
-	if v != len(saved) || n != 0 {
-		t.Fatalf("after a failed migration: version %d, table extra %d; want %d and 0", v, n, len(saved))
+	if v != len(migrations) || n != 0 {
+		t.Fatalf("after a failed migration: version %d, table extra %d; want %d and 0", v, n, len(migrations))
 	}
 }
 
@@ -662,10 +661,7 @@ func TestPauses(t *testing.T) {
 func TestDeclineKinds(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
-	saved := migrations
-	t.Cleanup(func() { migrations = saved })
-	migrations = saved[:2] // an older ponderosa's database
-	d, err := Open(path, Options{})
+	d, err := openN(path, Options{}, 2) // an older ponderosa's database
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -674,7 +670,6 @@ func TestDeclineKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Close()
-	migrations = saved
 	d, err = Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -777,5 +772,60 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 			t.Fatalf("round %d: schema %d, want %d", round, d.schema, SchemaVersion())
 		}
 		d.Close()
+	}
+}
+
+// TestMigrateFromVersion1WithData: the database of the first ponderosa
+// (schema version 1) with a game, a bot game and a decline in it is taken
+// to the current version with every row kept: the game and its moves, the
+// bot game, the decline (with no kind); the later tables work.
+func TestMigrateFromVersion1WithData(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	d, err := openN(path, Options{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().Truncate(time.Millisecond)
+	g := testGame(1, now)
+	if err := d.RecordGame(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.AddBotGame(ctx, g.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'generic', ?)`, fmtTime(now)); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+
+	d, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.schema != SchemaVersion() {
+		t.Fatalf("schema %d after the migration, want %d", d.schema, SchemaVersion())
+	}
+	gs, err := d.Games(ctx, Filter{})
+	if err != nil || len(gs) != 1 || gs[0].ID != g.ID || gs[0].MoveCount != len(g.Moves) {
+		t.Fatalf("games after the migration: %+v (%v)", gs, err)
+	}
+	if ts, err := d.BotGamesSince(ctx, now.Add(-time.Hour)); err != nil || len(ts) != 1 {
+		t.Fatalf("bot games after the migration: %v (%v)", ts, err)
+	}
+	ds, err := d.DeclinesSince(ctx, now.Add(-time.Hour))
+	if err != nil || len(ds) != 1 || ds[0].Opponent != "oldbot" || ds[0].Variant != "" || ds[0].Speed != "" || ds[0].Mode != "" {
+		t.Fatalf("declines after the migration: %+v (%v)", ds, err)
+	}
+	if err := d.SetPause(ctx, "p", now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := d.PauseUntil(ctx, "p"); err != nil || !u.Equal(now.Add(time.Hour)) {
+		t.Fatalf("pause after the migration: %v (%v)", u, err)
+	}
+	var n int
+	if err := d.SQL().QueryRow(`SELECT count(*) FROM learn`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("learn table after the migration: %d (%v)", n, err)
 	}
 }
