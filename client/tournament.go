@@ -276,7 +276,9 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			}
 		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0:
 			free--
-			if a.askedAt.IsZero() || now.Sub(a.askedAt) >= ts.PairEvery {
+			if now.Before(a.joinAfter) { // a renewal failed: not again before joinAfter
+				soon(a.joinAfter)
+			} else if a.askedAt.IsZero() || now.Sub(a.askedAt) >= ts.PairEvery {
 				steps = append(steps, arenaStep{a: a, asap: true})
 			} else {
 				soon(a.askedAt.Add(ts.PairEvery))

@@ -259,3 +259,38 @@ func TestArenaPlanSlots(t *testing.T) {
 		t.Error("not in an arena with three started arenas joined")
 	}
 }
+
+// A renewal of pairMeAsap that fails (a 500) is not sent again before
+// joinAfter: the failed ask leaves askedAt stale, and the plan must not
+// answer it with the same join at once, round after round.
+func TestArenaFailedRenewalWaits(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	if err := h.srv.StartArena(id); err != nil {
+		t.Fatal(err)
+	}
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: time.Hour, PairEvery: time.Second}})
+	b.arenaRound(h.ctx, time.Now()) // its state
+	b.arenaRound(h.ctx, time.Now()) // the join with pairMeAsap
+	if !h.srv.ArenaWaiting(id, botName) {
+		t.Fatal("the bot does not wait for a pairing after its first join")
+	}
+	h.srv.InjectError("POST /api/tournament/*/join", 1, 500)
+	b.arenaRound(h.ctx, time.Now().Add(2*time.Second)) // the renewal, answered 500
+	if n := h.requests("POST /api/tournament/*/join"); n != 2 {
+		t.Fatalf("%d joins, want 2 (the first and the failed renewal)", n)
+	}
+	b.mu.Lock()
+	joinAfter := b.arenas.arenas[id].joinAfter
+	b.mu.Unlock()
+	for _, at := range []time.Duration{3 * time.Second, time.Minute, 30 * time.Minute} {
+		if steps, next := b.arenaPlan(time.Now().Add(at)); len(steps) != 0 || next.IsZero() || next.After(joinAfter) {
+			t.Errorf("%v after a failed renewal: %d steps, next %v; want none before joinAfter %v", at, len(steps), next, joinAfter)
+		}
+	}
+	if steps, _ := b.arenaPlan(joinAfter); len(steps) == 0 {
+		t.Error("no step at joinAfter: the renewal is never tried again")
+	}
+}
