@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
@@ -33,7 +34,11 @@ import (
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
-// left alone until the next start. UpdateSettings (a reload) joins the
+// left alone until the next start. A refusal that passes (the pause that
+// Lichess imposes after a withdrawal, too many joins; any refusal of an
+// arena that runs or that the bot was in, unless it names the password,
+// the team, the restrictions or the end) is tried again after 15 s,
+// doubling up to 2 minutes. UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
 
 // TournamentSettings: the arena tournaments the bot plays in.
@@ -91,6 +96,47 @@ type arenaJoin struct {
 	askedAt   time.Time // the last join with pairMeAsap (zero: none in force)
 	pairedAt  time.Time // when a game of the arena last started
 	joinAfter time.Time // a failed join is tried again from then
+	refusals  int       // transient refusals in a row (joinBackoff)
+	everIn    bool      // a join succeeded in this run
+}
+
+// Backoff of a join that Lichess refused for a while (a pause not over,
+// too many joins): 15 s, doubled each time, at most 2 minutes.
+const (
+	joinBackoffMin = 15 * time.Second
+	joinBackoffMax = 2 * time.Minute
+)
+
+func joinBackoff(refusals int) time.Duration {
+	d := joinBackoffMin
+	for i := 1; i < refusals && d < joinBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, joinBackoffMax)
+}
+
+// joinRefusalTransient reports whether Lichess' refusal err of a join to
+// arena a (a 400) may pass: its pause after a withdrawal is not over
+// ("Your pause is not over yet"), the account joins too many tournaments,
+// or, for a reason that does not name the entry code, the team, the
+// arena's restrictions or its end, the arena runs or the bot was in it
+// (Lichess' "Couldn't join for some reason?"). A refusal for those
+// reasons, before the bot was ever in the arena, is final.
+func joinRefusalTransient(err error, a *arenaJoin) bool {
+	var ae *lichess.APIError
+	msg := ""
+	if errors.As(err, &ae) {
+		msg = strings.ToLower(ae.Message)
+	}
+	switch {
+	case strings.Contains(msg, "pause"), strings.Contains(msg, "too many"):
+		return true
+	case strings.Contains(msg, "entry code"), strings.Contains(msg, "password"), strings.Contains(msg, "team"),
+		strings.Contains(msg, "restriction"), strings.Contains(msg, "not allowed"), strings.Contains(msg, "bots"),
+		strings.Contains(msg, "over"), strings.Contains(msg, "no longer exists"), strings.Contains(msg, "not found"):
+		return false
+	}
+	return a.state == lichess.ArenaStarted || a.everIn
 }
 
 // arenasLocked returns the state, made on first use; b.mu must be held.
@@ -329,7 +375,8 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 }
 
 // arenaJoin joins arena a (asap: asking for a pairing). A refusal other
-// than a rate limit or a server's trouble is final for this run.
+// than a rate limit, a server's trouble or one that may pass
+// (joinRefusalTransient) is final for this run.
 func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 	b.mu.Lock()
 	st := b.arenasLocked()
@@ -361,6 +408,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		if !was {
 			b.log.Info().Str("tournament", e.ID).Str("state", a.state).Msg("joined arena tournament")
 		}
+		a.everIn, a.refusals = true, 0
 		if asap && !a.pairedAt.After(sent) { // (a pairing may come before the answer: then the ask is used up)
 			a.askedAt = now
 		}
@@ -375,6 +423,12 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Error().Err(err).Str("tournament", e.ID).
 			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
 				b.c.BaseURL() + "/account/oauth/token/create?scopes[]=bot:play&scopes[]=tournament:write)")
+	case joinRefusalTransient(err, a):
+		a.joined = was
+		a.refusals++
+		wait := joinBackoff(a.refusals)
+		a.joinAfter = now.Add(wait)
+		b.log.Warn().Err(err).Str("tournament", e.ID).Dur("retry_in", wait).Msg("Lichess refuses the join for now (a pause after a withdrawal, too many joins); trying again later")
 	default:
 		a.done, a.joined = true, false
 		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")

@@ -294,3 +294,74 @@ func TestArenaFailedRenewalWaits(t *testing.T) {
 		t.Error("no step at joinAfter: the renewal is never tried again")
 	}
 }
+
+// A restart within Lichess' pause after the withdrawal (Drain withdrew,
+// the new start joins at once) is refused with "Your pause is not over
+// yet": the arena is not given up, the join is tried again after the
+// backoff, and then the bot waits for pairings. A wrong entry code stays
+// final.
+func TestArenaPauseRefusalIsRetried(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	const delay = 300 * time.Millisecond
+	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, PauseDelay: delay})
+	if err := h.srv.StartArena(id); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: time.Hour}}
+	first := arenaBot(t, h, s)
+	first.arenaRound(h.ctx, time.Now())
+	first.arenaRound(h.ctx, time.Now())
+	if !h.srv.ArenaWaiting(id, botName) {
+		t.Fatal("the first run does not wait for a pairing")
+	}
+	first.withdrawArenas(h.ctx)
+	withdrewAt := time.Now()
+
+	b := arenaBot(t, h, s) // the restart
+	b.arenaRound(h.ctx, time.Now())
+	b.arenaRound(h.ctx, time.Now()) // the join within the pause
+	if time.Since(withdrewAt) >= delay {
+		t.Skip("the machine is too slow to join within the pause")
+	}
+	b.mu.Lock()
+	a := *b.arenas.arenas[id]
+	b.mu.Unlock()
+	if n := h.requests("POST /api/tournament/*/join"); n != 2 {
+		t.Fatalf("%d joins, want 2 (the first run's and the refused one)", n)
+	}
+	if a.done || a.joined {
+		t.Fatalf("the pause refusal left the arena done=%v joined=%v: want neither, to try again", a.done, a.joined)
+	}
+	if wait := time.Until(a.joinAfter); wait < 10*time.Second || wait > joinBackoffMin {
+		t.Errorf("tried again in %v, want the first backoff %v", wait, joinBackoffMin)
+	}
+	if steps, _ := b.arenaPlan(time.Now()); len(steps) != 0 {
+		t.Errorf("%d steps before the backoff is over", len(steps))
+	}
+	time.Sleep(time.Until(withdrewAt.Add(delay + 10*time.Millisecond)))
+	b.arenaRound(h.ctx, a.joinAfter)
+	if !h.srv.ArenaWaiting(id, botName) {
+		t.Error("the join after the backoff does not make the bot wait for a pairing")
+	}
+	if got := []time.Duration{joinBackoff(1), joinBackoff(2), joinBackoff(3), joinBackoff(4), joinBackoff(9)}; got[0] != 15*time.Second ||
+		got[1] != 30*time.Second || got[2] != time.Minute || got[3] != 2*time.Minute || got[4] != 2*time.Minute {
+		t.Errorf("backoffs %v, want 15s 30s 1m 2m 2m", got)
+	}
+
+	// A wrong entry code in a running arena is final all the same.
+	pw := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, Password: "right"})
+	if err := h.srv.StartArena(pw); err != nil {
+		t.Fatal(err)
+	}
+	b2 := arenaBot(t, h, Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: pw, Password: "wrong"}}}})
+	b2.arenaRound(h.ctx, time.Now())
+	b2.arenaRound(h.ctx, time.Now())
+	b2.mu.Lock()
+	done := b2.arenas.arenas[pw].done
+	b2.mu.Unlock()
+	if !done {
+		t.Error("a wrong entry code in a running arena is not final")
+	}
+}

@@ -43,12 +43,24 @@ type ArenaParams struct {
 	BotsAllowed bool
 	// Teams, when set, makes a team battle: a join must name one of them.
 	Teams []string
+	// PauseDelay, when set, is how long a player who withdrew from the
+	// running arena must wait before joining again: the n-th pause waits
+	// n × PauseDelay, at most PauseDelayMax; a join before that is
+	// refused with Lichess' 400 "Your pause is not over yet". (Lichess
+	// imposes such a delay on its leading players: 10 s and more.) Zero:
+	// a join ends a pause at once.
+	PauseDelay time.Duration
 }
+
+// PauseDelayMax bounds the wait after a pause (ArenaParams.PauseDelay).
+const PauseDelayMax = 2 * time.Minute
 
 type arenaPlayer struct {
 	acct        *account
 	team        string
 	paused      bool      // withdrew while the arena runs
+	pauses      int       // withdrawals while the arena runs
+	pausedUntil time.Time // a join ends the pause only from then (PauseDelay)
 	waitUntil   time.Time // pairMeAsap: waits for a pairing until then
 	joins       int
 	withdrawals int
@@ -180,6 +192,9 @@ func (s *Server) joinArenaLocked(id string, a *account, password, team string, a
 		return http.StatusBadRequest, errors.New("You must join with one of the tournament's teams")
 	}
 	p := t.player(a)
+	if p != nil && p.paused && time.Now().Before(p.pausedUntil) {
+		return http.StatusBadRequest, errors.New("Your pause is not over yet")
+	}
 	if p == nil {
 		p = &arenaPlayer{acct: a}
 		t.players = append(t.players, p)
@@ -341,6 +356,10 @@ func (s *Server) handleArenaWithdraw(w http.ResponseWriter, r *http.Request) {
 			t.players = slices.DeleteFunc(t.players, func(q *arenaPlayer) bool { return q == p })
 		} else {
 			p.paused = true
+			p.pauses++
+			if t.params.PauseDelay > 0 {
+				p.pausedUntil = time.Now().Add(min(time.Duration(p.pauses)*t.params.PauseDelay, PauseDelayMax))
+			}
 		}
 		s.logLocked("arena %s: %s withdrew", id, a.username)
 		s.notifyLocked()
