@@ -34,7 +34,10 @@ import (
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
-// left alone until the next start. A refusal that passes (the pause that
+// left alone until the next start, and so is an arena whose variant or
+// speed the bot would decline in a challenge (arenaVerdict: arena games
+// come without a challenge, so they are checked on the arena's first
+// state). A refusal that passes (the pause that
 // Lichess imposes after a withdrawal, too many joins; any refusal of an
 // arena that runs or that the bot was in, unless it names the password,
 // the team, the restrictions or the end) is tried again after 15 s,
@@ -357,6 +360,15 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		}
 		return
 	}
+	if a.state == "" && info.State() != lichess.ArenaFinished { // the first answer: can the bot play its games?
+		variant, speed, rule := arenaVerdict(b.settings.Challenge, info)
+		if rule != "" {
+			a.done = true
+			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
+				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check tournament.join, challenge.variants, challenge.speeds)")
+			return
+		}
+	}
 	old := a.state
 	a.state, a.checkAt = info.State(), now.Add(every)
 	if info.State() == lichess.ArenaCreated && info.SecondsToStart > 0 {
@@ -372,6 +384,25 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	case old != a.state:
 		b.log.Info().Str("tournament", id).Str("name", info.FullName).Str("state", a.state).Msg("arena tournament")
 	}
+}
+
+// arenaVerdict checks an arena's variant and speed by the rules that the
+// challenges' are checked by (ChallengePolicy.variantVerdict and
+// speedVerdict: challenge.variants, whose variants check-config makes sure
+// an engine plays, and challenge.speeds, never ultraBullet); rule is ""
+// when the bot can play the arena's games, else why not.
+func arenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule string) {
+	p = p.withDefaults()
+	variant = info.Variant
+	if variant == "" {
+		variant = "standard"
+	}
+	speed = speedOf(TimeControlSetting{Base: time.Duration(info.Clock.Limit) * time.Second,
+		Increment: time.Duration(info.Clock.Increment) * time.Second})
+	if _, rule = p.variantVerdict(variant); rule == "" {
+		_, rule = p.speedVerdict(speed)
+	}
+	return variant, speed, rule
 }
 
 // arenaJoin joins arena a (asap: asking for a pairing). A refusal other

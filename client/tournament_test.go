@@ -365,3 +365,45 @@ func TestArenaPauseRefusalIsRetried(t *testing.T) {
 		t.Error("a wrong entry code in a running arena is not final")
 	}
 }
+
+// An arena whose variant or speed the bot would decline in a challenge
+// (arena games come without one) is left alone after its first state: a
+// crazyhouse arena without a crazyhouse engine (not in challenge.variants),
+// an arena of a speed outside challenge.speeds, an ultraBullet arena. A
+// standard blitz arena is joined.
+func TestArenaVariantAndSpeedChecked(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	zh := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, BotsAllowed: true, Variant: "crazyhouse"})
+	rapid := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: 10 * time.Minute, BotsAllowed: true})
+	ultra := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: 15 * time.Second, BotsAllowed: true})
+	blitz := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, BotsAllowed: true})
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{Speeds: []string{"bullet", "blitz"}},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: zh}, {ID: rapid}, {ID: ultra}, {ID: blitz}}}})
+	for range 3 {
+		b.arenaRound(h.ctx, time.Now())
+	}
+	for _, id := range []string{zh, rapid, ultra} {
+		if n := h.requests("POST /api/tournament/" + id + "/join"); n != 0 {
+			t.Errorf("arena %s: %d joins, want none", id, n)
+		}
+		b.mu.Lock()
+		done := b.arenas.arenas[id].done
+		b.mu.Unlock()
+		if !done {
+			t.Errorf("arena %s is not left alone", id)
+		}
+	}
+	if n := h.requests("POST /api/tournament/" + blitz + "/join"); n != 1 {
+		t.Errorf("the standard blitz arena: %d joins, want 1", n)
+	}
+	// With crazyhouse in challenge.variants (which check-config allows
+	// only with an engine for it), the crazyhouse arena is played.
+	b2 := arenaBot(t, h, Settings{Challenge: ChallengePolicy{Variants: []string{"standard", "crazyhouse"}},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: zh}}}})
+	b2.arenaRound(h.ctx, time.Now())
+	b2.arenaRound(h.ctx, time.Now())
+	if n := h.requests("POST /api/tournament/" + zh + "/join"); n != 1 {
+		t.Errorf("the crazyhouse arena with crazyhouse accepted: %d joins, want 1", n)
+	}
+}
