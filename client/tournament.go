@@ -23,11 +23,14 @@ import (
 // join with pairMeAsap, which lasts a minute, is in force: while an arena
 // runs, the bot renews it (every PairEvery) for as many arenas, in the
 // order of the list, as it has free real-time slots (those the queued
-// challenges do not take), and never for an arena whose game it is
-// playing. So a bot at its concurrency is not paired, and a bot in more
-// arenas than slots plays the first ones. A pairing that Lichess made
-// just as a slot filled is played all the same (a gameStart is never
-// declined): one game above concurrency, for a moment.
+// challenges and the matchmaker's challenge out do not take), and never
+// for an arena whose game it is playing. An ask in force (a minute, until
+// a pairing) holds its slot: the queue accepts no challenge into it and
+// the matchmaker does not count it free. So a bot at its concurrency is
+// not paired, and a bot in more arenas than slots plays the first ones.
+// Only a join whose answer was lost (it may have asked without the bot
+// knowing) can bring a pairing above concurrency; it is played all the
+// same (a gameStart is never declined).
 //
 // While the bot is in a running arena, matchmaking sends no challenge:
 // its games would take the slots that the arena's pairings need.
@@ -173,6 +176,43 @@ func (b *Bot) noteArenaGame(gi *lichess.GameEventInfo) {
 		Msg("arena pairing: game starts")
 }
 
+// pairMeAsapFor is how long Lichess keeps a join with pairMeAsap (one
+// minute): while it lasts, the bot may be paired at any moment.
+const pairMeAsapFor = time.Minute
+
+// askInForce reports whether a's pairMeAsap may still bring a pairing at
+// now: asked within pairMeAsapFor, no pairing since, the arena followed.
+func (a *arenaJoin) askInForce(now time.Time) bool {
+	return a.joined && !a.done && !a.askedAt.IsZero() && now.Sub(a.askedAt) < pairMeAsapFor && !a.pairedAt.After(a.askedAt)
+}
+
+// arenaAsksLocked counts the arenas whose pairMeAsap is in force at now:
+// each may start a game at any moment, so each holds a real-time slot
+// for the queue and the matchmaker, as an accepted challenge does.
+func (b *Bot) arenaAsksLocked(now time.Time) int {
+	n := 0
+	for _, a := range b.arenas.arenas {
+		if a.askInForce(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// nextAskExpiryLocked is when the first pairMeAsap in force ends (zero:
+// none): its slot is then free for the queue.
+func (b *Bot) nextAskExpiryLocked(now time.Time) time.Time {
+	var next time.Time
+	for _, a := range b.arenas.arenas {
+		if a.askInForce(now) {
+			if t := a.askedAt.Add(pairMeAsapFor); next.IsZero() || t.Before(next) {
+				next = t
+			}
+		}
+	}
+	return next
+}
+
 // inArenaLocked reports whether the bot is in an arena that runs (joined,
 // not withdrawn, started): matchmaking then sends no challenge.
 func (b *Bot) inArenaLocked() bool {
@@ -274,7 +314,10 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
-	for gid := range st.gameOf {                 // forget the games over
+	if b.matchPendingLocked() {
+		free-- // our matchmaking challenge, if accepted, starts a game too
+	}
+	for gid := range st.gameOf { // forget the games over
 		if _, running := b.games[gid]; !running {
 			delete(st.gameOf, gid)
 		}

@@ -407,3 +407,46 @@ func TestArenaVariantAndSpeedChecked(t *testing.T) {
 		t.Errorf("the crazyhouse arena with crazyhouse accepted: %d joins, want 1", n)
 	}
 }
+
+// A pairMeAsap in force holds a real-time slot: with concurrency 1, a
+// challenge that waits in the queue is not accepted while the ask lasts
+// (Lichess may pair the bot at any moment), the matchmaker sees no free
+// slot, and the queue wakes when the ask ends and accepts it then. The
+// arena plan does not ask while the matchmaker's challenge is out.
+func TestArenaAskHoldsSlot(t *testing.T) {
+	now := time.Now()
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 1, QueueLength: 5},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: 40 * time.Second}}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	human := &lichess.Challenge{ID: "h1", Challenger: lichess.ChallengeUser{ID: "human"}, Speed: "blitz",
+		TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}, Variant: lichess.Variant{Key: "standard"}}
+	b.mu.Lock()
+	st := b.arenasLocked()
+	a := &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted, checkAt: now.Add(time.Hour), askedAt: now}
+	st.arenas["arenaAAA"] = a
+	if free := b.freeBotSlotsLocked(); free > 0 {
+		t.Errorf("the matchmaker sees %d free slot(s) while the arena's ask holds the only one", free)
+	}
+	b.queue.add(human, now)
+	if out := b.serveQueueLocked(now.Add(time.Second)); len(out) != 0 {
+		t.Errorf("the queue accepted a challenge while the arena's ask holds the only slot: %d answer(s)", len(out))
+	}
+	if wake := b.nextWakeLocked(); wake.IsZero() || wake.After(now.Add(pairMeAsapFor+time.Second)) {
+		t.Errorf("the queue wakes at %v, want when the ask ends (%v)", wake, now.Add(pairMeAsapFor))
+	}
+	if out := b.serveQueueLocked(now.Add(pairMeAsapFor + time.Millisecond)); len(out) != 1 || out[0].ch.ID != "h1" || out[0].reason != "" {
+		t.Errorf("after the ask ended the queue answered %+v, want h1 accepted", out)
+	}
+	// A pairing ends the ask: its game takes the slot instead.
+	a.askedAt, a.pairedAt = now, now.Add(time.Second)
+	if n := b.arenaAsksLocked(now.Add(2 * time.Second)); n != 0 {
+		t.Errorf("%d asks in force after the pairing, want 0", n)
+	}
+	delete(b.pending, "h1")
+	a.askedAt, a.pairedAt = time.Time{}, time.Time{}
+	b.mm.outID = "ourchallenge" // the matchmaker's challenge is out
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now); len(steps) != 0 {
+		t.Errorf("the arena asks for a pairing while the matchmaker's challenge holds the only slot: %d step(s)", len(steps))
+	}
+}
