@@ -87,6 +87,9 @@ func (t TournamentSettings) withDefaults() TournamentSettings {
 type arenaState struct {
 	arenas map[string]*arenaJoin // by id: the arenas of the list met so far
 	gameOf map[string]string     // game id → arena id, for the arenas' games seen start
+	// counted: the arena games against bots counted toward the daily
+	// bot-game limit (countArenaBotGame), while they run.
+	counted map[string]bool
 	// reqMu orders the join and withdraw requests: a withdrawal waits for
 	// a join in flight, so that the join cannot land after it.
 	reqMu chan struct{}
@@ -150,6 +153,7 @@ func (b *Bot) arenasLocked() *arenaState {
 	if b.arenas.arenas == nil {
 		b.arenas.arenas = map[string]*arenaJoin{}
 		b.arenas.gameOf = map[string]string{}
+		b.arenas.counted = map[string]bool{}
 		b.arenas.reqMu = make(chan struct{}, 1)
 	}
 	return &b.arenas
@@ -211,6 +215,21 @@ func (b *Bot) nextAskExpiryLocked(now time.Time) time.Time {
 		}
 	}
 	return next
+}
+
+// countArenaBotGame counts arena game id, against a bot, toward the daily
+// bot-game limit (Lichess counts every bot-vs-bot game, an arena's too),
+// once: the worker's gameFull tells that the opponent is a bot (the
+// gameStart event does not), and a rebuilt worker sees it again.
+func (b *Bot) countArenaBotGame(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.arenasLocked()
+	if st.counted[id] {
+		return
+	}
+	st.counted[id] = true
+	b.countBotGameLocked(id)
 }
 
 // inArenaLocked reports whether the bot is in an arena that runs (joined,
@@ -320,6 +339,11 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	for gid := range st.gameOf { // forget the games over
 		if _, running := b.games[gid]; !running {
 			delete(st.gameOf, gid)
+		}
+	}
+	for gid := range st.counted {
+		if _, running := b.games[gid]; !running {
+			delete(st.counted, gid)
 		}
 	}
 	var steps []arenaStep

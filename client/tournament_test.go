@@ -96,6 +96,9 @@ func TestArenaPairings(t *testing.T) {
 	if n := h.requests("POST /api/challenge/*"); n != 0 {
 		t.Errorf("matchmaking sent %d challenges while the arena ran", n)
 	}
+	if n := b.botGames.count(time.Now()); n != 0 {
+		t.Errorf("%d arena games against a human counted as bot games", n)
+	}
 	h.noRefusedMoves()
 }
 
@@ -449,4 +452,40 @@ func TestArenaAskHoldsSlot(t *testing.T) {
 	if steps, _ := b.arenaPlan(now); len(steps) != 0 {
 		t.Errorf("the arena asks for a pairing while the matchmaker's challenge holds the only slot: %d step(s)", len(steps))
 	}
+}
+
+// An arena game against a bot counts toward the daily bot-game limit
+// (Lichess counts every bot-vs-bot game), once, though its gameFull may
+// be seen again (a rebuilt worker).
+func TestArenaBotGameCounted(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	h.srv.AddAccount("FoeBot", "tok-FoeBot", true, 2000)
+	if err := h.srv.SetHousePlayer("FoeBot", lichesstest.HouseOptions{Strategy: lichesstest.HouseGreedy}); err != nil {
+		t.Fatal(err)
+	}
+	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, ClockIncrement: time.Second, BotsAllowed: true})
+	if err := h.srv.JoinArena(id, "FoeBot", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.StartArena(id); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := h.runBot(Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: 100 * time.Millisecond}}, &playerPool{})
+	h.waitFor("the bot to wait for a pairing", func() bool { return h.srv.ArenaWaiting(id, botName) })
+	gid, err := h.srv.PairArena(id, botName, "FoeBot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.waitPlies(gid, 2) // the bot (white) has seen the gameFull and moved
+	if n := b.botGames.count(time.Now()); n != 1 {
+		t.Errorf("%d bot games counted after an arena game against a bot started, want 1", n)
+	}
+	b.countArenaBotGame(gid) // its gameFull seen again
+	if n := b.botGames.count(time.Now()); n != 1 {
+		t.Errorf("%d bot games counted after the gameFull was seen again, want 1", n)
+	}
+	h.resignAfter(gid, "FoeBot", 4)
+	h.waitOver(gid)
 }
