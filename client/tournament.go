@@ -44,7 +44,9 @@ import (
 // Lichess imposes after a withdrawal, too many joins; any refusal of an
 // arena that runs or that the bot was in, unless it names the password,
 // the team, the restrictions or the end) is tried again after 15 s,
-// doubling up to 2 minutes. UpdateSettings (a reload) joins the
+// doubling up to 2 minutes. An arena left alone, unless over, is
+// followed again when a reload puts it back on the list or changes its
+// password or team. UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
 
 // TournamentSettings: the arena tournaments the bot plays in.
@@ -107,6 +109,7 @@ type arenaJoin struct {
 	joinAfter time.Time // a failed join is tried again from then
 	refusals  int       // transient refusals in a row (joinBackoff)
 	everIn    bool      // a join succeeded in this run
+	offList   bool      // a reload took it off tournament.join
 }
 
 // Backoff of a join that Lichess refused for a while (a pause not over,
@@ -358,7 +361,11 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 		listed[e.ID] = true
 	}
 	for id, a := range st.arenas {
-		if !listed[id] && a.joined && !a.done {
+		if listed[id] {
+			continue
+		}
+		a.offList = true
+		if a.joined && !a.done {
 			a.done = true // left alone, and withdrawn from now
 			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
@@ -369,6 +376,13 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			a = &arenaJoin{}
 			st.arenas[e.ID] = a
 		}
+		if a.done && a.state != lichess.ArenaFinished &&
+			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team) {
+			// A reload put it back on the list, or changed what a refusal
+			// may have been about: follow it again from its state.
+			a.done, a.state, a.joinAfter, a.refusals = false, "", time.Time{}, 0
+		}
+		a.offList = false
 		a.entry = e // a reload may change the password or the team
 		if a.done {
 			continue

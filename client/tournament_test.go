@@ -489,3 +489,48 @@ func TestArenaBotGameCounted(t *testing.T) {
 	h.resignAfter(gid, "FoeBot", 4)
 	h.waitOver(gid)
 }
+
+// A reload revives an arena left alone: one refused for a wrong password
+// is joined when the reload gives the right one, and one that a reload
+// took off the list (and withdrew from) is joined again when a reload puts
+// it back. An arena over stays left alone.
+func TestArenaReloadRevives(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	pw := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, Password: "right"})
+	other := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	over := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	if err := h.srv.FinishArena(over); err != nil {
+		t.Fatal(err)
+	}
+	rounds := func(b *Bot) {
+		for range 3 {
+			b.arenaRound(h.ctx, time.Now())
+		}
+	}
+	joins := func(id string) int { return h.requests("POST /api/tournament/" + id + "/join") }
+	s := Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: pw, Password: "wrong"}, {ID: other}, {ID: over}}}}
+	b := arenaBot(t, h, s)
+	rounds(b)
+	if joins(pw) != 1 || joins(other) != 1 || joins(over) != 0 {
+		t.Fatalf("joins %d, %d, %d: want 1, 1, 0", joins(pw), joins(other), joins(over))
+	}
+	s.Tournament.Join = []ArenaEntry{{ID: pw, Password: "right"}, {ID: over}} // the right password; other off the list
+	b.UpdateSettings(s)
+	rounds(b)
+	if snap, _ := h.srv.Arena(pw); len(snap.Players) != 1 {
+		t.Errorf("the reload with the right password did not join: %+v", snap)
+	}
+	if snap, _ := h.srv.Arena(other); len(snap.Players) != 0 {
+		t.Errorf("the arena taken off the list was not withdrawn from: %+v", snap)
+	}
+	s.Tournament.Join = []ArenaEntry{{ID: pw, Password: "right"}, {ID: other}, {ID: over}} // other back
+	b.UpdateSettings(s)
+	rounds(b)
+	if snap, _ := h.srv.Arena(other); len(snap.Players) != 1 || joins(other) != 2 {
+		t.Errorf("the arena put back on the list: %d joins, %+v; want joined again", joins(other), snap)
+	}
+	if joins(over) != 0 {
+		t.Errorf("joined the arena that is over %d times", joins(over))
+	}
+}
