@@ -409,6 +409,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		last := b.games[id] // the last worker, after rebuilds
 		b.workerDoneLocked(last)
 		b.gameOverLocked(id, g.corr, time.Now())
+		b.arenaGameOverLocked(id) // tournament.go
 		b.notifyLocked()
 		wake := last != nil && last.park && last.wake
 		wakeEnd := last != nil && last.park && last.wakeEnd

@@ -90,7 +90,8 @@ type arenaState struct {
 	arenas map[string]*arenaJoin // by id: the arenas of the list met so far
 	gameOf map[string]string     // game id → arena id, for the arenas' games seen start
 	// counted: the arena games against bots counted toward the daily
-	// bot-game limit (countArenaBotGame), while they run.
+	// bot-game limit (countArenaBotGame), while they run. gameOf and
+	// counted lose a game when its worker ends (arenaGameOverLocked).
 	counted map[string]bool
 	// reqMu orders the join and withdraw requests: a withdrawal waits for
 	// a join in flight, so that the join cannot land after it.
@@ -246,16 +247,23 @@ func (b *Bot) inArenaLocked() bool {
 	return false
 }
 
-// playingInLocked reports whether a game of arena id runs.
+// playingInLocked reports whether a game of arena id runs, or is about
+// to: noteArenaGame records it before startGame gives it a worker, and
+// arenaGameOverLocked forgets it when its worker ends.
 func (b *Bot) playingInLocked(id string) bool {
-	for gid, aid := range b.arenas.gameOf {
+	for _, aid := range b.arenas.gameOf {
 		if aid == id {
-			if _, running := b.games[gid]; running {
-				return true
-			}
+			return true
 		}
 	}
 	return false
+}
+
+// arenaGameOverLocked forgets game id, whose worker ended, as an arena's
+// game: its arena may ask for a pairing again.
+func (b *Bot) arenaGameOverLocked(id string) {
+	delete(b.arenas.gameOf, id)
+	delete(b.arenas.counted, id)
 }
 
 // arenaLoop joins the arenas of the list, follows their state, and asks
@@ -338,16 +346,6 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
 	if b.matchPendingLocked() {
 		free-- // our matchmaking challenge, if accepted, starts a game too
-	}
-	for gid := range st.gameOf { // forget the games over
-		if _, running := b.games[gid]; !running {
-			delete(st.gameOf, gid)
-		}
-	}
-	for gid := range st.counted {
-		if _, running := b.games[gid]; !running {
-			delete(st.counted, gid)
-		}
 	}
 	var steps []arenaStep
 	var next time.Time

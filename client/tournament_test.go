@@ -534,3 +534,28 @@ func TestArenaReloadRevives(t *testing.T) {
 		t.Errorf("joined the arena that is over %d times", joins(over))
 	}
 }
+
+// A game that an arena paired us in counts as playing from its gameStart
+// (noteArenaGame), before startGame gives it a worker: a plan in between
+// asks for no pairing in that arena. When its worker ends, the arena asks
+// again.
+func TestArenaGameNotedBeforeWorker(t *testing.T) {
+	h := newHarness(t)
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 2},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	b.mu.Lock()
+	b.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now}
+	b.mu.Unlock()
+	b.noteArenaGame(&lichess.GameEventInfo{GameID: "game0001", TournamentID: "arenaAAA"}) // no worker yet
+	if steps, _ := b.arenaPlan(now.Add(time.Second)); len(steps) != 0 {
+		t.Errorf("between the gameStart and the worker the plan sends %d step(s), want none", len(steps))
+	}
+	b.mu.Lock()
+	b.arenaGameOverLocked("game0001") // the worker ended
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now.Add(2 * time.Second)); len(steps) != 1 || !steps[0].asap {
+		t.Errorf("after the game the plan sends %+v, want one ask", steps)
+	}
+}
