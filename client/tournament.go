@@ -21,7 +21,8 @@ import (
 //
 // A bot is not on the tournament page, so Lichess pairs it only while a
 // join with pairMeAsap, which lasts a minute, is in force: while an arena
-// runs, the bot renews it (every PairEvery) for as many arenas, in the
+// runs and the event stream is open (a pairing comes as its gameStart),
+// the bot renews it (every PairEvery) for as many arenas, in the
 // order of the list, as it has free real-time slots (those the queued
 // challenges and the matchmaker's challenge out do not take), and never
 // for an arena whose game it is playing. An ask in force (a minute, until
@@ -397,12 +398,13 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			if now.Before(a.joinAfter) {
 				soon(a.joinAfter)
 			} else {
-				steps = append(steps, arenaStep{a: a, asap: a.state == lichess.ArenaStarted && free > 0})
-				if a.state == lichess.ArenaStarted && free > 0 {
+				asap := a.state == lichess.ArenaStarted && free > 0 && b.eventsOpen
+				steps = append(steps, arenaStep{a: a, asap: asap})
+				if asap {
 					free--
 				}
 			}
-		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0:
+		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0 && b.eventsOpen:
 			free--
 			if now.Before(a.joinAfter) { // a renewal failed: not again before joinAfter
 				soon(a.joinAfter)

@@ -151,9 +151,12 @@ func TestArenaReload(t *testing.T) {
 	}
 }
 
-// arenaBot is a Bot for the round tests: not running, with s.
+// arenaBot is a Bot for the round tests: not running, with s, as if its
+// event stream were open.
 func arenaBot(t *testing.T, h *harness, s Settings) *Bot {
-	return NewBot(h.client(), (&playerPool{}).factory, s, testsupport.Logger(t))
+	b := NewBot(h.client(), (&playerPool{}).factory, s, testsupport.Logger(t))
+	b.eventsOpen = true
+	return b
 }
 
 // An arena that refuses the join (wrong password), an arena without
@@ -421,6 +424,7 @@ func TestArenaAskHoldsSlot(t *testing.T) {
 	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 1, QueueLength: 5},
 		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: 40 * time.Second}}, testsupport.Logger(t))
 	b.me = lichess.Account{ID: botID, Username: botName}
+	b.eventsOpen = true
 	human := &lichess.Challenge{ID: "h1", Challenger: lichess.ChallengeUser{ID: "human"}, Speed: "blitz",
 		TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}, Variant: lichess.Variant{Key: "standard"}}
 	b.mu.Lock()
@@ -557,5 +561,37 @@ func TestArenaGameNotedBeforeWorker(t *testing.T) {
 	b.mu.Unlock()
 	if steps, _ := b.arenaPlan(now.Add(2 * time.Second)); len(steps) != 1 || !steps[0].asap {
 		t.Errorf("after the game the plan sends %+v, want one ask", steps)
+	}
+}
+
+// While the event stream is down the bot asks for no pairing (its
+// gameStart could not arrive): a join is sent without pairMeAsap, an ask
+// is not renewed; once the stream is open again, the bot asks.
+func TestArenaNoAskWhileStreamDown(t *testing.T) {
+	h := newHarness(t)
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 2},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}, {ID: "arenaBBB"}}, PairEvery: time.Minute}})
+	b.eventsOpen = false
+	now := time.Now()
+	b.mu.Lock()
+	st := b.arenasLocked()
+	st.arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, state: lichess.ArenaStarted, checkAt: now.Add(time.Hour)}
+	st.arenas["arenaBBB"] = &arenaJoin{entry: ArenaEntry{ID: "arenaBBB"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now.Add(-2 * time.Minute)}
+	b.mu.Unlock()
+	steps, _ := b.arenaPlan(now)
+	if len(steps) != 1 || steps[0].a.entry.ID != "arenaAAA" || steps[0].asap || steps[0].info {
+		t.Errorf("stream down: steps %+v, want arenaAAA's join without pairMeAsap only", steps)
+	}
+	b.setEventsOpen(true)
+	var asks []string
+	steps, _ = b.arenaPlan(now)
+	for _, s := range steps {
+		if s.asap {
+			asks = append(asks, s.a.entry.ID)
+		}
+	}
+	if strings.Join(asks, ",") != "arenaAAA,arenaBBB" {
+		t.Errorf("stream open: asks %v, want both arenas", asks)
 	}
 }
