@@ -33,8 +33,14 @@ import (
 // knowing) can bring a pairing above concurrency; it is played all the
 // same (a gameStart is never declined).
 //
-// While the bot is in a running arena, matchmaking sends no challenge:
-// its games would take the slots that the arena's pairings need.
+// An arena's state is asked every CheckEvery while it runs; one that starts
+// later is asked half-way to its start (at most 30 minutes apart) and at
+// its start. Once Lichess closes its pairings (pairingsClosed, its last
+// minutes), the bot asks for none there.
+//
+// While the bot is in a running arena whose pairings are open, matchmaking
+// sends no challenge: its games would take the slots that the arena's
+// pairings need.
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
@@ -54,8 +60,9 @@ import (
 type TournamentSettings struct {
 	// Join lists the arenas to join, in order of preference.
 	Join []ArenaEntry
-	// CheckEvery: how often each arena's state is asked (to see it start
-	// and end). Default 30 s.
+	// CheckEvery: how often each arena's state is asked while it runs (to
+	// see it end); an arena that starts later is asked less often
+	// (createdCheckAt). Default 30 s.
 	CheckEvery time.Duration
 	// PairEvery: how often the pairMeAsap of a running arena is renewed
 	// while a slot is free (Lichess keeps one a minute). Default 40 s.
@@ -112,6 +119,31 @@ type arenaJoin struct {
 	refusals  int       // transient refusals in a row (joinBackoff)
 	everIn    bool      // a join succeeded in this run
 	offList   bool      // a reload took it off tournament.join
+	closed    bool      // Lichess closed its pairings (its last minutes): no more asks
+}
+
+// arenaWaitMax bounds the wait between two looks at an arena that starts
+// later: the organiser may move its start.
+const arenaWaitMax = 30 * time.Minute
+
+// arenaStartSoon is how soon an arena whose start time has come, but which
+// Lichess has not started yet, is looked at again.
+const arenaStartSoon = 5 * time.Second
+
+// createdCheckAt is when to look again at an arena that has not started,
+// asked at now, secondsToStart s: at its start (a second after), when that
+// is within every; else half-way to it, at least every and at most
+// arenaWaitMax away, so that an arena days ahead is not asked every
+// CheckEvery; a few seconds away when its start time has come.
+func createdCheckAt(now time.Time, s int, every time.Duration) time.Time {
+	toStart := time.Duration(s) * time.Second
+	switch {
+	case s <= 0:
+		return now.Add(min(every, arenaStartSoon))
+	case toStart < every:
+		return now.Add(toStart + time.Second)
+	}
+	return now.Add(min(max(toStart/2, every), arenaWaitMax))
 }
 
 // Backoff of a join that Lichess refused for a while (a pause not over,
@@ -241,7 +273,7 @@ func (b *Bot) countArenaBotGame(id string) {
 // not withdrawn, started): matchmaking then sends no challenge.
 func (b *Bot) inArenaLocked() bool {
 	for _, a := range b.arenas.arenas {
-		if a.joined && !a.done && a.state == lichess.ArenaStarted {
+		if a.joined && !a.done && a.state == lichess.ArenaStarted && !a.closed {
 			return true
 		}
 	}
@@ -398,13 +430,13 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			if now.Before(a.joinAfter) {
 				soon(a.joinAfter)
 			} else {
-				asap := a.state == lichess.ArenaStarted && free > 0 && b.eventsOpen
+				asap := a.state == lichess.ArenaStarted && !a.closed && free > 0 && b.eventsOpen
 				steps = append(steps, arenaStep{a: a, asap: asap})
 				if asap {
 					free--
 				}
 			}
-		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0 && b.eventsOpen:
+		case a.state == lichess.ArenaStarted && !a.closed && !b.playingInLocked(e.ID) && free > 0 && b.eventsOpen:
 			free--
 			if now.Before(a.joinAfter) { // a renewal failed: not again before joinAfter
 				soon(a.joinAfter)
@@ -452,9 +484,14 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	}
 	old := a.state
 	a.state, a.checkAt = info.State(), now.Add(every)
-	if info.State() == lichess.ArenaCreated && info.SecondsToStart > 0 {
-		if start := now.Add(time.Duration(info.SecondsToStart)*time.Second + time.Second); start.Before(a.checkAt) {
-			a.checkAt = start // ask for a pairing as soon as it starts
+	if a.state == lichess.ArenaCreated {
+		a.checkAt = createdCheckAt(now, info.SecondsToStart, every) // ask for a pairing as soon as it starts
+	}
+	if closed := a.state == lichess.ArenaStarted && info.PairingsClosed; closed != a.closed {
+		a.closed = closed
+		b.notifyLocked() // matchmaking may go on
+		if closed {
+			b.log.Info().Str("tournament", id).Msg("the arena's pairings are closed: no more pairings asked for")
 		}
 	}
 	switch {

@@ -595,3 +595,65 @@ func TestArenaNoAskWhileStreamDown(t *testing.T) {
 		t.Errorf("stream open: asks %v, want both arenas", asks)
 	}
 }
+
+// An arena that starts in an hour is not asked every CheckEvery: the next
+// look is half-way to its start (at most 30 minutes away), then at its
+// start; one whose start time has come is looked at again within seconds.
+// When Lichess closes a running arena's pairings the bot asks for no more
+// pairings there and matchmaking may go on.
+func TestArenaPollingAndClosedPairings(t *testing.T) {
+	now := time.Now()
+	every := 30 * time.Second
+	for _, tc := range []struct {
+		toStart int
+		want    time.Duration
+	}{
+		{3600, 30 * time.Minute}, {2 * 86400, 30 * time.Minute}, {600, 5 * time.Minute}, {45, every},
+		{20, 21 * time.Second}, {0, arenaStartSoon},
+	} {
+		if got := createdCheckAt(now, tc.toStart, every).Sub(now); got != tc.want {
+			t.Errorf("%d s to the start: next look in %v, want %v", tc.toStart, got, tc.want)
+		}
+	}
+
+	h := newHarness(t)
+	h.arenaScopes()
+	later := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true}) // starts in an hour
+	running := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	if err := h.srv.StartArena(running); err != nil {
+		t.Fatal(err)
+	}
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 2},
+		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: later}, {ID: running}}, CheckEvery: every, PairEvery: time.Second}})
+	b.arenaRound(h.ctx, time.Now())
+	b.arenaRound(h.ctx, time.Now())
+	b.mu.Lock()
+	checkAt := b.arenas.arenas[later].checkAt
+	b.mu.Unlock()
+	if wait := time.Until(checkAt); wait < 25*time.Minute {
+		t.Errorf("an arena starting in an hour is looked at again in %v, want about 30 minutes", wait)
+	}
+	if !h.srv.ArenaWaiting(running, botName) {
+		t.Fatal("the bot does not wait for a pairing in the running arena")
+	}
+	if err := h.srv.CloseArenaPairings(running); err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	b.arenas.arenas[running].checkAt = time.Time{} // look now
+	b.mu.Unlock()
+	b.arenaRound(h.ctx, time.Now())
+	joins := h.requests("POST /api/tournament/" + running + "/join")
+	for range 3 {
+		b.arenaRound(h.ctx, time.Now().Add(2*time.Second)) // past PairEvery, before the next look
+	}
+	if n := h.requests("POST /api/tournament/" + running + "/join"); n != joins {
+		t.Errorf("%d joins after the pairings closed, want none", n-joins)
+	}
+	b.mu.Lock()
+	in := b.inArenaLocked()
+	b.mu.Unlock()
+	if in {
+		t.Error("matchmaking still paused by an arena whose pairings are closed")
+	}
+}

@@ -144,7 +144,8 @@
 // a gameStart with the tournamentId and no challenge; Arena snapshots the
 // players (joins, withdrawals, paused) and games. ArenaParams.PauseDelay
 // makes a join within the pause after a withdrawal fail as on Lichess
-// (400 "Your pause is not over yet").
+// (400 "Your pause is not over yet"). CloseArenaPairings closes a running
+// arena's pairings (pairingsClosed), as Lichess does in its last minutes.
 //
 // # Faults
 //

@@ -74,6 +74,7 @@ type arena struct {
 	startedAt time.Time
 	players   []*arenaPlayer // in joining order; a player who leaves before the start is removed
 	games     []string
+	closed    bool // pairings closed (CloseArenaPairings): no more pairing
 }
 
 func (t *arena) player(a *account) *arenaPlayer {
@@ -136,6 +137,22 @@ func (s *Server) StartArena(id string) error {
 	}
 	t.status, t.startedAt = "started", time.Now()
 	s.logLocked("arena %s started", id)
+	s.notifyLocked()
+	return nil
+}
+
+// CloseArenaPairings closes the pairings of running arena id, as Lichess
+// does in an arena's last minutes: GET tells pairingsClosed, and
+// PairArena pairs no more.
+func (s *Server) CloseArenaPairings(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.arenas[id]
+	if t == nil || t.status != "started" {
+		return fmt.Errorf("lichesstest: close arena %s's pairings: not a running arena", id)
+	}
+	t.closed = true
+	s.logLocked("arena %s: pairings closed", id)
 	s.notifyLocked()
 	return nil
 }
@@ -226,6 +243,9 @@ func (s *Server) ArenaWaiting(id, username string) bool {
 func (s *Server) arenaWaitingLocked(t *arena, a *account, now time.Time) error {
 	if t.status != "started" {
 		return fmt.Errorf("arena %s is %s", t.id, t.status)
+	}
+	if t.closed {
+		return fmt.Errorf("arena %s's pairings are closed", t.id)
 	}
 	p := t.player(a)
 	switch {
@@ -417,6 +437,7 @@ func (s *Server) handleArenaGet(w http.ResponseWriter, r *http.Request) {
 		out.StartsAt = t.startedAt.UTC().Format(time.RFC3339)
 		end := t.startedAt.Add(time.Duration(t.params.Minutes) * time.Minute)
 		out.SecondsToFinish = max(1, int(end.Sub(now)/time.Second))
+		out.PairingsClosed = t.closed
 	default:
 		start := t.startedAt
 		if start.IsZero() { // finished before it started
