@@ -57,6 +57,7 @@ func TestArenaPairings(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pairing %d: %v", i+1, err)
 		}
+		paired := time.Now() // the gameStart is sent
 		games = append(games, gid)
 		h.resignAfter(gid, "ArenaFoe", 10)
 		wantWinner := "white"
@@ -65,6 +66,19 @@ func TestArenaPairings(t *testing.T) {
 		}
 		if g := h.waitOver(gid); g.Status != "resign" || g.Winner != wantWinner {
 			t.Errorf("arena game %s ended %s, winner %q: want the house player's resignation", gid, g.Status, g.Winner)
+		}
+		// With its only slot taken, the bot asked for no pairing during
+		// the game (up to its last move, when it was surely still full).
+		var lastMove time.Time
+		for _, r := range h.srv.RequestsMatching("POST /api/bot/game/" + gid + "/move/*") {
+			if r.Time.After(lastMove) {
+				lastMove = r.Time
+			}
+		}
+		for _, r := range h.srv.RequestsMatching("POST /api/tournament/*/join") {
+			if strings.EqualFold(r.Account, botName) && r.Time.After(paired) && r.Time.Before(lastMove) {
+				t.Errorf("game %d: a join at %v, while the bot played its only game (%v to %v)", i+1, r.Time, paired, lastMove)
+			}
 		}
 	}
 	// After the second game the bot asks again: it is free and the arena runs.
