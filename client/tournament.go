@@ -45,7 +45,7 @@ import (
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
 // left alone until the next start, and so is an arena whose variant or
-// speed the bot would decline in a challenge (arenaVerdict: arena games
+// speed the bot would decline in a challenge (ArenaVerdict: arena games
 // come without a challenge, so they are checked on the arena's first
 // state). A refusal that passes (the pause that
 // Lichess imposes after a withdrawal, too many joins; any refusal of an
@@ -474,7 +474,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		return
 	}
 	if a.state == "" && info.State() != lichess.ArenaFinished { // the first answer: can the bot play its games?
-		variant, speed, rule := arenaVerdict(b.settings.Challenge, info)
+		variant, speed, rule := ArenaVerdict(b.settings.Challenge, info)
 		if rule != "" {
 			a.done = true
 			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
@@ -504,12 +504,12 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	}
 }
 
-// arenaVerdict checks an arena's variant and speed by the rules that the
+// ArenaVerdict checks an arena's variant and speed by the rules that the
 // challenges' are checked by (ChallengePolicy.variantVerdict and
 // speedVerdict: challenge.variants, whose variants check-config makes sure
 // an engine plays, and challenge.speeds, never ultraBullet); rule is ""
 // when the bot can play the arena's games, else why not.
-func arenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule string) {
+func ArenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule string) {
 	p = p.withDefaults()
 	variant = info.Variant
 	if variant == "" {

@@ -206,6 +206,47 @@ func tournamentScope(cfg *config.Config, c *lichess.Client, scopes []string) err
 		errTournamentScope, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
 }
 
+// errArenaUnplayable marks an arena of tournament.join whose games the bot
+// does not play (check-config -online: exit 78).
+var errArenaUnplayable = errors.New("tournament.join lists an arena whose games the bot does not play")
+
+// checkArenas asks Lichess about each arena of tournament.join (for
+// check-config -online): one whose variant or speed the bot would not
+// play (client.ArenaVerdict, the daemon's own check: challenge.variants,
+// challenge.speeds) is a configuration error; one Lichess does not know,
+// or that is over, is a warning (the daemon leaves it alone); one Lichess
+// cannot tell about now is a warning too.
+func checkArenas(ctx context.Context, cfg *config.Config, c *lichess.Client) ([]string, error) {
+	if len(cfg.Tournament.Join) == 0 {
+		return nil, nil
+	}
+	policy := settingsFromConfig(cfg, "").Challenge
+	var warnings, bad []string
+	for i, e := range cfg.Tournament.Join {
+		k := fmt.Sprintf("tournament.join[%d] %s", i, e.ID)
+		a, err := c.ArenaInfo(ctx, e.ID)
+		switch {
+		case lichess.StatusCode(err) == http.StatusNotFound:
+			warnings = append(warnings, k+": Lichess knows no such arena (Swiss tournaments are not supported): the bot will not join it")
+			continue
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("%s: cannot ask Lichess about it now: %v", k, err))
+			continue
+		case a.State() == lichess.ArenaFinished:
+			warnings = append(warnings, fmt.Sprintf("%s (%s) is over: the bot will not join it", k, a.FullName))
+			continue
+		}
+		if variant, speed, rule := client.ArenaVerdict(policy, a); rule != "" {
+			bad = append(bad, fmt.Sprintf("%s (%s): a %s %s arena, whose games the bot does not play: %s", k, a.FullName, variant, speed, rule))
+		}
+	}
+	if len(bad) > 0 {
+		return warnings, configError{fmt.Errorf("%w:\n%s\n(arena games come without a challenge to decline: add the variant to challenge.variants, with an engine that plays it, and the speed to challenge.speeds, or remove the arena)",
+			errArenaUnplayable, strings.Join(bad, "\n"))}
+	}
+	return warnings, nil
+}
+
 // listed reports whether arena id is in tournament.join.
 func listed(cfg *config.Config, id string) bool {
 	for _, e := range cfg.Tournament.Join {

@@ -157,3 +157,33 @@ func TestCheckConfigTournamentScope(t *testing.T) {
 		t.Fatalf("with the scope: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// check-config -online asks Lichess about the arenas of tournament.join:
+// a crazyhouse arena without crazyhouse in challenge.variants (so without
+// an engine for it) and an arena of a speed outside challenge.speeds are
+// configuration errors (78), as the daemon would not join them; an arena
+// Lichess does not know is a warning.
+func TestCheckConfigArenaVariantSpeed(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	zh := srv.CreateArena(lichesstest.ArenaParams{Name: "ZH", ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second,
+		BotsAllowed: true, Variant: "crazyhouse"})
+	classical := srv.CreateArena(lichesstest.ArenaParams{Name: "Slow", ClockLimit: 30 * time.Minute, BotsAllowed: true})
+	blitz := srv.CreateArena(lichesstest.ArenaParams{Name: "Blitz", ClockLimit: 3 * time.Minute, ClockIncrement: 2 * time.Second, BotsAllowed: true})
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	base := "lichess:\n  base_url: " + srv.URL() + "\nchallenge:\n  speeds: [bullet, blitz]\n"
+
+	cfg := writeConfig(t, base+"tournament:\n  join: ["+zh+", "+classical+", "+blitz+"]\n")
+	code, stdout, stderr := runWith(t, env, "check-config", "-online", "-config", cfg)
+	if code != exitConfig || !strings.Contains(stderr, zh) || !strings.Contains(stderr, "crazyhouse") ||
+		!strings.Contains(stderr, classical) || !strings.Contains(stderr, "classical") || strings.Contains(stderr, blitz) {
+		t.Fatalf("unplayable arenas: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	cfg = writeConfig(t, base+"tournament:\n  join: ["+blitz+", hL7vMrFQ]\n")
+	code, stdout, stderr = runWith(t, env, "check-config", "-online", "-config", cfg)
+	if code != exitOK || !strings.Contains(stderr, "warning: tournament.join[1] hL7vMrFQ") {
+		t.Fatalf("a playable arena and an unknown one: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
