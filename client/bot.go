@@ -52,6 +52,7 @@ type Bot struct {
 	stateLoaded bool         // loadState ran (a second Run does not count twice)
 	mm          matchState
 	arenas      arenaState // arena tournaments (tournament.go)
+	eventsOpen  bool       // the event stream is open: arenas ask for pairings only then
 	wg          sync.WaitGroup
 	hooks       *testHooks // set by tests before Run; nil otherwise
 	obs         Observer   // never nil (nopObserver): WithObserver
@@ -168,11 +169,12 @@ func (b *Bot) Run(ctx context.Context) error {
 			b.queueOpenChallenges(ctx)
 		}
 		got := false
-		err := b.c.StreamEvents(ctx, func(ev lichess.Event) error {
+		err := b.c.StreamEventsOpened(ctx, func() { b.setEventsOpen(true) }, func(ev lichess.Event) error {
 			got = true
 			b.handleEventRecovering(ctx, ev)
 			return nil
 		})
+		b.setEventsOpen(false)
 		if ctx.Err() != nil {
 			break
 		}
@@ -202,6 +204,18 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.log.Info().Msg("bot stopping")
 	b.withdrawArenas(context.WithoutCancel(ctx)) // unless Drain did: no pairing for a bot that is gone
 	return nil
+}
+
+// setEventsOpen notes whether the event stream is open (a change wakes the
+// arenas, which ask for pairings only while it is: a pairing's gameStart
+// comes by it).
+func (b *Bot) setEventsOpen(open bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.eventsOpen != open {
+		b.eventsOpen = open
+		b.notifyLocked()
+	}
 }
 
 // logRefused says what a refused token does to the games in progress.
@@ -409,6 +423,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		last := b.games[id] // the last worker, after rebuilds
 		b.workerDoneLocked(last)
 		b.gameOverLocked(id, g.corr, time.Now())
+		b.arenaGameOverLocked(id) // tournament.go
 		b.notifyLocked()
 		wake := last != nil && last.park && last.wake
 		wakeEnd := last != nil && last.park && last.wakeEnd

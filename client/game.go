@@ -289,6 +289,12 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.info.Increment = time.Duration(f.Clock.Increment) * time.Millisecond
 		}
 		g.logStart(f, opp)
+		if f.TournamentID != "" && opp.Title == "BOT" && len(strings.Fields(f.State.Moves)) == 0 {
+			// An arena's game against a bot counts toward the daily limit
+			// (the challenges' games are counted as they start). One with
+			// moves already is a restart's: counted before it.
+			g.bot.countArenaBotGame(g.id)
+		}
 		g.viewFull(f)
 		b, err := newBoard(f.Variant.Key, f.InitialFEN, nil)
 		if err != nil {

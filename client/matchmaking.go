@@ -769,11 +769,13 @@ func (b *Bot) opponentCapped(opp lichess.User, kind matchKind, err error, now ti
 // (a queued challenge takes a freed slot before matchmaking does), which
 // leaves: of the slots not reserved for humans, those the queued bot
 // challenges do not take (a queued human's may take a reserved one), and
-// of all slots, those no queued challenge takes. Our own pending challenge
-// is handled by the caller: one at a time.
+// of all slots, those no queued challenge takes. An arena's pairMeAsap in
+// force holds a slot as an accepted challenge does. Our own pending
+// challenge is handled by the caller: one at a time.
 func (b *Bot) freeBotSlotsLocked() int {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
+	rt += b.arenaAsksLocked(time.Now()) // an arena's pairMeAsap in force may start a game
 	queuedBots := 0
 	for _, e := range b.queue.items {
 		if e.ch.Challenger.IsBot() {

@@ -141,11 +141,8 @@ func (p ChallengePolicy) verdict(ch *lichess.Challenge, st policyState) (reason,
 	case len(p.AllowList) > 0 && !containsFold(p.AllowList, who.ID) && !containsFold(p.AllowList, who.Name):
 		return lichess.DeclineGeneric, "challenger not in challenge.allow_list"
 	}
-	if !containsFold(p.Variants, ch.Variant.Key) {
-		if len(p.Variants) == 1 && p.Variants[0] == "standard" {
-			return lichess.DeclineStandard, "variant not in challenge.variants"
-		}
-		return lichess.DeclineVariant, "variant not in challenge.variants"
+	if reason, rule := p.variantVerdict(ch.Variant.Key); reason != "" {
+		return reason, rule
 	}
 	tc := ch.TimeControl
 	switch tc.Type {
@@ -164,8 +161,8 @@ func (p ChallengePolicy) verdict(ch *lichess.Challenge, st policyState) (reason,
 		if inc < p.MinIncrement || (p.MaxIncrement > 0 && inc > p.MaxIncrement) {
 			return lichess.DeclineTimeControl, "increment outside the policy's MinIncrement..MaxIncrement"
 		}
-		if !containsFold(p.Speeds, ch.Speed) {
-			return speedReason(p.Speeds, ch.Speed), "speed not in challenge.speeds"
+		if reason, rule := p.speedVerdict(ch.Speed); reason != "" {
+			return reason, rule
 		}
 		if r, ok := p.SpeedClocks[ch.Speed]; ok {
 			tcs := "challenge.time_controls." + ch.Speed
@@ -213,6 +210,34 @@ func (p ChallengePolicy) verdict(ch *lichess.Challenge, st policyState) (reason,
 	}
 	if bot && st.BotGamesToday >= p.MaxBotGamesPerDay {
 		return lichess.DeclineLater, "challenge.max_bot_games_per_day reached"
+	}
+	return "", ""
+}
+
+// variantVerdict is verdict's rule on a game's variant (key): "" when the
+// bot plays it (challenge.variants, which check-config lets name only
+// variants that a configured engine plays), else the decline reason and
+// the rule. p has its defaults. An arena's variant is checked by it too.
+func (p ChallengePolicy) variantVerdict(key string) (reason, rule string) {
+	if containsFold(p.Variants, key) {
+		return "", ""
+	}
+	if len(p.Variants) == 1 && p.Variants[0] == "standard" {
+		return lichess.DeclineStandard, "variant not in challenge.variants"
+	}
+	return lichess.DeclineVariant, "variant not in challenge.variants"
+}
+
+// speedVerdict is verdict's rule on a real-time game's speed: "" when it
+// is in challenge.speeds and not ultraBullet (which Lichess does not let
+// bots play), else the decline reason and the rule. p has its defaults.
+// An arena's speed is checked by it too.
+func (p ChallengePolicy) speedVerdict(speed string) (reason, rule string) {
+	switch {
+	case speed == "ultraBullet":
+		return lichess.DeclineTooFast, "ultraBullet, which Lichess does not let bots play"
+	case !containsFold(p.Speeds, speed):
+		return speedReason(p.Speeds, speed), "speed not in challenge.speeds"
 	}
 	return "", ""
 }

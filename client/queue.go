@@ -300,6 +300,9 @@ func (b *Bot) nextWakeLocked() time.Time {
 			next = e.retryAt
 		}
 	}
+	if t := b.nextAskExpiryLocked(time.Now()); !t.IsZero() && t.Add(time.Millisecond).Before(next) {
+		next = t.Add(time.Millisecond) // an arena's ask ends: its slot frees
+	}
 	return next
 }
 
@@ -322,6 +325,7 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	if b.matchPendingLocked() {
 		rt++ // our own challenge (out or being sent), if accepted, starts a game too
 	}
+	rt += b.arenaAsksLocked(now) // an arena's pairMeAsap in force may start a game too
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch
 		if !now.Before(e.at.Add(p.QueueMaxAge)) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
@@ -20,28 +21,48 @@ import (
 //
 // A bot is not on the tournament page, so Lichess pairs it only while a
 // join with pairMeAsap, which lasts a minute, is in force: while an arena
-// runs, the bot renews it (every PairEvery) for as many arenas, in the
+// runs and the event stream is open (a pairing comes as its gameStart),
+// the bot renews it (every PairEvery) for as many arenas, in the
 // order of the list, as it has free real-time slots (those the queued
-// challenges do not take), and never for an arena whose game it is
-// playing. So a bot at its concurrency is not paired, and a bot in more
-// arenas than slots plays the first ones. A pairing that Lichess made
-// just as a slot filled is played all the same (a gameStart is never
-// declined): one game above concurrency, for a moment.
+// challenges and the matchmaker's challenge out do not take), and never
+// for an arena whose game it is playing. An ask in force (a minute, until
+// a pairing) holds its slot: the queue accepts no challenge into it and
+// the matchmaker does not count it free. So a bot at its concurrency is
+// not paired, and a bot in more arenas than slots plays the first ones.
+// Only a join whose answer was lost (it may have asked without the bot
+// knowing) can bring a pairing above concurrency; it is played all the
+// same (a gameStart is never declined).
 //
-// While the bot is in a running arena, matchmaking sends no challenge:
-// its games would take the slots that the arena's pairings need.
+// An arena's state is asked every CheckEvery while it runs; one that starts
+// later is asked half-way to its start (at most 30 minutes apart) and at
+// its start. Once Lichess closes its pairings (pairingsClosed, its last
+// minutes), the bot asks for none there.
+//
+// While the bot is in a running arena whose pairings are open, matchmaking
+// sends no challenge: its games would take the slots that the arena's
+// pairings need.
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
-// left alone until the next start. UpdateSettings (a reload) joins the
+// left alone until the next start, and so is an arena whose variant or
+// speed the bot would decline in a challenge (ArenaVerdict: arena games
+// come without a challenge, so they are checked on the arena's first
+// state). A refusal that passes (the pause that
+// Lichess imposes after a withdrawal, too many joins; any refusal of an
+// arena that runs or that the bot was in, unless it names the password,
+// the team, the restrictions or the end) is tried again after 15 s,
+// doubling up to 2 minutes. An arena left alone, unless over, is
+// followed again when a reload puts it back on the list or changes its
+// password or team. UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
 	// Join lists the arenas to join, in order of preference.
 	Join []ArenaEntry
-	// CheckEvery: how often each arena's state is asked (to see it start
-	// and end). Default 30 s.
+	// CheckEvery: how often each arena's state is asked while it runs (to
+	// see it end); an arena that starts later is asked less often
+	// (createdCheckAt). Default 30 s.
 	CheckEvery time.Duration
 	// PairEvery: how often the pairMeAsap of a running arena is renewed
 	// while a slot is free (Lichess keeps one a minute). Default 40 s.
@@ -76,6 +97,10 @@ func (t TournamentSettings) withDefaults() TournamentSettings {
 type arenaState struct {
 	arenas map[string]*arenaJoin // by id: the arenas of the list met so far
 	gameOf map[string]string     // game id → arena id, for the arenas' games seen start
+	// counted: the arena games against bots counted toward the daily
+	// bot-game limit (countArenaBotGame), while they run. gameOf and
+	// counted lose a game when its worker ends (arenaGameOverLocked).
+	counted map[string]bool
 	// reqMu orders the join and withdraw requests: a withdrawal waits for
 	// a join in flight, so that the join cannot land after it.
 	reqMu chan struct{}
@@ -91,6 +116,73 @@ type arenaJoin struct {
 	askedAt   time.Time // the last join with pairMeAsap (zero: none in force)
 	pairedAt  time.Time // when a game of the arena last started
 	joinAfter time.Time // a failed join is tried again from then
+	refusals  int       // transient refusals in a row (joinBackoff)
+	everIn    bool      // a join succeeded in this run
+	offList   bool      // a reload took it off tournament.join
+	closed    bool      // Lichess closed its pairings (its last minutes): no more asks
+}
+
+// arenaWaitMax bounds the wait between two looks at an arena that starts
+// later: the organiser may move its start.
+const arenaWaitMax = 30 * time.Minute
+
+// arenaStartSoon is how soon an arena whose start time has come, but which
+// Lichess has not started yet, is looked at again.
+const arenaStartSoon = 5 * time.Second
+
+// createdCheckAt is when to look again at an arena that has not started,
+// asked at now, secondsToStart s: at its start (a second after), when that
+// is within every; else half-way to it, at least every and at most
+// arenaWaitMax away, so that an arena days ahead is not asked every
+// CheckEvery; a few seconds away when its start time has come.
+func createdCheckAt(now time.Time, s int, every time.Duration) time.Time {
+	toStart := time.Duration(s) * time.Second
+	switch {
+	case s <= 0:
+		return now.Add(min(every, arenaStartSoon))
+	case toStart < every:
+		return now.Add(toStart + time.Second)
+	}
+	return now.Add(min(max(toStart/2, every), arenaWaitMax))
+}
+
+// Backoff of a join that Lichess refused for a while (a pause not over,
+// too many joins): 15 s, doubled each time, at most 2 minutes.
+const (
+	joinBackoffMin = 15 * time.Second
+	joinBackoffMax = 2 * time.Minute
+)
+
+func joinBackoff(refusals int) time.Duration {
+	d := joinBackoffMin
+	for i := 1; i < refusals && d < joinBackoffMax; i++ {
+		d *= 2
+	}
+	return min(d, joinBackoffMax)
+}
+
+// joinRefusalTransient reports whether Lichess' refusal err of a join to
+// arena a (a 400) may pass: its pause after a withdrawal is not over
+// ("Your pause is not over yet"), the account joins too many tournaments,
+// or, for a reason that does not name the entry code, the team, the
+// arena's restrictions or its end, the arena runs or the bot was in it
+// (Lichess' "Couldn't join for some reason?"). A refusal for those
+// reasons, before the bot was ever in the arena, is final.
+func joinRefusalTransient(err error, a *arenaJoin) bool {
+	var ae *lichess.APIError
+	msg := ""
+	if errors.As(err, &ae) {
+		msg = strings.ToLower(ae.Message)
+	}
+	switch {
+	case strings.Contains(msg, "pause"), strings.Contains(msg, "too many"):
+		return true
+	case strings.Contains(msg, "entry code"), strings.Contains(msg, "password"), strings.Contains(msg, "team"),
+		strings.Contains(msg, "restriction"), strings.Contains(msg, "not allowed"), strings.Contains(msg, "bots"),
+		strings.Contains(msg, "over"), strings.Contains(msg, "no longer exists"), strings.Contains(msg, "not found"):
+		return false
+	}
+	return a.state == lichess.ArenaStarted || a.everIn
 }
 
 // arenasLocked returns the state, made on first use; b.mu must be held.
@@ -98,6 +190,7 @@ func (b *Bot) arenasLocked() *arenaState {
 	if b.arenas.arenas == nil {
 		b.arenas.arenas = map[string]*arenaJoin{}
 		b.arenas.gameOf = map[string]string{}
+		b.arenas.counted = map[string]bool{}
 		b.arenas.reqMu = make(chan struct{}, 1)
 	}
 	return &b.arenas
@@ -124,27 +217,86 @@ func (b *Bot) noteArenaGame(gi *lichess.GameEventInfo) {
 		Msg("arena pairing: game starts")
 }
 
+// pairMeAsapFor is how long Lichess keeps a join with pairMeAsap (one
+// minute): while it lasts, the bot may be paired at any moment.
+const pairMeAsapFor = time.Minute
+
+// askInForce reports whether a's pairMeAsap may still bring a pairing at
+// now: asked within pairMeAsapFor, no pairing since, the arena followed.
+func (a *arenaJoin) askInForce(now time.Time) bool {
+	return a.joined && !a.done && !a.askedAt.IsZero() && now.Sub(a.askedAt) < pairMeAsapFor && !a.pairedAt.After(a.askedAt)
+}
+
+// arenaAsksLocked counts the arenas whose pairMeAsap is in force at now:
+// each may start a game at any moment, so each holds a real-time slot
+// for the queue and the matchmaker, as an accepted challenge does.
+func (b *Bot) arenaAsksLocked(now time.Time) int {
+	n := 0
+	for _, a := range b.arenas.arenas {
+		if a.askInForce(now) {
+			n++
+		}
+	}
+	return n
+}
+
+// nextAskExpiryLocked is when the first pairMeAsap in force ends (zero:
+// none): its slot is then free for the queue.
+func (b *Bot) nextAskExpiryLocked(now time.Time) time.Time {
+	var next time.Time
+	for _, a := range b.arenas.arenas {
+		if a.askInForce(now) {
+			if t := a.askedAt.Add(pairMeAsapFor); next.IsZero() || t.Before(next) {
+				next = t
+			}
+		}
+	}
+	return next
+}
+
+// countArenaBotGame counts arena game id, against a bot, toward the daily
+// bot-game limit (Lichess counts every bot-vs-bot game, an arena's too),
+// once: the worker's gameFull tells that the opponent is a bot (the
+// gameStart event does not), and a rebuilt worker sees it again.
+func (b *Bot) countArenaBotGame(id string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.arenasLocked()
+	if st.counted[id] {
+		return
+	}
+	st.counted[id] = true
+	b.countBotGameLocked(id)
+}
+
 // inArenaLocked reports whether the bot is in an arena that runs (joined,
 // not withdrawn, started): matchmaking then sends no challenge.
 func (b *Bot) inArenaLocked() bool {
 	for _, a := range b.arenas.arenas {
-		if a.joined && !a.done && a.state == lichess.ArenaStarted {
+		if a.joined && !a.done && a.state == lichess.ArenaStarted && !a.closed {
 			return true
 		}
 	}
 	return false
 }
 
-// playingInLocked reports whether a game of arena id runs.
+// playingInLocked reports whether a game of arena id runs, or is about
+// to: noteArenaGame records it before startGame gives it a worker, and
+// arenaGameOverLocked forgets it when its worker ends.
 func (b *Bot) playingInLocked(id string) bool {
-	for gid, aid := range b.arenas.gameOf {
+	for _, aid := range b.arenas.gameOf {
 		if aid == id {
-			if _, running := b.games[gid]; running {
-				return true
-			}
+			return true
 		}
 	}
 	return false
+}
+
+// arenaGameOverLocked forgets game id, whose worker ended, as an arena's
+// game: its arena may ask for a pairing again.
+func (b *Bot) arenaGameOverLocked(id string) {
+	delete(b.arenas.gameOf, id)
+	delete(b.arenas.counted, id)
 }
 
 // arenaLoop joins the arenas of the list, follows their state, and asks
@@ -225,10 +377,8 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
-	for gid := range st.gameOf {                 // forget the games over
-		if _, running := b.games[gid]; !running {
-			delete(st.gameOf, gid)
-		}
+	if b.matchPendingLocked() {
+		free-- // our matchmaking challenge, if accepted, starts a game too
 	}
 	var steps []arenaStep
 	var next time.Time
@@ -242,7 +392,11 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 		listed[e.ID] = true
 	}
 	for id, a := range st.arenas {
-		if !listed[id] && a.joined && !a.done {
+		if listed[id] {
+			continue
+		}
+		a.offList = true
+		if a.joined && !a.done {
 			a.done = true // left alone, and withdrawn from now
 			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
@@ -253,6 +407,13 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			a = &arenaJoin{}
 			st.arenas[e.ID] = a
 		}
+		if a.done && a.state != lichess.ArenaFinished &&
+			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team) {
+			// A reload put it back on the list, or changed what a refusal
+			// may have been about: follow it again from its state.
+			a.done, a.state, a.joinAfter, a.refusals = false, "", time.Time{}, 0
+		}
+		a.offList = false
 		a.entry = e // a reload may change the password or the team
 		if a.done {
 			continue
@@ -269,14 +430,17 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			if now.Before(a.joinAfter) {
 				soon(a.joinAfter)
 			} else {
-				steps = append(steps, arenaStep{a: a, asap: a.state == lichess.ArenaStarted && free > 0})
-				if a.state == lichess.ArenaStarted && free > 0 {
+				asap := a.state == lichess.ArenaStarted && !a.closed && free > 0 && b.eventsOpen
+				steps = append(steps, arenaStep{a: a, asap: asap})
+				if asap {
 					free--
 				}
 			}
-		case a.state == lichess.ArenaStarted && !b.playingInLocked(e.ID) && free > 0:
+		case a.state == lichess.ArenaStarted && !a.closed && !b.playingInLocked(e.ID) && free > 0 && b.eventsOpen:
 			free--
-			if a.askedAt.IsZero() || now.Sub(a.askedAt) >= ts.PairEvery {
+			if now.Before(a.joinAfter) { // a renewal failed: not again before joinAfter
+				soon(a.joinAfter)
+			} else if a.askedAt.IsZero() || now.Sub(a.askedAt) >= ts.PairEvery {
 				steps = append(steps, arenaStep{a: a, asap: true})
 			} else {
 				soon(a.askedAt.Add(ts.PairEvery))
@@ -309,11 +473,25 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		}
 		return
 	}
+	if a.state == "" && info.State() != lichess.ArenaFinished { // the first answer: can the bot play its games?
+		variant, speed, rule := ArenaVerdict(b.settings.Challenge, info)
+		if rule != "" {
+			a.done = true
+			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
+				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check tournament.join, challenge.variants, challenge.speeds)")
+			return
+		}
+	}
 	old := a.state
 	a.state, a.checkAt = info.State(), now.Add(every)
-	if info.State() == lichess.ArenaCreated && info.SecondsToStart > 0 {
-		if start := now.Add(time.Duration(info.SecondsToStart)*time.Second + time.Second); start.Before(a.checkAt) {
-			a.checkAt = start // ask for a pairing as soon as it starts
+	if a.state == lichess.ArenaCreated {
+		a.checkAt = createdCheckAt(now, info.SecondsToStart, every) // ask for a pairing as soon as it starts
+	}
+	if closed := a.state == lichess.ArenaStarted && info.PairingsClosed; closed != a.closed {
+		a.closed = closed
+		b.notifyLocked() // matchmaking may go on
+		if closed {
+			b.log.Info().Str("tournament", id).Msg("the arena's pairings are closed: no more pairings asked for")
 		}
 	}
 	switch {
@@ -326,8 +504,28 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	}
 }
 
+// ArenaVerdict checks an arena's variant and speed by the rules that the
+// challenges' are checked by (ChallengePolicy.variantVerdict and
+// speedVerdict: challenge.variants, whose variants check-config makes sure
+// an engine plays, and challenge.speeds, never ultraBullet); rule is ""
+// when the bot can play the arena's games, else why not.
+func ArenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule string) {
+	p = p.withDefaults()
+	variant = info.Variant
+	if variant == "" {
+		variant = "standard"
+	}
+	speed = speedOf(TimeControlSetting{Base: time.Duration(info.Clock.Limit) * time.Second,
+		Increment: time.Duration(info.Clock.Increment) * time.Second})
+	if _, rule = p.variantVerdict(variant); rule == "" {
+		_, rule = p.speedVerdict(speed)
+	}
+	return variant, speed, rule
+}
+
 // arenaJoin joins arena a (asap: asking for a pairing). A refusal other
-// than a rate limit or a server's trouble is final for this run.
+// than a rate limit, a server's trouble or one that may pass
+// (joinRefusalTransient) is final for this run.
 func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 	b.mu.Lock()
 	st := b.arenasLocked()
@@ -359,6 +557,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		if !was {
 			b.log.Info().Str("tournament", e.ID).Str("state", a.state).Msg("joined arena tournament")
 		}
+		a.everIn, a.refusals = true, 0
 		if asap && !a.pairedAt.After(sent) { // (a pairing may come before the answer: then the ask is used up)
 			a.askedAt = now
 		}
@@ -373,6 +572,12 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Error().Err(err).Str("tournament", e.ID).
 			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
 				b.c.BaseURL() + "/account/oauth/token/create?scopes[]=bot:play&scopes[]=tournament:write)")
+	case joinRefusalTransient(err, a):
+		a.joined = was
+		a.refusals++
+		wait := joinBackoff(a.refusals)
+		a.joinAfter = now.Add(wait)
+		b.log.Warn().Err(err).Str("tournament", e.ID).Dur("retry_in", wait).Msg("Lichess refuses the join for now (a pause after a withdrawal, too many joins); trying again later")
 	default:
 		a.done, a.joined = true, false
 		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")

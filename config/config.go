@@ -303,8 +303,8 @@ type Challenge struct {
 	AllowList []string `yaml:"allow_list"`
 	// BlockList is players whose challenges are always declined.
 	BlockList []string `yaml:"block_list"`
-	// MaxBotGamesPerDay caps games against bots per rolling day, incoming
-	// and matchmaking together; 0 leaves only Lichess' own limit.
+	// MaxBotGamesPerDay caps games against bots per rolling day, incoming,
+	// matchmaking and arena games together; 0 leaves only Lichess' own limit.
 	// Default 100 (Lichess' bot-vs-bot daily limit).
 	MaxBotGamesPerDay int `yaml:"max_bot_games_per_day"`
 }

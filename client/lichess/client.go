@@ -325,6 +325,7 @@ type request struct {
 	noAuth    bool   // send without the OAuth token
 	base      string // another server than the client's (the tablebase, the explorer); "" for the client's
 	direct    bool   // a non-essential request that must not queue behind the others (a move's online source)
+	opened    func() // a stream: called once its answer came, before its first line (nil: none)
 }
 
 // accountPath is GET /api/account, which tells whether Lichess accepts the

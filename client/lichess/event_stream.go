@@ -13,8 +13,14 @@ import (
 // the stream ends or fails, ctx ends, or fn returns an error; reconnecting is
 // the caller's business (package client's Bot does it with backoff).
 func (c *Client) StreamEvents(ctx context.Context, fn func(Event) error) error {
+	return c.StreamEventsOpened(ctx, nil, fn)
+}
+
+// StreamEventsOpened is StreamEvents; opened, when not nil, is called once
+// Lichess has answered (the stream is open), before the first event.
+func (c *Client) StreamEventsOpened(ctx context.Context, opened func(), fn func(Event) error) error {
 	r := request{op: "stream events", method: http.MethodGet, path: "/api/stream/event",
-		limitKey: "stream/event", essential: true}
+		limitKey: "stream/event", essential: true, opened: opened}
 	return c.stream(ctx, r, func(line []byte) error {
 		ev, err := DecodeEvent(line)
 		if errors.Is(err, ErrUnknownEvent) {

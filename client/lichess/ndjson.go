@@ -120,6 +120,9 @@ func (c *Client) stream(ctx context.Context, r request, fn func(line []byte) err
 	}
 	defer rcancel()
 	defer resp.Body.Close()
+	if r.opened != nil {
+		r.opened()
+	}
 	ir := newIdleReader(resp.Body, c.idleTimeout, rcancel)
 	defer ir.stop()
 	err = readLines(ir, fn)

@@ -103,3 +103,20 @@ func TestStreamKeepAliveAndUnknown(t *testing.T) {
 		t.Fatalf("events = %+v, want only the gameFinish", got)
 	}
 }
+
+// StreamEventsOpened calls opened once the stream is open, though no event
+// comes (a silent stream), and not when the stream is refused.
+func TestStreamEventsOpened(t *testing.T) {
+	s := newServer(t, lichesstest.WithKeepAlive(time.Hour))
+	c := newTestClient(t, s.URL(), WithStreamIdleTimeout(100*time.Millisecond))
+	opened := 0
+	err := c.StreamEventsOpened(context.Background(), func() { opened++ }, func(Event) error { return nil })
+	if !errors.Is(err, ErrStreamIdle) || opened != 1 {
+		t.Fatalf("silent stream: err %v, opened %d times; want ErrStreamIdle after 1", err, opened)
+	}
+	s.InjectError("/api/stream/event", 1, 503)
+	opened = 0
+	if err := c.StreamEventsOpened(context.Background(), func() { opened++ }, func(Event) error { return nil }); err == nil || opened != 0 {
+		t.Errorf("refused stream: err %v, opened %d times; want an error and 0", err, opened)
+	}
+}

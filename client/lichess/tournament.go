@@ -79,16 +79,19 @@ const (
 	ArenaFinished = "finished" // over (isFinished)
 )
 
-// State is the arena's state: ArenaFinished once isFinished, ArenaCreated
-// while secondsToStart is above 0, else ArenaStarted.
+// State is the arena's state: ArenaFinished once isFinished, ArenaStarted
+// while secondsToFinish is above 0 (Lichess sends it only for a running
+// arena), else ArenaCreated: secondsToStart above 0, or neither (an arena
+// at its start time that Lichess has not started yet, or an answer
+// without either field, is not taken for a running one).
 func (a Arena) State() string {
 	switch {
 	case a.IsFinished:
 		return ArenaFinished
-	case a.SecondsToStart > 0:
-		return ArenaCreated
+	case a.SecondsToFinish > 0:
+		return ArenaStarted
 	}
-	return ArenaStarted
+	return ArenaCreated
 }
 
 // ArenaInfo returns arena tournament id (GET /api/tournament/{id}).

@@ -2,6 +2,7 @@ package lichess
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -108,5 +109,29 @@ func TestArenaJoinErrors(t *testing.T) {
 	}
 	if c.Cooldown("tournament/join") <= 0 {
 		t.Error("no cool-down for tournament/join")
+	}
+}
+
+// State takes an arena for running only when Lichess says how long it
+// runs (secondsToFinish): one at its start time that Lichess has not
+// started yet (secondsToStart 0 or absent) is still created.
+func TestArenaState(t *testing.T) {
+	for _, tc := range []struct {
+		json, want string
+	}{
+		{`{"id":"a","secondsToStart":120}`, ArenaCreated},
+		{`{"id":"a","secondsToStart":0}`, ArenaCreated},
+		{`{"id":"a"}`, ArenaCreated},
+		{`{"id":"a","secondsToFinish":600}`, ArenaStarted},
+		{`{"id":"a","secondsToFinish":600,"pairingsClosed":true}`, ArenaStarted},
+		{`{"id":"a","isFinished":true}`, ArenaFinished},
+	} {
+		var a Arena
+		if err := json.Unmarshal([]byte(tc.json), &a); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.State(); got != tc.want {
+			t.Errorf("%s: state %s, want %s", tc.json, got, tc.want)
+		}
 	}
 }

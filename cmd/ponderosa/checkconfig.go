@@ -64,13 +64,16 @@ func checkConfigCmd(e env, args []string) int {
 			fmt.Fprintln(e.stderr, "NOT OK: -online needs the token (here: in $"+config.TokenEnv+" or lichess.token_file)")
 			return exitConfig
 		}
-		line, err := checkOnline(cfg, token)
+		line, arenaWarnings, err := checkOnline(cfg, token)
 		if err != nil {
 			fmt.Fprintln(e.stderr, err)
 			fmt.Fprintf(e.stderr, "NOT OK: Lichess at %s: %s\n", lichessBase(cfg), onlineVerdict(err))
 			return exitCode(err)
 		}
 		onlineLine = line
+		for _, w := range arenaWarnings {
+			fmt.Fprintln(e.stderr, "warning:", w)
+		}
 	}
 
 	fmt.Fprintf(e.stdout, "config OK: %s\n%s", *path, cfg.Summary())
@@ -109,31 +112,41 @@ func lichessBase(cfg *config.Config) string {
 
 // checkOnline asks Lichess about the token, as the daemon does at start:
 // it must be accepted, have the bot:play scope and belong to a Bot
-// account. It returns a line for the summary, or an error for exitCode.
-func checkOnline(cfg *config.Config, token string) (string, error) {
+// account; the arenas of tournament.join must be games the bot plays
+// (checkArenas). It returns a line for the summary and warnings, or an
+// error for exitCode.
+func checkOnline(cfg *config.Config, token string) (string, []string, error) {
 	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
 		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
 	if err != nil {
-		return "", configError{err}
+		return "", nil, configError{err}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*cfg.Lichess.RequestTimeout)
 	defer cancel()
 	acct, scopes, err := c.CheckToken(ctx)
 	if err != nil {
-		return "", classifyLichess(err)
+		return "", nil, classifyLichess(err)
 	}
 	if !acct.IsBot() {
-		return "", fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot)
+		return "", nil, fmt.Errorf("account %s %w: upgrade it once with `ponderosa upgrade -confirm` (irreversible; the account must not have played any game)", acct.Username, lichess.ErrNotBot)
 	}
 	if err := tournamentScope(cfg, c, scopes); err != nil { // tournament.go
-		return "", err
+		return "", nil, err
 	}
-	return fmt.Sprintf("token accepted by %s for Bot account %s (scopes %s)", c.BaseURL(), acct.Username, strings.Join(scopes, ",")), nil
+	ctx, cancel = context.WithTimeout(context.Background(), 2*cfg.Lichess.RequestTimeout)
+	defer cancel()
+	warnings, err := checkArenas(ctx, cfg, c) // tournament.go
+	if err != nil {
+		return "", nil, err
+	}
+	return fmt.Sprintf("token accepted by %s for Bot account %s (scopes %s)", c.BaseURL(), acct.Username, strings.Join(scopes, ",")), warnings, nil
 }
 
 // onlineVerdict is the last line of a failed online check.
 func onlineVerdict(err error) string {
 	switch {
+	case errors.Is(err, errArenaUnplayable):
+		return "tournament.join lists an arena whose variant or speed the bot does not play"
 	case errors.Is(err, errTournamentScope):
 		return "the token lacks the tournament:write scope that tournament.join needs"
 	case errors.Is(err, lichess.ErrMissingScope):

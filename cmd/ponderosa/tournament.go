@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -26,15 +27,27 @@ func tournamentSettings(cfg *config.Config) client.TournamentSettings {
 	return ts
 }
 
-const tournamentUsage = `usage: ponderosa tournament join ID [-password P] [-team T] [-config FILE]
+const tournamentUsage = `usage: ponderosa tournament join ID [-password-file F | -password P] [-team T] [-pair] [-config FILE]
        ponderosa tournament withdraw ID [-config FILE]
 
 join joins the Lichess arena tournament ID with the bot's token (the token
-needs the tournament:write scope) and asks to be paired for the next minute;
-withdraw leaves it before it starts, or pauses it while it runs. A bot is
-paired only while it asks: to play a whole arena, list it in tournament.join
-and start (or reload) the bot, which asks while it has a free slot and
-withdraws when it stops.`
+needs the tournament:write scope); with -pair it also asks to be paired for
+the next minute, which only a running bot can play (a pairing nobody plays
+is lost and Lichess pauses the bot). The password (or entry code) is read
+from -password-file, -password or $` + arenaPasswordEnv + `. withdraw leaves
+the arena before it starts, or pauses it while it runs. A bot is paired only
+while it asks: to play a whole arena, list it in tournament.join and start
+(or reload) the bot, which asks while it has a free slot and withdraws when
+it stops.
+
+Exit codes: 0 done, 64 bad command line (-h too), 69 Lichess unreachable
+(or a server error), 75 rate limited, 77 token without tournament:write or
+refused, 78 no token or a bad configuration, 1 Lichess refused (its reason
+is printed).`
+
+// arenaPasswordEnv may hold the password of `tournament join`, so that it
+// need not be on the command line (where other users may see it).
+const arenaPasswordEnv = "PONDEROSA_ARENA_PASSWORD"
 
 // tournamentCmd is `ponderosa tournament join|withdraw ID`.
 func tournamentCmd(e env, args []string) int {
@@ -59,10 +72,13 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() { fmt.Fprintln(e.stderr, tournamentUsage); fs.PrintDefaults() }
 	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
-	var password, team *string
+	var password, passwordFile, team *string
+	var pair *bool
 	if action == "join" {
-		password = fs.String("password", "", "the arena's password or entry code, if it has one")
+		password = fs.String("password", "", "the arena's password or entry code, if it has one (visible to other users of the machine: prefer -password-file or $"+arenaPasswordEnv+")")
+		passwordFile = fs.String("password-file", "", "a file holding the arena's password or entry code")
 		team = fs.String("team", "", "the team to play for, in a team battle (the id of the team's address)")
+		pair = fs.Bool("pair", false, "also ask to be paired for the next minute (for a running bot that does not list the arena)")
 	}
 	// The id may come before the flags or after them.
 	var id string
@@ -82,7 +98,12 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	entry := config.ArenaEntry{ID: id}
 	if action == "join" {
-		entry.Password, entry.Team = *password, *team
+		pw, err := arenaPassword(*password, *passwordFile, e.getenv)
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			return exitUsage
+		}
+		entry.Password, entry.Team = pw, *team
 	}
 	if err := config.CheckArenaEntry(entry); err != nil {
 		fmt.Fprintln(e.stderr, err)
@@ -107,7 +128,7 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if action == "join" {
-		err = c.JoinArena(ctx, id, lichess.JoinRequest{Password: entry.Password, Team: entry.Team, PairMeAsap: true})
+		err = c.JoinArena(ctx, id, lichess.JoinRequest{Password: entry.Password, Team: entry.Team, PairMeAsap: *pair})
 	} else {
 		err = c.WithdrawArena(ctx, id)
 	}
@@ -120,6 +141,9 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	if action == "join" {
 		fmt.Fprintf(e.stdout, "joined arena %s%s: %s/tournament/%s\n", name, state, c.BaseURL(), id)
+		if *pair {
+			fmt.Fprintln(e.stdout, "Asked to be paired for the next minute: only a running bot plays the pairing.")
+		}
 		if !listed(cfg, id) {
 			fmt.Fprintf(e.stdout, "The bot is paired only while it asks: add %s to tournament.join in %s and start or reload the bot to play the arena.\n", id, *path)
 		}
@@ -127,6 +151,26 @@ func tournamentActionCmd(e env, action string, args []string) int {
 		fmt.Fprintf(e.stdout, "withdrew from arena %s%s\n", name, state)
 	}
 	return exitOK
+}
+
+// arenaPassword is the password of `tournament join`: of -password-file
+// (the file's first line), of -password, or of $PONDEROSA_ARENA_PASSWORD;
+// "" for none. Both flags at once are an error.
+func arenaPassword(flagValue, file string, getenv func(string) string) (string, error) {
+	switch {
+	case file != "" && flagValue != "":
+		return "", errors.New("give the password with -password-file or with -password, not both")
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return "", fmt.Errorf("read the arena's password: %w", err)
+		}
+		line, _, _ := strings.Cut(string(b), "\n")
+		return strings.TrimRight(line, "\r"), nil
+	case flagValue != "":
+		return flagValue, nil
+	}
+	return getenv(arenaPasswordEnv), nil
 }
 
 // tournamentFailed reports a refused join or withdrawal and returns its
@@ -160,6 +204,47 @@ func tournamentScope(cfg *config.Config, c *lichess.Client, scopes []string) err
 	}
 	return fmt.Errorf("the token %w: create one with bot:play and tournament:write at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s",
 		errTournamentScope, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
+}
+
+// errArenaUnplayable marks an arena of tournament.join whose games the bot
+// does not play (check-config -online: exit 78).
+var errArenaUnplayable = errors.New("tournament.join lists an arena whose games the bot does not play")
+
+// checkArenas asks Lichess about each arena of tournament.join (for
+// check-config -online): one whose variant or speed the bot would not
+// play (client.ArenaVerdict, the daemon's own check: challenge.variants,
+// challenge.speeds) is a configuration error; one Lichess does not know,
+// or that is over, is a warning (the daemon leaves it alone); one Lichess
+// cannot tell about now is a warning too.
+func checkArenas(ctx context.Context, cfg *config.Config, c *lichess.Client) ([]string, error) {
+	if len(cfg.Tournament.Join) == 0 {
+		return nil, nil
+	}
+	policy := settingsFromConfig(cfg, "").Challenge
+	var warnings, bad []string
+	for i, e := range cfg.Tournament.Join {
+		k := fmt.Sprintf("tournament.join[%d] %s", i, e.ID)
+		a, err := c.ArenaInfo(ctx, e.ID)
+		switch {
+		case lichess.StatusCode(err) == http.StatusNotFound:
+			warnings = append(warnings, k+": Lichess knows no such arena (Swiss tournaments are not supported): the bot will not join it")
+			continue
+		case err != nil:
+			warnings = append(warnings, fmt.Sprintf("%s: cannot ask Lichess about it now: %v", k, err))
+			continue
+		case a.State() == lichess.ArenaFinished:
+			warnings = append(warnings, fmt.Sprintf("%s (%s) is over: the bot will not join it", k, a.FullName))
+			continue
+		}
+		if variant, speed, rule := client.ArenaVerdict(policy, a); rule != "" {
+			bad = append(bad, fmt.Sprintf("%s (%s): a %s %s arena, whose games the bot does not play: %s", k, a.FullName, variant, speed, rule))
+		}
+	}
+	if len(bad) > 0 {
+		return warnings, configError{fmt.Errorf("%w:\n%s\n(arena games come without a challenge to decline: add the variant to challenge.variants, with an engine that plays it, and the speed to challenge.speeds, or remove the arena)",
+			errArenaUnplayable, strings.Join(bad, "\n"))}
+	}
+	return warnings, nil
 }
 
 // listed reports whether arena id is in tournament.join.

@@ -142,7 +142,10 @@
 // joined, not paused, not playing a game of the arena, and a house player
 // or one whose join asked pairMeAsap within the last minute), sending both
 // a gameStart with the tournamentId and no challenge; Arena snapshots the
-// players (joins, withdrawals, paused) and games.
+// players (joins, withdrawals, paused) and games. ArenaParams.PauseDelay
+// makes a join within the pause after a withdrawal fail as on Lichess
+// (400 "Your pause is not over yet"). CloseArenaPairings closes a running
+// arena's pairings (pairingsClosed), as Lichess does in its last minutes.
 //
 // # Faults
 //

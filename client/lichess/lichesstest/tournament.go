@@ -43,12 +43,24 @@ type ArenaParams struct {
 	BotsAllowed bool
 	// Teams, when set, makes a team battle: a join must name one of them.
 	Teams []string
+	// PauseDelay, when set, is how long a player who withdrew from the
+	// running arena must wait before joining again: the n-th pause waits
+	// n × PauseDelay, at most PauseDelayMax; a join before that is
+	// refused with Lichess' 400 "Your pause is not over yet". (Lichess
+	// imposes such a delay on its leading players: 10 s and more.) Zero:
+	// a join ends a pause at once.
+	PauseDelay time.Duration
 }
+
+// PauseDelayMax bounds the wait after a pause (ArenaParams.PauseDelay).
+const PauseDelayMax = 2 * time.Minute
 
 type arenaPlayer struct {
 	acct        *account
 	team        string
 	paused      bool      // withdrew while the arena runs
+	pauses      int       // withdrawals while the arena runs
+	pausedUntil time.Time // a join ends the pause only from then (PauseDelay)
 	waitUntil   time.Time // pairMeAsap: waits for a pairing until then
 	joins       int
 	withdrawals int
@@ -62,6 +74,7 @@ type arena struct {
 	startedAt time.Time
 	players   []*arenaPlayer // in joining order; a player who leaves before the start is removed
 	games     []string
+	closed    bool // pairings closed (CloseArenaPairings): no more pairing
 }
 
 func (t *arena) player(a *account) *arenaPlayer {
@@ -128,6 +141,22 @@ func (s *Server) StartArena(id string) error {
 	return nil
 }
 
+// CloseArenaPairings closes the pairings of running arena id, as Lichess
+// does in an arena's last minutes: GET tells pairingsClosed, and
+// PairArena pairs no more.
+func (s *Server) CloseArenaPairings(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.arenas[id]
+	if t == nil || t.status != "started" {
+		return fmt.Errorf("lichesstest: close arena %s's pairings: not a running arena", id)
+	}
+	t.closed = true
+	s.logLocked("arena %s: pairings closed", id)
+	s.notifyLocked()
+	return nil
+}
+
 // FinishArena ends arena id: no more pairings; games under way go on.
 func (s *Server) FinishArena(id string) error {
 	s.mu.Lock()
@@ -180,6 +209,9 @@ func (s *Server) joinArenaLocked(id string, a *account, password, team string, a
 		return http.StatusBadRequest, errors.New("You must join with one of the tournament's teams")
 	}
 	p := t.player(a)
+	if p != nil && p.paused && time.Now().Before(p.pausedUntil) {
+		return http.StatusBadRequest, errors.New("Your pause is not over yet")
+	}
 	if p == nil {
 		p = &arenaPlayer{acct: a}
 		t.players = append(t.players, p)
@@ -211,6 +243,9 @@ func (s *Server) ArenaWaiting(id, username string) bool {
 func (s *Server) arenaWaitingLocked(t *arena, a *account, now time.Time) error {
 	if t.status != "started" {
 		return fmt.Errorf("arena %s is %s", t.id, t.status)
+	}
+	if t.closed {
+		return fmt.Errorf("arena %s's pairings are closed", t.id)
 	}
 	p := t.player(a)
 	switch {
@@ -341,6 +376,10 @@ func (s *Server) handleArenaWithdraw(w http.ResponseWriter, r *http.Request) {
 			t.players = slices.DeleteFunc(t.players, func(q *arenaPlayer) bool { return q == p })
 		} else {
 			p.paused = true
+			p.pauses++
+			if t.params.PauseDelay > 0 {
+				p.pausedUntil = time.Now().Add(min(time.Duration(p.pauses)*t.params.PauseDelay, PauseDelayMax))
+			}
 		}
 		s.logLocked("arena %s: %s withdrew", id, a.username)
 		s.notifyLocked()
@@ -398,6 +437,7 @@ func (s *Server) handleArenaGet(w http.ResponseWriter, r *http.Request) {
 		out.StartsAt = t.startedAt.UTC().Format(time.RFC3339)
 		end := t.startedAt.Add(time.Duration(t.params.Minutes) * time.Minute)
 		out.SecondsToFinish = max(1, int(end.Sub(now)/time.Second))
+		out.PairingsClosed = t.closed
 	default:
 		start := t.startedAt
 		if start.IsZero() { // finished before it started

@@ -124,3 +124,33 @@ func TestArenaWithdrawBeforeStart(t *testing.T) {
 		t.Errorf("after withdrawing before the start: %+v", snap)
 	}
 }
+
+// With PauseDelay, a player who withdrew from the running arena cannot
+// join again before the delay is over (Lichess' 400 "Your pause is not
+// over yet"); after it, the join ends the pause.
+func TestArenaPauseDelay(t *testing.T) {
+	s := newTestServer(t)
+	s.AddAccount("me", "tme", true, 1500)
+	s.SetScopes("me", ScopeTournamentWrite)
+	const delay = 500 * time.Millisecond
+	id := s.CreateArena(ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, PauseDelay: delay})
+	if err := s.StartArena(id); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/tournament/" + id
+	wantStatus(t, post(t, s.URL(), "tme", path+"/join", nil), 200)
+	withdrewAt := time.Now()
+	wantStatus(t, post(t, s.URL(), "tme", path+"/withdraw", nil), 200)
+	r := post(t, s.URL(), "tme", path+"/join", url.Values{"pairMeAsap": {"true"}})
+	if time.Since(withdrewAt) < delay && (r.status != 400 || str(r.body, "error") != "Your pause is not over yet") {
+		t.Fatalf("join within the pause: %d %s", r.status, r.raw)
+	}
+	if snap, _ := s.Arena(id); !snap.Players[0].Paused || snap.Players[0].Joins != 1 {
+		t.Errorf("a refused join changed the player: %+v", snap.Players[0])
+	}
+	time.Sleep(time.Until(withdrewAt.Add(delay + 10*time.Millisecond)))
+	wantStatus(t, post(t, s.URL(), "tme", path+"/join", url.Values{"pairMeAsap": {"true"}}), 200)
+	if !s.ArenaWaiting(id, "me") {
+		t.Error("the join after the pause does not end it")
+	}
+}
