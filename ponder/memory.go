@@ -62,7 +62,8 @@ type Memory interface {
 	Record(eval, game string, entries []Learnt)
 	// GameOver tells the result of game, so that what it recorded is
 	// trusted less after a loss ("a line that lost is searched again").
-	// It must return at once.
+	// It is called as a game ends, never during a search: it may wait
+	// briefly (for room in a queue), and must not lose a loss.
 	GameOver(game string, result GameResult)
 }
 

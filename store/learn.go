@@ -28,7 +28,9 @@ type MemoryOptions struct {
 	// or found).
 	MaxEntries int
 	// Queue is how many writes may wait (default 64); when it is full a
-	// write is dropped (and logged), never waited for.
+	// Record is dropped (and logged), never waited for. A loss (GameOver)
+	// is never dropped: it waits for room (the writer keeps emptying the
+	// queue).
 	Queue  int
 	Logger zerolog.Logger // write errors and drops (zero value: silent)
 }
@@ -50,10 +52,10 @@ type Memory struct {
 	rd      *sql.DB // lookups
 	opts    MemoryOptions
 	log     zerolog.Logger
-	mu      sync.RWMutex // guards closed and sends on ops
-	closed  bool
-	ops     chan memoryOp
-	done    chan struct{}
+	ops     chan memoryOp // never closed: see quit
+	quit    chan struct{} // closed by Close: the writer writes what is queued and ends
+	quitter sync.Once
+	done    chan struct{} // closed when the writer has ended
 	dropped atomic.Int64
 	// The entries without their FEN, for lookups that never wait on the
 	// database: loaded at OpenMemory and by Refresh, kept up to date by
@@ -107,7 +109,8 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 		return nil, fmt.Errorf("learning memory: open database %s: %w", path, err)
 	}
 	rd.SetMaxOpenConns(4)
-	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue), done: make(chan struct{})}
+	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue),
+		quit: make(chan struct{}), done: make(chan struct{})}
 	if err := m.reload(); err != nil {
 		_ = rd.Close()
 		_ = db.Close()
@@ -120,15 +123,12 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 // Close writes what is queued and closes the database. Calls after it do
 // nothing (Lookup finds nothing).
 func (m *Memory) Close() error {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
+	first := false
+	m.quitter.Do(func() { close(m.quit); first = true })
+	<-m.done
+	if !first {
 		return nil
 	}
-	m.closed = true
-	close(m.ops)
-	m.mu.Unlock()
-	<-m.done
 	return errors.Join(m.rd.Close(), m.db.Close())
 }
 
@@ -140,10 +140,10 @@ func (m *Memory) Dropped() int64 { return m.dropped.Load() }
 
 // send queues op without waiting; false when closed or full.
 func (m *Memory) send(op memoryOp) bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
+	select {
+	case <-m.quit:
 		return false
+	default:
 	}
 	select {
 	case m.ops <- op:
@@ -155,18 +155,33 @@ func (m *Memory) send(op memoryOp) bool {
 	}
 }
 
+// sendWait queues op, waiting for room (no lock is held meanwhile, so
+// Record and Close never wait on it); false when closed.
+func (m *Memory) sendWait(op memoryOp) bool {
+	select {
+	case <-m.quit:
+		return false
+	default:
+	}
+	select {
+	case m.ops <- op:
+		return true
+	case <-m.quit:
+		return false
+	}
+}
+
 // Flush waits until everything queued so far is written (tests, and
 // before a process exits).
 func (m *Memory) Flush() {
 	ch := make(chan struct{})
-	m.mu.RLock()
-	if m.closed {
-		m.mu.RUnlock()
+	if !m.sendWait(memoryOp{flushed: ch}) {
 		return
 	}
-	m.ops <- memoryOp{flushed: ch}
-	m.mu.RUnlock()
-	<-ch
+	select {
+	case <-ch:
+	case <-m.done: // closed meanwhile
+	}
 }
 
 // Record implements ponder.Memory: it queues the entries (it keeps the
@@ -179,10 +194,11 @@ func (m *Memory) Record(eval, game string, entries []ponder.Learnt) {
 }
 
 // GameOver implements ponder.Memory: after a loss, the entries game wrote
-// last are trusted less (see Memory). It returns at once.
+// last are trusted less (see Memory). A loss is never dropped: when the
+// queue is full, it waits for room.
 func (m *Memory) GameOver(game string, result ponder.GameResult) {
 	if result == ponder.ResultLoss {
-		m.send(memoryOp{game: game, result: result})
+		m.sendWait(memoryOp{game: game, result: result})
 	}
 }
 
@@ -288,30 +304,50 @@ func (m *Memory) Count(ctx context.Context, eval string) (int, error) {
 	return n, nil
 }
 
-// writer applies the queued writes in order until Close.
+// writer applies the queued writes in order until Close, then those
+// still queued.
 func (m *Memory) writer() {
 	defer close(m.done)
-	for op := range m.ops {
-		if err := m.writeTouched(); err != nil {
-			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+	for {
+		select {
+		case op := <-m.ops:
+			m.write(op)
+			continue
+		case <-m.quit:
 		}
-		var err error
-		switch {
-		case op.flushed != nil:
-			close(op.flushed)
-		case op.refresh:
-			err = m.reload()
-		case op.entries != nil:
-			err = m.record(op.eval, op.game, op.entries)
-		case op.result == ponder.ResultLoss:
-			err = m.lost(op.game)
-		}
-		if err != nil {
-			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		for {
+			select {
+			case op := <-m.ops:
+				m.write(op)
+				continue
+			default:
+			}
+			if err := m.writeTouched(); err != nil {
+				m.log.Warn().Err(err).Msg("learning memory: write failed")
+			}
+			return
 		}
 	}
+}
+
+// write applies one queued write.
+func (m *Memory) write(op memoryOp) {
 	if err := m.writeTouched(); err != nil {
-		m.log.Warn().Err(err).Msg("learning memory: write failed")
+		m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+	}
+	var err error
+	switch {
+	case op.flushed != nil:
+		close(op.flushed)
+	case op.refresh:
+		err = m.reload()
+	case op.entries != nil:
+		err = m.record(op.eval, op.game, op.entries)
+	case op.result == ponder.ResultLoss:
+		err = m.lost(op.game)
+	}
+	if err != nil {
+		m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
 	}
 }
 

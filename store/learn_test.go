@@ -363,3 +363,47 @@ func mustKey(t *testing.T, fen string) uint64 {
 	}
 	return p.Key()
 }
+
+// TestLearnLossNeverDropped: a loss reported while the write queue is
+// full (the writer waiting on another process's lock) waits for room
+// instead of being dropped, and halves what the game recorded.
+func TestLearnLossNeverDropped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "learn.db")
+	m := openMemory(t, path, MemoryOptions{Queue: 1})
+	const eval = "e"
+	m.Record(eval, "lost", []ponder.Learnt{learnt(1, 20)})
+	m.Flush()
+
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := context.Background()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	// The writer waits on the lock with the first; the queue (1) fills.
+	for i := range 3 {
+		m.Record(eval, "other", []ponder.Learnt{learnt(uint64(100+i), 10)})
+	}
+	over := make(chan struct{})
+	go func() {
+		m.GameOver("lost", ponder.ResultLoss)
+		close(over)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	<-over
+	m.Flush()
+	if e, ok := lookupOne(t, m, eval, 1); !ok || e.Depth != 10 {
+		t.Fatalf("after a loss reported on a full queue: %+v (found %v), want depth 10", e, ok)
+	}
+}
