@@ -74,6 +74,12 @@ const DefaultLearnMinDepth = 8
 // learnFloorDepth is the least depth of a recorded entry (see learn).
 const learnFloorDepth = 3
 
+// learnMaxHalfmove is the highest fifty-move counter of a search's root
+// whose findings are recorded: beyond it the fifty-move rule may have
+// shaped the scores (draws the same position without the count does not
+// have).
+const learnMaxHalfmove = 40
+
 // learnSeedPlies bounds how far from the root a search start seeds the TT
 // (one Lookup per ply), learnMaxSeed how many entries it seeds and
 // learnMaxLookup how many keys it looks up; learnMaxRecord bounds the
@@ -253,7 +259,7 @@ func seedTT(tt *search.TT, e Learnt, mv board.Move) bool {
 // waitLearning), and the memory's Record only queues them.
 func (g *Game) learn(r *run, res search.Result) {
 	m := g.opts.Memory
-	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil {
+	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil || historyDependent(r.pos) {
 		return
 	}
 	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
@@ -284,7 +290,44 @@ func (g *Game) WaitLearning() {
 	g.waitLearning()
 }
 
-// gatherLearnt collects the entries learn records, breadth-first from root.
+// historyDependent reports whether a search of p may have scored
+// positions by the game's history rather than by themselves, so that what
+// it found is not recorded: the fifty-move counter is beyond
+// learnMaxHalfmove, or a position of the reversible history (p's
+// included) occurred before in it (a position of the tree that repeats
+// it twice is scored a draw by repetition).
+func historyDependent(p *board.Position) bool {
+	if p.HalfmoveClock() > learnMaxHalfmove {
+		return true
+	}
+	q := p.Clone()
+	for n := q.HalfmoveClock(); ; n-- {
+		if q.RepetitionCount() > 0 {
+			return true
+		}
+		if n <= 0 || q.Plies() == 0 {
+			return false
+		}
+		q.UnmakeMove()
+	}
+}
+
+// recordable reports whether a TT score may be kept by the memory: not a
+// draw score of exactly 0 (a repetition, the fifty-move rule, a tablebase
+// draw: scores of the history or of the tables, not of the evaluation),
+// nor a tablebase win or loss (the tables are not part of the EvalID).
+// Mate scores are kept: they hold whatever the evaluation.
+func recordable(score int) bool {
+	if score == 0 || score == search.NoScore {
+		return false
+	}
+	a := max(score, -score)
+	return a < search.TBWinInMaxPly || a >= search.MateInMaxPly
+}
+
+// gatherLearnt collects the entries learn records, breadth-first from root:
+// an entry whose score is not recordable is left out, but the positions
+// below it are still visited.
 func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 	var out []Learnt
 	seen := make(map[uint64]bool)
@@ -299,7 +342,11 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 		seen[p.Key()] = true
 		return e, true
 	}
+	full := func() bool { return len(out) >= learnMaxRecord || len(seen) >= 4*learnMaxRecord }
 	add := func(p *board.Position, e search.TTEntry) {
+		if !recordable(e.Score) {
+			return
+		}
 		mv := ""
 		if e.Move != board.NoMove && p.IsLegal(e.Move) {
 			mv = p.MoveToUCI(e.Move)
@@ -313,14 +360,14 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 	add(root, e)
 	level := [][]board.Move{nil} // paths from root
 	var ml board.MoveList
-	for depth := 0; len(level) > 0 && len(out) < learnMaxRecord; depth++ {
+	for depth := 0; len(level) > 0 && !full(); depth++ {
 		var next [][]board.Move
 		for _, path := range level {
 			walk(root, path, func() {
 				ml.N = 0
 				root.GenerateLegal(&ml)
 				for _, mv := range ml.Moves[:ml.N] {
-					if len(out) >= learnMaxRecord {
+					if full() {
 						break
 					}
 					root.MakeMove(mv)

@@ -254,3 +254,55 @@ func TestMemoryWhilePondering(t *testing.T) {
 		t.Fatalf("%d lookups: want one at least for each position searched", mem.lookups)
 	}
 }
+
+// TestMemoryRecordsOnlyScoresOfTheEvaluation: what depends on the game's
+// history or on the tables is not recorded: a search whose root has a
+// high fifty-move counter, or a repetition in its history, records
+// nothing; draw scores of exactly 0 and tablebase scores are left out
+// (the positions below them are still visited).
+func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
+	id := search.EvalID(nil)
+	for _, c := range []struct {
+		name, fen string
+		moves     []string
+	}{
+		{"fifty-move counter 45", "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 45 30", nil},
+		{"a repetition in the history", memoryFEN, []string{"f1d3", "c8d7", "d3f1", "d7c8", "f1d3"}},
+	} {
+		mem := newMapMemory()
+		g := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+		if err := g.SetPosition(c.fen, false, c.moves); err != nil {
+			t.Fatal(err)
+		}
+		think(t, g, ThinkLimits{Depth: 6})
+		g.WaitLearning()
+		if n := mem.count(id); n != 0 {
+			t.Errorf("%s: %d entries recorded, want none", c.name, n)
+		}
+	}
+
+	root, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ml board.MoveList
+	root.GenerateLegal(&ml)
+	key := func(m board.Move) uint64 {
+		root.MakeMove(m)
+		defer root.UnmakeMove()
+		return root.Key()
+	}
+	tt := search.NewTT(1)
+	tt.Store(root.Key(), ml.Moves[0], 0, search.NoScore, 10, search.BoundExact)                        // a draw score
+	tt.Store(key(ml.Moves[0]), board.NoMove, 35, search.NoScore, 9, search.BoundExact)                 // kept
+	tt.Store(key(ml.Moves[1]), board.NoMove, search.TBWin-3, search.NoScore, 9, search.BoundLower)     // a tablebase win
+	tt.Store(key(ml.Moves[2]), board.NoMove, search.MateScore-5, search.NoScore, 9, search.BoundExact) // a mate: kept
+	got := gatherLearnt(tt, root)
+	keys := map[uint64]bool{}
+	for _, e := range got {
+		keys[e.Key] = true
+	}
+	if len(got) != 2 || !keys[key(ml.Moves[0])] || !keys[key(ml.Moves[2])] {
+		t.Fatalf("gathered %+v, want the entries of %v and %v only", got, ml.Moves[0], ml.Moves[2])
+	}
+}
