@@ -24,6 +24,8 @@ func (m *recMemory) Record(eval, game string, es []ponder.Learnt) {
 	m.games[game] += len(es)
 }
 
+func (m *recMemory) Used(string, string, []uint64) {}
+
 func (m *recMemory) GameOver(game string, r ponder.GameResult) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

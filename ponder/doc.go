@@ -83,8 +83,9 @@
 // above 40 or whose reversible history holds a repetition, and no draw
 // score of exactly 0 nor tablebase score is kept: those depend on the
 // history or the tables, not the evaluation. Entries carry the evaluation's identity (search.EvalID);
-// GameOver tells the memory a game's result (a loss makes its entries
-// trusted less).
+// GameOver tells the memory a game's result (a loss makes its entries,
+// and those of the roots its searches were seeded from, told by
+// Memory.Used, trusted less).
 //
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position

@@ -60,8 +60,13 @@ type Memory interface {
 	// must return at once (queue the work): it is called as a search ends,
 	// before its move is played.
 	Record(eval, game string, entries []Learnt)
-	// GameOver tells the result of game, so that what it recorded is
-	// trusted less after a loss ("a line that lost is searched again").
+	// Used tells that game reached the positions keys and was seeded
+	// from their entries under eval (the root of a search the memory
+	// knew), so that a loss of game makes them trusted less too, whichever
+	// game wrote them. It must return at once.
+	Used(eval, game string, keys []uint64)
+	// GameOver tells the result of game, so that what it recorded and
+	// used is trusted less after a loss ("a line that lost is searched again").
 	// It is called as a game ends, never during a search: it may wait
 	// briefly (for room in a queue), and must not lose a loss.
 	GameOver(game string, result GameResult)
@@ -200,8 +205,11 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 				if seedTT(tt, e, mv) {
 					stored++
 				}
-				if c.parent < 0 && mv != board.NoMove {
-					rootDepth = e.Depth
+				if c.parent < 0 {
+					m.Used(id, g.opts.MemoryGame, []uint64{e.Key})
+					if mv != board.NoMove {
+						rootDepth = e.Depth
+					}
 				}
 			})
 			if e.Depth > learnFloorDepth {

@@ -17,13 +17,21 @@ import (
 type mapMemory struct {
 	mu      sync.Mutex
 	entries map[string]map[uint64]Learnt
-	games   map[string]string // key's game, by eval+key
+	games   map[string]string   // key's game, by eval+key
+	used    map[string][]uint64 // keys used, by game
 	results map[string]GameResult
 	lookups int
 }
 
 func newMapMemory() *mapMemory {
-	return &mapMemory{entries: map[string]map[uint64]Learnt{}, games: map[string]string{}, results: map[string]GameResult{}}
+	return &mapMemory{entries: map[string]map[uint64]Learnt{}, games: map[string]string{}, results: map[string]GameResult{},
+		used: map[string][]uint64{}}
+}
+
+func (m *mapMemory) Used(eval, game string, keys []uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used[game] = append(m.used[game], keys...)
 }
 
 func (m *mapMemory) Lookup(eval string, keys []uint64) ([]Learnt, error) {
@@ -110,6 +118,9 @@ func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := think(t, second, ThinkLimits{Depth: depth})
+	if root := mustKey(t, memoryFEN); !slices.Contains(mem.used["second"], root) {
+		t.Errorf("the second game used %v, want the root %d it was seeded from (Memory.Used)", mem.used["second"], root)
+	}
 	t.Logf("depth %d: %d nodes from nothing, %d with the memory (%d entries)", depth, d1.Nodes, d2.Nodes, mem.count(id))
 	if d2.Depth < depth {
 		t.Fatalf("second search reached depth %d, want %d", d2.Depth, depth)
@@ -305,4 +316,14 @@ func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
 	if len(got) != 2 || !keys[key(ml.Moves[0])] || !keys[key(ml.Moves[2])] {
 		t.Fatalf("gathered %+v, want the entries of %v and %v only", got, ml.Moves[0], ml.Moves[2])
 	}
+}
+
+// mustKey is the key of fen.
+func mustKey(t *testing.T, fen string) uint64 {
+	t.Helper()
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Key()
 }

@@ -45,8 +45,10 @@ type MemoryOptions struct {
 // concurrent use.
 //
 // A game's result feeds back: after a loss (GameOver) every entry that
-// game wrote last has its depth halved (it is then searched again rather
-// than trusted) and its loss counted; one that falls to depth 0 goes.
+// game wrote last, and every entry it was seeded from at the root of one
+// of its searches (Used, noted in this process), has its depth halved (it
+// is then searched again rather than trusted) and its loss counted; one
+// that falls to depth 0 goes.
 type Memory struct {
 	db      *DB     // the writer's (migrations, writes)
 	rd      *sql.DB // lookups
@@ -66,7 +68,27 @@ type Memory struct {
 	// written (see takeTouched).
 	tmu     sync.Mutex
 	touched map[string]map[uint64]bool
+	// uses are the entries each game was seeded from at its searches'
+	// roots (Used), for its GameOver; kept in this process only (a game's
+	// result comes from the process that played it), for the last
+	// learnUseGames games.
+	umu    sync.Mutex
+	uses   map[string]map[evalKey]bool
+	useSeq []string // the games of uses, oldest first
 }
+
+// evalKey names an entry.
+type evalKey struct {
+	eval string
+	key  uint64
+}
+
+// learnUseGames bounds the games whose uses are kept (an aborted game
+// never tells its result), learnUseKeys the uses kept per game.
+const (
+	learnUseGames = 256
+	learnUseKeys  = 4096
+)
 
 // cachedEntry is a learn row in memory (no FEN: that is for inspection).
 type cachedEntry struct {
@@ -81,6 +103,7 @@ type memoryOp struct {
 	eval, game string
 	entries    []ponder.Learnt
 	result     ponder.GameResult
+	used       []evalKey     // a loss: the entries the game was seeded from
 	refresh    bool          // reload the cache from the database
 	flushed    chan struct{} // Flush: closed when everything before it is written
 }
@@ -193,12 +216,61 @@ func (m *Memory) Record(eval, game string, entries []ponder.Learnt) {
 	}
 }
 
+// Used implements ponder.Memory: it notes the entries game was seeded
+// from (in this process), for its GameOver.
+func (m *Memory) Used(eval, game string, keys []uint64) {
+	m.umu.Lock()
+	defer m.umu.Unlock()
+	if m.uses == nil {
+		m.uses = map[string]map[evalKey]bool{}
+	}
+	u := m.uses[game]
+	if u == nil {
+		u = map[evalKey]bool{}
+		m.uses[game] = u
+		m.useSeq = append(m.useSeq, game)
+		if len(m.useSeq) > learnUseGames {
+			delete(m.uses, m.useSeq[0])
+			m.useSeq = m.useSeq[1:]
+		}
+	}
+	for _, k := range keys {
+		if len(u) < learnUseKeys {
+			u[evalKey{eval, k}] = true
+		}
+	}
+}
+
+// takeUses returns (and forgets) the entries game was seeded from.
+func (m *Memory) takeUses(game string) []evalKey {
+	m.umu.Lock()
+	defer m.umu.Unlock()
+	u := m.uses[game]
+	if u == nil {
+		return nil
+	}
+	delete(m.uses, game)
+	for i, g := range m.useSeq {
+		if g == game {
+			m.useSeq = append(m.useSeq[:i], m.useSeq[i+1:]...)
+			break
+		}
+	}
+	out := make([]evalKey, 0, len(u))
+	for k := range u {
+		out = append(out, k)
+	}
+	return out
+}
+
 // GameOver implements ponder.Memory: after a loss, the entries game wrote
-// last are trusted less (see Memory). A loss is never dropped: when the
-// queue is full, it waits for room.
+// last and those it was seeded from at its searches' roots (Used) are
+// trusted less (see Memory). A loss is never dropped: when the queue is
+// full, it waits for room.
 func (m *Memory) GameOver(game string, result ponder.GameResult) {
+	used := m.takeUses(game)
 	if result == ponder.ResultLoss {
-		m.sendWait(memoryOp{game: game, result: result})
+		m.sendWait(memoryOp{game: game, result: result, used: used})
 	}
 }
 
@@ -344,7 +416,7 @@ func (m *Memory) write(op memoryOp) {
 	case op.entries != nil:
 		err = m.record(op.eval, op.game, op.entries)
 	case op.result == ponder.ResultLoss:
-		err = m.lost(op.game)
+		err = m.lost(op.game, op.used)
 	}
 	if err != nil {
 		m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
@@ -480,33 +552,50 @@ func (m *Memory) writeTouched() error {
 	return nil
 }
 
-func (m *Memory) lost(game string) error {
+// lost halves the depth of the entries game wrote last and of those it
+// used (each once), counting the loss; an entry that falls to depth 0
+// goes.
+func (m *Memory) lost(game string, used []evalKey) error {
 	ctx := context.Background()
 	var changes []cacheChange
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
-RETURNING eval, key, move, score, bound, depth`, game)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var c cacheChange
-			var key int64
-			var score, bound, depth int
-			if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
-				rows.Close()
+		halve := func(rows *sql.Rows, err error) error {
+			if err != nil {
 				return err
 			}
-			c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
-			c.gone = depth < 1
-			changes = append(changes, c)
+			for rows.Next() {
+				var c cacheChange
+				var key int64
+				var score, bound, depth int
+				if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
+					rows.Close()
+					return err
+				}
+				c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
+				c.gone = depth < 1
+				changes = append(changes, c)
+			}
+			return errors.Join(rows.Err(), rows.Close())
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		if err := halve(tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
+RETURNING eval, key, move, score, bound, depth`, game)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
-		return err
+		for _, u := range used { // those of other games (the game's own are halved)
+			if err := halve(tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1
+WHERE eval = ? AND key = ? AND game != ? RETURNING eval, key, move, score, bound, depth`, u.eval, int64(u.key), game)); err != nil {
+				return err
+			}
+		}
+		for _, c := range changes {
+			if c.gone {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE eval = ? AND key = ? AND depth < 1`, c.eval, int64(c.key)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)

@@ -407,3 +407,23 @@ func TestLearnLossNeverDropped(t *testing.T) {
 		t.Fatalf("after a loss reported on a full queue: %+v (found %v), want depth 10", e, ok)
 	}
 }
+
+// TestLearnLossHalvesWhatTheGameUsed: a game seeded from an entry another
+// game wrote (Used) and then lost halves that entry too (a trusted line
+// that lost is searched again), once, and not the entries it did not use;
+// a game won forgets its uses.
+func TestLearnLossHalvesWhatTheGameUsed(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), "learn.db"), MemoryOptions{})
+	m.Record("e", "first", []ponder.Learnt{learnt(1, 20), learnt(2, 20), learnt(3, 20)})
+	m.Used("e", "second", []uint64{1, 1})
+	m.Used("e", "third", []uint64{3})
+	m.GameOver("third", ponder.ResultWin)
+	m.GameOver("second", ponder.ResultLoss)
+	m.GameOver("third", ponder.ResultLoss) // its uses were forgotten with its win
+	m.Flush()
+	for k, want := range map[uint64]int{1: 10, 2: 20, 3: 20} {
+		if e, ok := lookupOne(t, m, "e", k); !ok || e.Depth != want {
+			t.Errorf("entry %d: %+v (found %v), want depth %d", k, e, ok, want)
+		}
+	}
+}
