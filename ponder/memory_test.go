@@ -327,3 +327,19 @@ func mustKey(t *testing.T, fen string) uint64 {
 	}
 	return p.Key()
 }
+
+// The hard limit counts from the run's start (before the memory seeds the
+// TT), not from when its timer is armed.
+func TestHardLimitCountsFromRunStart(t *testing.T) {
+	start := time.Unix(1000, 0)
+	r := &run{hitAt: start, budget: Budget{Timed: true, Hard: 800 * time.Millisecond}}
+	for _, c := range []struct{ at, want time.Duration }{
+		{0, 800 * time.Millisecond},
+		{15 * time.Millisecond, 785 * time.Millisecond}, // a seed of 15 ms
+		{time.Second, 0},
+	} {
+		if got := hardLeft(r, start.Add(c.at)); got != c.want {
+			t.Errorf("hard limit %v, armed %v after the start: %v left, want %v", r.budget.Hard, c.at, got, c.want)
+		}
+	}
+}
