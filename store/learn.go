@@ -59,6 +59,11 @@ type Memory struct {
 	quitter sync.Once
 	done    chan struct{} // closed when the writer has ended
 	dropped atomic.Int64
+	// rows is the number of entries of the table (all evaluations) as
+	// this process knows it: counted at each load, kept by the writer
+	// (which alone uses it) as it inserts and deletes; another process's
+	// inserts are counted at the next Refresh.
+	rows int
 	// The entries without their FEN, for lookups that never wait on the
 	// database: loaded at OpenMemory and by Refresh, kept up to date by
 	// the writer.
@@ -320,7 +325,9 @@ func (m *Memory) reload() error {
 	}
 	defer rows.Close()
 	cache := map[string]map[uint64]cachedEntry{}
+	n := 0
 	for rows.Next() {
+		n++
 		var eval, move string
 		var key int64
 		var score, bound, depth int
@@ -340,7 +347,16 @@ func (m *Memory) reload() error {
 	m.cmu.Lock()
 	m.cache = cache
 	m.cmu.Unlock()
+	m.rows = n
 	return nil
+}
+
+// known reports whether the cache holds the entry (eval, key).
+func (m *Memory) known(eval string, key uint64) bool {
+	m.cmu.RLock()
+	defer m.cmu.RUnlock()
+	_, ok := m.cache[eval][key]
+	return ok
 }
 
 // cacheSet and cacheDel change the cache (called by the writer).
@@ -442,12 +458,25 @@ func (m *Memory) apply(changes []cacheChange) {
 	}
 }
 
+// The eviction rule's queries (see record): other evaluations' entries
+// first, through the primary key; then, the table holding only eval's,
+// the shallowest and least recently used, through the index learn_evict.
+// Neither sorts nor counts the table.
+const (
+	evictOtherEvals = `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn WHERE eval < ?1 OR eval > ?1 LIMIT ?2) RETURNING eval, key`
+	evictShallowest = `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn ORDER BY depth, used_at LIMIT ?) RETURNING eval, key`
+)
+
 func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
 	ctx := context.Background()
 	now := fmtTime(time.Now())
 	var changes []cacheChange
+	total := m.rows
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
+		total = m.rows
 		st, err := tx.PrepareContext(ctx, `
 INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
@@ -472,31 +501,40 @@ RETURNING key`)
 				return err
 			}
 			if changed {
+				if !m.known(eval, e.Key) {
+					total++
+				}
 				changes = append(changes, cacheChange{eval: eval, key: e.Key,
 					e: cachedEntry{move: e.Move, score: int32(e.Score), depth: int16(e.Depth), bound: e.Bound}})
 			}
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n); err != nil {
-			return err
-		}
-		if excess := n - m.opts.MaxEntries; excess > 0 {
-			// The eviction rule: other evaluations first, then the
-			// shallowest, then the least recently used.
-			rows, err := tx.QueryContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
-	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?) RETURNING eval, key`, eval, excess)
+		// The eviction rule: other evaluations first, then the
+		// shallowest, then the least recently used.
+		for _, q := range []string{evictOtherEvals, evictShallowest} {
+			excess := total - m.opts.MaxEntries
+			if excess <= 0 {
+				break
+			}
+			args := []any{excess}
+			if q == evictOtherEvals {
+				args = []any{eval, excess}
+			}
+			r, err := tx.QueryContext(ctx, q, args...)
 			if err != nil {
 				return err
 			}
-			if changes, err = appendGone(changes, rows); err != nil {
+			before := len(changes)
+			if changes, err = appendGone(changes, r); err != nil {
 				return err
 			}
+			total -= len(changes) - before
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
 	}
+	m.rows = total
 	m.apply(changes)
 	return nil
 }
@@ -558,6 +596,7 @@ func (m *Memory) writeTouched() error {
 func (m *Memory) lost(game string, used []evalKey) error {
 	ctx := context.Background()
 	var changes []cacheChange
+	gone := 0
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
 		halve := func(rows *sql.Rows, err error) error {
@@ -588,11 +627,13 @@ WHERE eval = ? AND key = ? AND game != ? RETURNING eval, key, move, score, bound
 				return err
 			}
 		}
+		gone = 0
 		for _, c := range changes {
 			if c.gone {
 				if _, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE eval = ? AND key = ? AND depth < 1`, c.eval, int64(c.key)); err != nil {
 					return err
 				}
+				gone++
 			}
 		}
 		return nil
@@ -600,6 +641,7 @@ WHERE eval = ? AND key = ? AND game != ? RETURNING eval, key, move, score, bound
 	if err != nil {
 		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)
 	}
+	m.rows -= gone
 	m.apply(changes)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -424,6 +425,44 @@ func TestLearnLossHalvesWhatTheGameUsed(t *testing.T) {
 	for k, want := range map[uint64]int{1: 10, 2: 20, 3: 20} {
 		if e, ok := lookupOne(t, m, "e", k); !ok || e.Depth != want {
 			t.Errorf("entry %d: %+v (found %v), want depth %d", k, e, ok, want)
+		}
+	}
+}
+
+// The eviction queries use the table's indexes: neither sorts the table
+// (a write at the bound would sort 100,000 entries) nor scans it for the
+// other evaluations' entries.
+func TestLearnEvictionUsesIndexes(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{})
+	plan := func(q string, args ...any) string {
+		rows, err := m.db.SQL().Query(`EXPLAIN QUERY PLAN `+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			out += detail + "\n"
+		}
+		return out
+	}
+	for _, c := range []struct {
+		q    string
+		args []any
+		want string
+	}{
+		{evictOtherEvals, []any{"e", 10}, "PRIMARY KEY"},
+		{evictShallowest, []any{10}, "learn_evict"},
+	} {
+		p := plan(c.q, c.args...)
+		t.Logf("%s\n%s", c.q, p)
+		if strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "SCAN learn\n") || !strings.Contains(p, c.want) {
+			t.Errorf("plan of %s:\n%s want it through %s, without a sort or a scan of the table", c.q, p, c.want)
 		}
 	}
 }
