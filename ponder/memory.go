@@ -140,7 +140,8 @@ func (g *Game) learnMinDepth() int {
 // position deep enough to have known children (depth above
 // learnFloorDepth), up to learnMaxSeed entries: one Lookup per ply, never
 // one per node. Each position is seeded once per game (and again after
-// NewGame or SetMemory). An entry never replaces a deeper one of the
+// NewGame, SetMemory, ClearHash or SetHashMB); a later search of it (after
+// a ponder search seeded it, say) gets the depth found then. An entry never replaces a deeper one of the
 // table. Called with g.mu held, before the search starts.
 //
 // The entries are stored in the TT's generation before the search's
@@ -157,12 +158,13 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 		return 0
 	}
 	if g.seeded == nil {
-		g.seeded = make(map[uint64]bool)
+		g.seeded = make(map[uint64]int)
 	}
-	if g.seeded[pos.Key()] {
-		return 0
+	if d, ok := g.seeded[pos.Key()]; ok {
+		return d
 	}
-	g.seeded[pos.Key()] = true
+	g.seeded[pos.Key()] = 0
+	defer func() { g.seeded[pos.Key()] = rootDepth }()
 	start := time.Now()
 	id := g.evalID()
 	tt := g.eng.TT()
@@ -185,7 +187,7 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 		}
 		byKey := make(map[uint64]Learnt, len(got))
 		for _, e := range got {
-			if e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 {
+			if validLearnt(e) {
 				byKey[e.Key] = e
 			}
 		}
@@ -239,6 +241,34 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 			Dur("took", time.Since(start)).Msg("learning memory: seeded the hash table")
 	}
 	return rootDepth
+}
+
+// validLearnt reports whether e, read from a file, can be stored in the
+// TT: a bound, a depth of 1 to MaxPly-1 and a score within the mate scores
+// (what the TT packs without wrapping).
+func validLearnt(e Learnt) bool {
+	return e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 && e.Depth < search.MaxPly &&
+		e.Score >= -search.MateScore && e.Score <= search.MateScore
+}
+
+// ClearHash clears the TT (search.Engine.NewGame) once what the searches
+// so far found is gathered; positions are seeded again. The tree is kept.
+func (g *Game) ClearHash() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning() // it reads the table
+	g.eng.NewGame()
+	clear(g.seeded)
+}
+
+// SetHashMB resizes (and clears) the TT once what the searches so far
+// found is gathered; positions are seeded again.
+func (g *Game) SetHashMB(mb int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning() // it reads the table
+	g.eng.SetHashMB(mb)
+	clear(g.seeded)
 }
 
 // parseLearnt reads a learnt move in p (NoMove when absent or illegal).

@@ -343,3 +343,55 @@ func TestHardLimitCountsFromRunStart(t *testing.T) {
 		}
 	}
 }
+
+// TestMemorySeedRemembersDepth: a position seeded once (by a ponder
+// search, say) gives its learnt depth to a later search of it without a
+// second lookup; ClearHash and SetHashMB seed again; entries out of range
+// (a damaged file) are not seeded.
+func TestMemorySeedRemembersDepth(t *testing.T) {
+	mem := newMapMemory()
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := search.EvalID(nil)
+	mem.Record(id, "old", []Learnt{{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+	seed := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.seed(pos)
+	}
+	if d := seed(); d != 9 {
+		t.Fatalf("first seed: root depth %d, want 9", d)
+	}
+	n := mem.lookups
+	if d := seed(); d != 9 || mem.lookups != n {
+		t.Fatalf("second seed: root depth %d after %d more lookups, want 9 and none", d, mem.lookups-n)
+	}
+	g.ClearHash()
+	if seed(); mem.lookups == n {
+		t.Fatal("no lookup after ClearHash")
+	}
+	n = mem.lookups
+	g.SetHashMB(2)
+	if seed(); mem.lookups == n {
+		t.Fatal("no lookup after SetHashMB")
+	}
+
+	for _, bad := range []Learnt{
+		{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 5000},
+		{Key: pos.Key(), Move: "f1d3", Score: 40000, Bound: search.BoundExact, Depth: 9},
+		{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundNone, Depth: 9},
+	} {
+		m := newMapMemory()
+		m.entries[id] = map[uint64]Learnt{bad.Key: bad}
+		g := newTestGame(t, Options{Memory: m, MemoryGame: "x"})
+		g.mu.Lock()
+		d := g.seed(pos)
+		g.mu.Unlock()
+		if d != 0 {
+			t.Errorf("entry %+v: seeded, root depth %d", bad, d)
+		}
+	}
+}

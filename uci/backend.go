@@ -327,7 +327,7 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	switch spec.Name {
 	case OptHash:
 		b.gopts.HashMB = n
-		b.game.Engine().SetHashMB(n)
+		b.game.SetHashMB(n)
 	case OptThreads:
 		b.gopts.Threads = n
 		b.game.Engine().SetThreads(n)
@@ -342,7 +342,7 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.chess960 = v == "true"
 		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
-		b.game.Engine().NewGame()
+		b.game.ClearHash()
 	case OptBackgroundPonder:
 		if on := v == "true"; on != b.gopts.Ponder {
 			b.gopts.Ponder = on
