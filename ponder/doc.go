@@ -79,7 +79,8 @@
 // the TT's entries of its root and of the positions below it searched to
 // depth 3 or more, gathered on a goroutine of their own (whatever clears
 // or resizes the TT waits for it) and handed to Memory.Record, which only
-// queues them. Nothing is recorded for a root whose fifty-move counter is
+// queues them (not for the first search after the network changed: its
+// table still holds the other evaluation's scores). Nothing is recorded for a root whose fifty-move counter is
 // above 40 or whose reversible history holds a repetition, and no draw
 // score of exactly 0 nor tablebase score is kept: those depend on the
 // history or the tables, not the evaluation. Entries carry the evaluation's identity (search.EvalID);

@@ -309,6 +309,14 @@ func (g *Game) learn(r *run, res search.Result) {
 	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil || historyDependent(r.pos) {
 		return
 	}
+	// The first search after the network changed (search.Engine.SetNet
+	// keeps the table) may have used the other evaluation's entries.
+	net := g.eng.Options().Net
+	switched := g.learntSeen && net != g.learntNet
+	g.learntNet, g.learntSeen = net, true
+	if switched {
+		return
+	}
 	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
 	g.learning.Add(1)
 	go func() {

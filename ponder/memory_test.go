@@ -395,3 +395,34 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
+// (the table kept) — the first search after it records nothing, the next
+// one records under the new evaluation.
+func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(nil)) == 0 {
+		t.Fatal("nothing recorded before the switch")
+	}
+	net := nnue.RandomNet(16, nnue.CReLU, 5)
+	g.Engine().SetNet(net)
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if n := mem.count(search.EvalID(net)); n != 0 {
+		t.Fatalf("the first search after the switch recorded %d entries", n)
+	}
+	if err := g.SetPosition(board.StartFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(net)) == 0 {
+		t.Fatal("the second search after the switch recorded nothing")
+	}
+}

@@ -255,6 +255,8 @@ type Game struct {
 	seedKeys    []uint64       // buffer of seed
 	evalNet     *nnue.Net      // the net evalIDCache was computed for
 	evalIDCache string
+	learntNet   *nnue.Net // the net of the last search learn saw
+	learntSeen  bool      // learntNet is set
 	evalIDSet   bool
 	learning    sync.WaitGroup // gatherings of learn under way
 }
