@@ -230,6 +230,22 @@ func TestMemoryStartsAtLearntDepth(t *testing.T) {
 	if len(got) < 2 || got[1] != 2 {
 		t.Errorf("timed, no depth history: iterations %v, want every depth", got)
 	}
+
+	// With a history of depths saying the budget reaches depth 5 (depth 6
+	// took far longer than a minute's clock gives a move), a timed search
+	// jumps to 5, not to the learnt 9.
+	capped := newTestGame(t, Options{Memory: mem, MemoryGame: "capped"})
+	capped.mu.Lock()
+	capped.depths.times = []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond,
+		8 * time.Millisecond, 16 * time.Millisecond, time.Hour}
+	reach := capped.depths.reachable(PlanMove(ThinkLimits{WTime: time.Minute, BTime: time.Minute}, true, capped.opts.MoveOverhead, 0).Base, 0)
+	capped.mu.Unlock()
+	if reach != 5 {
+		t.Fatalf("the history reaches depth %d, want 5", reach)
+	}
+	if got := iterations(capped, ThinkLimits{WTime: time.Minute, BTime: time.Minute, Depth: 6}); len(got) < 2 || got[1] != 5 {
+		t.Errorf("timed, budget reaching depth 5, memory knowing %d: iterations %v, want 1 then 5", depth, got)
+	}
 }
 
 // TestMemoryWhilePondering: a pondering game with a memory records the
