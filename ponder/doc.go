@@ -74,7 +74,12 @@
 // search) goes on at depth d after depth 1 (search.Limits.StartDepth; a
 // timed one at most at the depth its budget is expected to reach, and
 // never without a history of depths); such a search's iteration times are
-// not counted in that history.
+// not counted in that history. Only the TT is seeded, not the tree: the
+// tree holds what this game's searches found (root moves, bounds, visits),
+// and a tree node as deep as the budget reaches is played without a search
+// (Think's shortcut), so a learnt entry put there would be played
+// unchecked; through the TT it orders the root (its move first) and lets
+// the search start deep, and the search's own results then fill the tree.
 // Each search of Options.LearnMinDepth or more is recorded as it ends:
 // the TT's entries of its root and of the positions below it searched to
 // depth 3 or more, gathered on a goroutine of their own (whatever clears
