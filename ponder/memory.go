@@ -96,6 +96,15 @@ const (
 	learnMaxLookup = 32768
 )
 
+// seedLookups bounds the keys the seed of a timed search looks up by its
+// soft budget: the lookups run on our clock (about 2,000 keys a
+// millisecond, all of learnMaxLookup in some 16 ms), so they take at most
+// about a fiftieth of the budget, and always the root and its children.
+func seedLookups(soft time.Duration) int {
+	n := int(soft.Milliseconds()) * 2048 / 50
+	return min(max(n, 1+board.MaxMoves), learnMaxLookup)
+}
+
 // SetMemory makes m (nil: none) the Game's memory from the next search on,
 // recording under the game name game (see Memory.Record, GameOver).
 func (g *Game) SetMemory(m Memory, game string) {
@@ -152,7 +161,10 @@ func (g *Game) learnMinDepth() int {
 // refuses the search's own, and the second search of
 // TestMemoryHalvesNodesToSameDepth took 26290 nodes to depth 10 instead
 // of 15247 (36782 from nothing).
-func (g *Game) seed(pos *board.Position) (rootDepth int) {
+//
+// maxLookup bounds the keys looked up (learnMaxLookup, or seedLookups of
+// a timed search's budget).
+func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 	m := g.opts.Memory
 	if m == nil {
 		return 0
@@ -220,7 +232,7 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 		}
 		known, cands, keys = found, cands[:0], keys[:0]
 		for i, path := range known {
-			if looked+len(keys)+board.MaxMoves > learnMaxLookup {
+			if looked+len(keys)+board.MaxMoves > maxLookup {
 				break
 			}
 			walk(p, path, func() {

@@ -21,6 +21,7 @@ type mapMemory struct {
 	used    map[string][]uint64 // keys used, by game
 	results map[string]GameResult
 	lookups int
+	keys    int // keys looked up
 }
 
 func newMapMemory() *mapMemory {
@@ -38,6 +39,7 @@ func (m *mapMemory) Lookup(eval string, keys []uint64) ([]Learnt, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lookups++
+	m.keys += len(keys)
 	var out []Learnt
 	for _, k := range keys {
 		if e, ok := m.entries[eval][k]; ok {
@@ -376,7 +378,7 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 	seed := func() int {
 		g.mu.Lock()
 		defer g.mu.Unlock()
-		return g.seed(pos)
+		return g.seed(pos, learnMaxLookup)
 	}
 	if d := seed(); d != 9 {
 		t.Fatalf("first seed: root depth %d, want 9", d)
@@ -404,7 +406,7 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 		m.entries[id] = map[uint64]Learnt{bad.Key: bad}
 		g := newTestGame(t, Options{Memory: m, MemoryGame: "x"})
 		g.mu.Lock()
-		d := g.seed(pos)
+		d := g.seed(pos, learnMaxLookup)
 		g.mu.Unlock()
 		if d != 0 {
 			t.Errorf("entry %+v: seeded, root depth %d", bad, d)
@@ -440,5 +442,45 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 	g.WaitLearning()
 	if mem.count(search.EvalID(net)) == 0 {
 		t.Fatal("the second search after the switch recorded nothing")
+	}
+}
+
+// TestMemorySeedBoundedByBudget: a timed search's seed looks up at most
+// seedLookups of its soft budget (the lookups run on our clock); an
+// untimed one up to learnMaxLookup.
+func TestMemorySeedBoundedByBudget(t *testing.T) {
+	mem := newMapMemory()
+	first := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "first", LearnMinDepth: 3})
+	if err := first.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, first, ThinkLimits{Depth: 10})
+	first.WaitLearning()
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(limit int) int {
+		g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+		mem.mu.Lock()
+		before := mem.keys
+		mem.mu.Unlock()
+		g.mu.Lock()
+		g.seed(pos, limit)
+		g.mu.Unlock()
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		return mem.keys - before
+	}
+	full := keys(learnMaxLookup)
+	small := seedLookups(5 * time.Millisecond)
+	if small >= full {
+		t.Fatalf("the memory gives only %d keys to look up; the test needs more than %d", full, small)
+	}
+	if got := keys(small); got > small || got == 0 {
+		t.Fatalf("seed bounded to %d keys looked up %d (%d unbounded)", small, got, full)
+	}
+	if seedLookups(time.Second) != learnMaxLookup || seedLookups(0) != 1+board.MaxMoves {
+		t.Fatalf("seedLookups: %d for 1 s, %d for 0", seedLookups(time.Second), seedLookups(0))
 	}
 }
