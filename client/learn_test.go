@@ -14,6 +14,13 @@ type recMemory struct {
 	mu      sync.Mutex
 	games   map[string]int // entries recorded per game
 	results map[string]ponder.GameResult
+	refresh int // Refresh calls
+}
+
+func (m *recMemory) Refresh() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.refresh++
 }
 
 func (m *recMemory) Lookup(string, []uint64) ([]ponder.Learnt, error) { return nil, nil }
@@ -23,6 +30,8 @@ func (m *recMemory) Record(eval, game string, es []ponder.Learnt) {
 	defer m.mu.Unlock()
 	m.games[game] += len(es)
 }
+
+func (m *recMemory) Used(string, string, []uint64) {}
 
 func (m *recMemory) GameOver(game string, r ponder.GameResult) {
 	m.mu.Lock()
@@ -51,8 +60,17 @@ func TestBuiltinPlayerLearns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		mem.mu.Lock()
+		before := mem.refresh
+		mem.mu.Unlock()
 		if err := p.NewGame(ctx, GameInfo{ID: c.id, Variant: "standard", White: true}); err != nil {
 			t.Fatal(err)
+		}
+		mem.mu.Lock()
+		refreshed := mem.refresh - before
+		mem.mu.Unlock()
+		if refreshed != 1 {
+			t.Errorf("%s: the memory was refreshed %d times as the game started, want once", c.id, refreshed)
 		}
 		if err := p.Position(ctx, nil); err != nil {
 			t.Fatal(err)

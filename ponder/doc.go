@@ -74,14 +74,24 @@
 // search) goes on at depth d after depth 1 (search.Limits.StartDepth; a
 // timed one at most at the depth its budget is expected to reach, and
 // never without a history of depths); such a search's iteration times are
-// not counted in that history.
+// not counted in that history. Only the TT is seeded, not the tree: the
+// tree holds what this game's searches found (root moves, bounds, visits),
+// and a tree node as deep as the budget reaches is played without a search
+// (Think's shortcut), so a learnt entry put there would be played
+// unchecked; through the TT it orders the root (its move first) and lets
+// the search start deep, and the search's own results then fill the tree.
 // Each search of Options.LearnMinDepth or more is recorded as it ends:
 // the TT's entries of its root and of the positions below it searched to
 // depth 3 or more, gathered on a goroutine of their own (whatever clears
 // or resizes the TT waits for it) and handed to Memory.Record, which only
-// queues them. Entries carry the evaluation's identity (search.EvalID);
-// GameOver tells the memory a game's result (a loss makes its entries
-// trusted less).
+// queues them (not for the first search after the network changed: its
+// table still holds the other evaluation's scores). Nothing is recorded for a root whose fifty-move counter is
+// above 40 or whose reversible history holds a repetition, and no draw
+// score of exactly 0 nor tablebase score is kept: those depend on the
+// history or the tables, not the evaluation. Entries carry the evaluation's identity (search.EvalID);
+// GameOver tells the memory a game's result (a loss makes its entries,
+// and those of the roots its searches were seeded from, told by
+// Memory.Used, trusted less).
 //
 // Pondering: with Strategy PonderPredicted the expected reply (the second
 // move of our PV, else the TT move) is played on a copy and that position

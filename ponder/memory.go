@@ -60,9 +60,15 @@ type Memory interface {
 	// must return at once (queue the work): it is called as a search ends,
 	// before its move is played.
 	Record(eval, game string, entries []Learnt)
-	// GameOver tells the result of game, so that what it recorded is
-	// trusted less after a loss ("a line that lost is searched again").
-	// It must return at once.
+	// Used tells that game reached the positions keys and was seeded
+	// from their entries under eval (the root of a search the memory
+	// knew), so that a loss of game makes them trusted less too, whichever
+	// game wrote them. It must return at once.
+	Used(eval, game string, keys []uint64)
+	// GameOver tells the result of game, so that what it recorded and
+	// used is trusted less after a loss ("a line that lost is searched again").
+	// It is called as a game ends, never during a search: it may wait
+	// briefly (for room in a queue), and must not lose a loss.
 	GameOver(game string, result GameResult)
 }
 
@@ -72,6 +78,12 @@ const DefaultLearnMinDepth = 8
 
 // learnFloorDepth is the least depth of a recorded entry (see learn).
 const learnFloorDepth = 3
+
+// learnMaxHalfmove is the highest fifty-move counter of a search's root
+// whose findings are recorded: beyond it the fifty-move rule may have
+// shaped the scores (draws the same position without the count does not
+// have).
+const learnMaxHalfmove = 40
 
 // learnSeedPlies bounds how far from the root a search start seeds the TT
 // (one Lookup per ply), learnMaxSeed how many entries it seeds and
@@ -83,6 +95,15 @@ const (
 	learnMaxRecord = 2048
 	learnMaxLookup = 32768
 )
+
+// seedLookups bounds the keys the seed of a timed search looks up by its
+// soft budget: the lookups run on our clock (about 2,000 keys a
+// millisecond, all of learnMaxLookup in some 16 ms), so they take at most
+// about a fiftieth of the budget, and always the root and its children.
+func seedLookups(soft time.Duration) int {
+	n := int(soft.Milliseconds()) * 2048 / 50
+	return min(max(n, 1+board.MaxMoves), learnMaxLookup)
+}
 
 // SetMemory makes m (nil: none) the Game's memory from the next search on,
 // recording under the game name game (see Memory.Record, GameOver).
@@ -128,20 +149,34 @@ func (g *Game) learnMinDepth() int {
 // position deep enough to have known children (depth above
 // learnFloorDepth), up to learnMaxSeed entries: one Lookup per ply, never
 // one per node. Each position is seeded once per game (and again after
-// NewGame or SetMemory). An entry never replaces a deeper one of the
+// NewGame, SetMemory, ClearHash or SetHashMB); a later search of it (after
+// a ponder search seeded it, say) gets the depth found then. An entry never replaces a deeper one of the
 // table. Called with g.mu held, before the search starts.
-func (g *Game) seed(pos *board.Position) (rootDepth int) {
+//
+// The entries are stored in the TT's generation before the search's
+// (search.Search starts a new one), so the search's own bounds may replace
+// them, deeper or not. That is deliberate: storing them in the search's
+// generation (tried: a Limits callback run after the generation changes)
+// keeps deep bounds of the earlier search's windows that cut nothing and
+// refuses the search's own, and the second search of
+// TestMemoryHalvesNodesToSameDepth took 26290 nodes to depth 10 instead
+// of 15247 (36782 from nothing).
+//
+// maxLookup bounds the keys looked up (learnMaxLookup, or seedLookups of
+// a timed search's budget).
+func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 	m := g.opts.Memory
 	if m == nil {
 		return 0
 	}
 	if g.seeded == nil {
-		g.seeded = make(map[uint64]bool)
+		g.seeded = make(map[uint64]int)
 	}
-	if g.seeded[pos.Key()] {
-		return 0
+	if d, ok := g.seeded[pos.Key()]; ok {
+		return d
 	}
-	g.seeded[pos.Key()] = true
+	g.seeded[pos.Key()] = 0
+	defer func() { g.seeded[pos.Key()] = rootDepth }()
 	start := time.Now()
 	id := g.evalID()
 	tt := g.eng.TT()
@@ -164,7 +199,7 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 		}
 		byKey := make(map[uint64]Learnt, len(got))
 		for _, e := range got {
-			if e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 {
+			if validLearnt(e) {
 				byKey[e.Key] = e
 			}
 		}
@@ -184,8 +219,11 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 				if seedTT(tt, e, mv) {
 					stored++
 				}
-				if c.parent < 0 && mv != board.NoMove {
-					rootDepth = e.Depth
+				if c.parent < 0 {
+					m.Used(id, g.opts.MemoryGame, []uint64{e.Key})
+					if mv != board.NoMove {
+						rootDepth = e.Depth
+					}
 				}
 			})
 			if e.Depth > learnFloorDepth {
@@ -194,7 +232,7 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 		}
 		known, cands, keys = found, cands[:0], keys[:0]
 		for i, path := range known {
-			if looked+len(keys)+board.MaxMoves > learnMaxLookup {
+			if looked+len(keys)+board.MaxMoves > maxLookup {
 				break
 			}
 			walk(p, path, func() {
@@ -215,6 +253,34 @@ func (g *Game) seed(pos *board.Position) (rootDepth int) {
 			Dur("took", time.Since(start)).Msg("learning memory: seeded the hash table")
 	}
 	return rootDepth
+}
+
+// validLearnt reports whether e, read from a file, can be stored in the
+// TT: a bound, a depth of 1 to MaxPly-1 and a score within the mate scores
+// (what the TT packs without wrapping).
+func validLearnt(e Learnt) bool {
+	return e.Bound >= search.BoundUpper && e.Bound <= search.BoundExact && e.Depth > 0 && e.Depth < search.MaxPly &&
+		e.Score >= -search.MateScore && e.Score <= search.MateScore
+}
+
+// ClearHash clears the TT (search.Engine.NewGame) once what the searches
+// so far found is gathered; positions are seeded again. The tree is kept.
+func (g *Game) ClearHash() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning() // it reads the table
+	g.eng.NewGame()
+	clear(g.seeded)
+}
+
+// SetHashMB resizes (and clears) the TT once what the searches so far
+// found is gathered; positions are seeded again.
+func (g *Game) SetHashMB(mb int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.waitLearning() // it reads the table
+	g.eng.SetHashMB(mb)
+	clear(g.seeded)
 }
 
 // parseLearnt reads a learnt move in p (NoMove when absent or illegal).
@@ -252,7 +318,15 @@ func seedTT(tt *search.TT, e Learnt, mv board.Move) bool {
 // waitLearning), and the memory's Record only queues them.
 func (g *Game) learn(r *run, res search.Result) {
 	m := g.opts.Memory
-	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil {
+	if m == nil || !r.learn || res.Depth < g.learnMinDepth() || r.pos == nil || historyDependent(r.pos) {
+		return
+	}
+	// The first search after the network changed (search.Engine.SetNet
+	// keeps the table) may have used the other evaluation's entries.
+	net := g.eng.Options().Net
+	switched := g.learntSeen && net != g.learntNet
+	g.learntNet, g.learntSeen = net, true
+	if switched {
 		return
 	}
 	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
@@ -283,7 +357,44 @@ func (g *Game) WaitLearning() {
 	g.waitLearning()
 }
 
-// gatherLearnt collects the entries learn records, breadth-first from root.
+// historyDependent reports whether a search of p may have scored
+// positions by the game's history rather than by themselves, so that what
+// it found is not recorded: the fifty-move counter is beyond
+// learnMaxHalfmove, or a position of the reversible history (p's
+// included) occurred before in it (a position of the tree that repeats
+// it twice is scored a draw by repetition).
+func historyDependent(p *board.Position) bool {
+	if p.HalfmoveClock() > learnMaxHalfmove {
+		return true
+	}
+	q := p.Clone()
+	for n := q.HalfmoveClock(); ; n-- {
+		if q.RepetitionCount() > 0 {
+			return true
+		}
+		if n <= 0 || q.Plies() == 0 {
+			return false
+		}
+		q.UnmakeMove()
+	}
+}
+
+// recordable reports whether a TT score may be kept by the memory: not a
+// draw score of exactly 0 (a repetition, the fifty-move rule, a tablebase
+// draw: scores of the history or of the tables, not of the evaluation),
+// nor a tablebase win or loss (the tables are not part of the EvalID).
+// Mate scores are kept: they hold whatever the evaluation.
+func recordable(score int) bool {
+	if score == 0 || score == search.NoScore {
+		return false
+	}
+	a := max(score, -score)
+	return a < search.TBWinInMaxPly || a >= search.MateInMaxPly
+}
+
+// gatherLearnt collects the entries learn records, breadth-first from root:
+// an entry whose score is not recordable is left out, but the positions
+// below it are still visited.
 func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 	var out []Learnt
 	seen := make(map[uint64]bool)
@@ -298,7 +409,11 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 		seen[p.Key()] = true
 		return e, true
 	}
+	full := func() bool { return len(out) >= learnMaxRecord || len(seen) >= 4*learnMaxRecord }
 	add := func(p *board.Position, e search.TTEntry) {
+		if !recordable(e.Score) {
+			return
+		}
 		mv := ""
 		if e.Move != board.NoMove && p.IsLegal(e.Move) {
 			mv = p.MoveToUCI(e.Move)
@@ -312,14 +427,14 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 	add(root, e)
 	level := [][]board.Move{nil} // paths from root
 	var ml board.MoveList
-	for depth := 0; len(level) > 0 && len(out) < learnMaxRecord; depth++ {
+	for depth := 0; len(level) > 0 && !full(); depth++ {
 		var next [][]board.Move
 		for _, path := range level {
 			walk(root, path, func() {
 				ml.N = 0
 				root.GenerateLegal(&ml)
 				for _, mv := range ml.Moves[:ml.N] {
-					if len(out) >= learnMaxRecord {
+					if full() {
 						break
 					}
 					root.MakeMove(mv)

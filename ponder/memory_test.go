@@ -17,19 +17,29 @@ import (
 type mapMemory struct {
 	mu      sync.Mutex
 	entries map[string]map[uint64]Learnt
-	games   map[string]string // key's game, by eval+key
+	games   map[string]string   // key's game, by eval+key
+	used    map[string][]uint64 // keys used, by game
 	results map[string]GameResult
 	lookups int
+	keys    int // keys looked up
 }
 
 func newMapMemory() *mapMemory {
-	return &mapMemory{entries: map[string]map[uint64]Learnt{}, games: map[string]string{}, results: map[string]GameResult{}}
+	return &mapMemory{entries: map[string]map[uint64]Learnt{}, games: map[string]string{}, results: map[string]GameResult{},
+		used: map[string][]uint64{}}
+}
+
+func (m *mapMemory) Used(eval, game string, keys []uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.used[game] = append(m.used[game], keys...)
 }
 
 func (m *mapMemory) Lookup(eval string, keys []uint64) ([]Learnt, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lookups++
+	m.keys += len(keys)
 	var out []Learnt
 	for _, k := range keys {
 		if e, ok := m.entries[eval][k]; ok {
@@ -110,6 +120,9 @@ func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := think(t, second, ThinkLimits{Depth: depth})
+	if root := mustKey(t, memoryFEN); !slices.Contains(mem.used["second"], root) {
+		t.Errorf("the second game used %v, want the root %d it was seeded from (Memory.Used)", mem.used["second"], root)
+	}
 	t.Logf("depth %d: %d nodes from nothing, %d with the memory (%d entries)", depth, d1.Nodes, d2.Nodes, mem.count(id))
 	if d2.Depth < depth {
 		t.Fatalf("second search reached depth %d, want %d", d2.Depth, depth)
@@ -219,6 +232,22 @@ func TestMemoryStartsAtLearntDepth(t *testing.T) {
 	if len(got) < 2 || got[1] != 2 {
 		t.Errorf("timed, no depth history: iterations %v, want every depth", got)
 	}
+
+	// With a history of depths saying the budget reaches depth 5 (depth 6
+	// took far longer than a minute's clock gives a move), a timed search
+	// jumps to 5, not to the learnt 9.
+	capped := newTestGame(t, Options{Memory: mem, MemoryGame: "capped"})
+	capped.mu.Lock()
+	capped.depths.times = []time.Duration{0, time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond,
+		8 * time.Millisecond, 16 * time.Millisecond, time.Hour}
+	reach := capped.depths.reachable(PlanMove(ThinkLimits{WTime: time.Minute, BTime: time.Minute}, true, capped.opts.MoveOverhead, 0).Base, 0)
+	capped.mu.Unlock()
+	if reach != 5 {
+		t.Fatalf("the history reaches depth %d, want 5", reach)
+	}
+	if got := iterations(capped, ThinkLimits{WTime: time.Minute, BTime: time.Minute, Depth: 6}); len(got) < 2 || got[1] != 5 {
+		t.Errorf("timed, budget reaching depth 5, memory knowing %d: iterations %v, want 1 then 5", depth, got)
+	}
 }
 
 // TestMemoryWhilePondering: a pondering game with a memory records the
@@ -252,5 +281,206 @@ func TestMemoryWhilePondering(t *testing.T) {
 	}
 	if mem.lookups < 7 {
 		t.Fatalf("%d lookups: want one at least for each position searched", mem.lookups)
+	}
+}
+
+// TestMemoryRecordsOnlyScoresOfTheEvaluation: what depends on the game's
+// history or on the tables is not recorded: a search whose root has a
+// high fifty-move counter, or a repetition in its history, records
+// nothing; draw scores of exactly 0 and tablebase scores are left out
+// (the positions below them are still visited).
+func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
+	id := search.EvalID(nil)
+	for _, c := range []struct {
+		name, fen string
+		moves     []string
+	}{
+		{"fifty-move counter 45", "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 45 30", nil},
+		{"a repetition in the history", memoryFEN, []string{"f1d3", "c8d7", "d3f1", "d7c8", "f1d3"}},
+	} {
+		mem := newMapMemory()
+		g := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+		if err := g.SetPosition(c.fen, false, c.moves); err != nil {
+			t.Fatal(err)
+		}
+		think(t, g, ThinkLimits{Depth: 6})
+		g.WaitLearning()
+		if n := mem.count(id); n != 0 {
+			t.Errorf("%s: %d entries recorded, want none", c.name, n)
+		}
+	}
+
+	root, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ml board.MoveList
+	root.GenerateLegal(&ml)
+	key := func(m board.Move) uint64 {
+		root.MakeMove(m)
+		defer root.UnmakeMove()
+		return root.Key()
+	}
+	tt := search.NewTT(1)
+	tt.Store(root.Key(), ml.Moves[0], 0, search.NoScore, 10, search.BoundExact)                        // a draw score
+	tt.Store(key(ml.Moves[0]), board.NoMove, 35, search.NoScore, 9, search.BoundExact)                 // kept
+	tt.Store(key(ml.Moves[1]), board.NoMove, search.TBWin-3, search.NoScore, 9, search.BoundLower)     // a tablebase win
+	tt.Store(key(ml.Moves[2]), board.NoMove, search.MateScore-5, search.NoScore, 9, search.BoundExact) // a mate: kept
+	got := gatherLearnt(tt, root)
+	keys := map[uint64]bool{}
+	for _, e := range got {
+		keys[e.Key] = true
+	}
+	if len(got) != 2 || !keys[key(ml.Moves[0])] || !keys[key(ml.Moves[2])] {
+		t.Fatalf("gathered %+v, want the entries of %v and %v only", got, ml.Moves[0], ml.Moves[2])
+	}
+}
+
+// mustKey is the key of fen.
+func mustKey(t *testing.T, fen string) uint64 {
+	t.Helper()
+	p, err := board.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Key()
+}
+
+// The hard limit counts from the run's start (before the memory seeds the
+// TT), not from when its timer is armed.
+func TestHardLimitCountsFromRunStart(t *testing.T) {
+	start := time.Unix(1000, 0)
+	r := &run{hitAt: start, budget: Budget{Timed: true, Hard: 800 * time.Millisecond}}
+	for _, c := range []struct{ at, want time.Duration }{
+		{0, 800 * time.Millisecond},
+		{15 * time.Millisecond, 785 * time.Millisecond}, // a seed of 15 ms
+		{time.Second, 0},
+	} {
+		if got := hardLeft(r, start.Add(c.at)); got != c.want {
+			t.Errorf("hard limit %v, armed %v after the start: %v left, want %v", r.budget.Hard, c.at, got, c.want)
+		}
+	}
+}
+
+// TestMemorySeedRemembersDepth: a position seeded once (by a ponder
+// search, say) gives its learnt depth to a later search of it without a
+// second lookup; ClearHash and SetHashMB seed again; entries out of range
+// (a damaged file) are not seeded.
+func TestMemorySeedRemembersDepth(t *testing.T) {
+	mem := newMapMemory()
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := search.EvalID(nil)
+	mem.Record(id, "old", []Learnt{{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+	seed := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.seed(pos, learnMaxLookup)
+	}
+	if d := seed(); d != 9 {
+		t.Fatalf("first seed: root depth %d, want 9", d)
+	}
+	n := mem.lookups
+	if d := seed(); d != 9 || mem.lookups != n {
+		t.Fatalf("second seed: root depth %d after %d more lookups, want 9 and none", d, mem.lookups-n)
+	}
+	g.ClearHash()
+	if seed(); mem.lookups == n {
+		t.Fatal("no lookup after ClearHash")
+	}
+	n = mem.lookups
+	g.SetHashMB(2)
+	if seed(); mem.lookups == n {
+		t.Fatal("no lookup after SetHashMB")
+	}
+
+	for _, bad := range []Learnt{
+		{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 5000},
+		{Key: pos.Key(), Move: "f1d3", Score: 40000, Bound: search.BoundExact, Depth: 9},
+		{Key: pos.Key(), Move: "f1d3", Score: 20, Bound: search.BoundNone, Depth: 9},
+	} {
+		m := newMapMemory()
+		m.entries[id] = map[uint64]Learnt{bad.Key: bad}
+		g := newTestGame(t, Options{Memory: m, MemoryGame: "x"})
+		g.mu.Lock()
+		d := g.seed(pos, learnMaxLookup)
+		g.mu.Unlock()
+		if d != 0 {
+			t.Errorf("entry %+v: seeded, root depth %d", bad, d)
+		}
+	}
+}
+
+// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
+// (the table kept) — the first search after it records nothing, the next
+// one records under the new evaluation.
+func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(nil)) == 0 {
+		t.Fatal("nothing recorded before the switch")
+	}
+	net := nnue.RandomNet(16, nnue.CReLU, 5)
+	g.Engine().SetNet(net)
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if n := mem.count(search.EvalID(net)); n != 0 {
+		t.Fatalf("the first search after the switch recorded %d entries", n)
+	}
+	if err := g.SetPosition(board.StartFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(net)) == 0 {
+		t.Fatal("the second search after the switch recorded nothing")
+	}
+}
+
+// TestMemorySeedBoundedByBudget: a timed search's seed looks up at most
+// seedLookups of its soft budget (the lookups run on our clock); an
+// untimed one up to learnMaxLookup.
+func TestMemorySeedBoundedByBudget(t *testing.T) {
+	mem := newMapMemory()
+	first := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "first", LearnMinDepth: 3})
+	if err := first.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, first, ThinkLimits{Depth: 10})
+	first.WaitLearning()
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := func(limit int) int {
+		g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+		mem.mu.Lock()
+		before := mem.keys
+		mem.mu.Unlock()
+		g.mu.Lock()
+		g.seed(pos, limit)
+		g.mu.Unlock()
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		return mem.keys - before
+	}
+	full := keys(learnMaxLookup)
+	small := seedLookups(5 * time.Millisecond)
+	if small >= full {
+		t.Fatalf("the memory gives only %d keys to look up; the test needs more than %d", full, small)
+	}
+	if got := keys(small); got > small || got == 0 {
+		t.Fatalf("seed bounded to %d keys looked up %d (%d unbounded)", small, got, full)
+	}
+	if seedLookups(time.Second) != learnMaxLookup || seedLookups(0) != 1+board.MaxMoves {
+		t.Fatalf("seedLookups: %d for 1 s, %d for 0", seedLookups(time.Second), seedLookups(0))
 	}
 }

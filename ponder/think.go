@@ -356,12 +356,12 @@ func leftBudget(r *run) Budget {
 	return b
 }
 
-// armHard starts the hard-limit timer of a converted run.
+// armHard starts the hard-limit timer of a converted run (see hardLeft).
 func (g *Game) armHard(r *run) {
 	if !r.budget.Timed {
 		return
 	}
-	r.timer = time.AfterFunc(r.budget.Hard, func() {
+	r.timer = time.AfterFunc(hardLeft(r, time.Now()), func() {
 		g.mu.Lock()
 		if g.run == r {
 			r.stop()
@@ -503,4 +503,12 @@ func moveString(p *board.Position, m board.Move) string {
 		return ""
 	}
 	return p.MoveToUCI(m)
+}
+
+// hardLeft is how long r's search may still run at now: its hard limit
+// counts from r.hitAt (the run's start, or the ponder hit), so the time
+// spent before the timer is armed (seeding the TT from the learning
+// memory, in startRun) is on our clock too.
+func hardLeft(r *run, now time.Time) time.Duration {
+	return max(r.budget.Hard-now.Sub(r.hitAt), 0)
 }

@@ -28,7 +28,9 @@ type MemoryOptions struct {
 	// or found).
 	MaxEntries int
 	// Queue is how many writes may wait (default 64); when it is full a
-	// write is dropped (and logged), never waited for.
+	// Record is dropped (and logged), never waited for. A loss (GameOver)
+	// is never dropped: it waits for room (the writer keeps emptying the
+	// queue).
 	Queue  int
 	Logger zerolog.Logger // write errors and drops (zero value: silent)
 }
@@ -43,18 +45,25 @@ type MemoryOptions struct {
 // concurrent use.
 //
 // A game's result feeds back: after a loss (GameOver) every entry that
-// game wrote last has its depth halved (it is then searched again rather
-// than trusted) and its loss counted; one that falls to depth 0 goes.
+// game wrote last, and every entry it was seeded from at the root of one
+// of its searches (Used, noted in this process), has its depth halved (it
+// is then searched again rather than trusted) and its loss counted; one
+// that falls to depth 0 goes.
 type Memory struct {
 	db      *DB     // the writer's (migrations, writes)
 	rd      *sql.DB // lookups
 	opts    MemoryOptions
 	log     zerolog.Logger
-	mu      sync.RWMutex // guards closed and sends on ops
-	closed  bool
-	ops     chan memoryOp
-	done    chan struct{}
+	ops     chan memoryOp // never closed: see quit
+	quit    chan struct{} // closed by Close: the writer writes what is queued and ends
+	quitter sync.Once
+	done    chan struct{} // closed when the writer has ended
 	dropped atomic.Int64
+	// rows is the number of entries of the table (all evaluations) as
+	// this process knows it: counted at each load, kept by the writer
+	// (which alone uses it) as it inserts and deletes; another process's
+	// inserts are counted at the next Refresh.
+	rows int
 	// The entries without their FEN, for lookups that never wait on the
 	// database: loaded at OpenMemory and by Refresh, kept up to date by
 	// the writer.
@@ -64,7 +73,27 @@ type Memory struct {
 	// written (see takeTouched).
 	tmu     sync.Mutex
 	touched map[string]map[uint64]bool
+	// uses are the entries each game was seeded from at its searches'
+	// roots (Used), for its GameOver; kept in this process only (a game's
+	// result comes from the process that played it), for the last
+	// learnUseGames games.
+	umu    sync.Mutex
+	uses   map[string]map[evalKey]bool
+	useSeq []string // the games of uses, oldest first
 }
+
+// evalKey names an entry.
+type evalKey struct {
+	eval string
+	key  uint64
+}
+
+// learnUseGames bounds the games whose uses are kept (an aborted game
+// never tells its result), learnUseKeys the uses kept per game.
+const (
+	learnUseGames = 256
+	learnUseKeys  = 4096
+)
 
 // cachedEntry is a learn row in memory (no FEN: that is for inspection).
 type cachedEntry struct {
@@ -79,6 +108,7 @@ type memoryOp struct {
 	eval, game string
 	entries    []ponder.Learnt
 	result     ponder.GameResult
+	used       []evalKey     // a loss: the entries the game was seeded from
 	refresh    bool          // reload the cache from the database
 	flushed    chan struct{} // Flush: closed when everything before it is written
 }
@@ -107,7 +137,8 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 		return nil, fmt.Errorf("learning memory: open database %s: %w", path, err)
 	}
 	rd.SetMaxOpenConns(4)
-	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue), done: make(chan struct{})}
+	m := &Memory{db: db, rd: rd, opts: o, log: o.Logger, ops: make(chan memoryOp, o.Queue),
+		quit: make(chan struct{}), done: make(chan struct{})}
 	if err := m.reload(); err != nil {
 		_ = rd.Close()
 		_ = db.Close()
@@ -120,15 +151,12 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 // Close writes what is queued and closes the database. Calls after it do
 // nothing (Lookup finds nothing).
 func (m *Memory) Close() error {
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
+	first := false
+	m.quitter.Do(func() { close(m.quit); first = true })
+	<-m.done
+	if !first {
 		return nil
 	}
-	m.closed = true
-	close(m.ops)
-	m.mu.Unlock()
-	<-m.done
 	return errors.Join(m.rd.Close(), m.db.Close())
 }
 
@@ -140,10 +168,10 @@ func (m *Memory) Dropped() int64 { return m.dropped.Load() }
 
 // send queues op without waiting; false when closed or full.
 func (m *Memory) send(op memoryOp) bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if m.closed {
+	select {
+	case <-m.quit:
 		return false
+	default:
 	}
 	select {
 	case m.ops <- op:
@@ -155,18 +183,33 @@ func (m *Memory) send(op memoryOp) bool {
 	}
 }
 
+// sendWait queues op, waiting for room (no lock is held meanwhile, so
+// Record and Close never wait on it); false when closed.
+func (m *Memory) sendWait(op memoryOp) bool {
+	select {
+	case <-m.quit:
+		return false
+	default:
+	}
+	select {
+	case m.ops <- op:
+		return true
+	case <-m.quit:
+		return false
+	}
+}
+
 // Flush waits until everything queued so far is written (tests, and
 // before a process exits).
 func (m *Memory) Flush() {
 	ch := make(chan struct{})
-	m.mu.RLock()
-	if m.closed {
-		m.mu.RUnlock()
+	if !m.sendWait(memoryOp{flushed: ch}) {
 		return
 	}
-	m.ops <- memoryOp{flushed: ch}
-	m.mu.RUnlock()
-	<-ch
+	select {
+	case <-ch:
+	case <-m.done: // closed meanwhile
+	}
 }
 
 // Record implements ponder.Memory: it queues the entries (it keeps the
@@ -178,11 +221,61 @@ func (m *Memory) Record(eval, game string, entries []ponder.Learnt) {
 	}
 }
 
+// Used implements ponder.Memory: it notes the entries game was seeded
+// from (in this process), for its GameOver.
+func (m *Memory) Used(eval, game string, keys []uint64) {
+	m.umu.Lock()
+	defer m.umu.Unlock()
+	if m.uses == nil {
+		m.uses = map[string]map[evalKey]bool{}
+	}
+	u := m.uses[game]
+	if u == nil {
+		u = map[evalKey]bool{}
+		m.uses[game] = u
+		m.useSeq = append(m.useSeq, game)
+		if len(m.useSeq) > learnUseGames {
+			delete(m.uses, m.useSeq[0])
+			m.useSeq = m.useSeq[1:]
+		}
+	}
+	for _, k := range keys {
+		if len(u) < learnUseKeys {
+			u[evalKey{eval, k}] = true
+		}
+	}
+}
+
+// takeUses returns (and forgets) the entries game was seeded from.
+func (m *Memory) takeUses(game string) []evalKey {
+	m.umu.Lock()
+	defer m.umu.Unlock()
+	u := m.uses[game]
+	if u == nil {
+		return nil
+	}
+	delete(m.uses, game)
+	for i, g := range m.useSeq {
+		if g == game {
+			m.useSeq = append(m.useSeq[:i], m.useSeq[i+1:]...)
+			break
+		}
+	}
+	out := make([]evalKey, 0, len(u))
+	for k := range u {
+		out = append(out, k)
+	}
+	return out
+}
+
 // GameOver implements ponder.Memory: after a loss, the entries game wrote
-// last are trusted less (see Memory). It returns at once.
+// last and those it was seeded from at its searches' roots (Used) are
+// trusted less (see Memory). A loss is never dropped: when the queue is
+// full, it waits for room.
 func (m *Memory) GameOver(game string, result ponder.GameResult) {
+	used := m.takeUses(game)
 	if result == ponder.ResultLoss {
-		m.send(memoryOp{game: game, result: result})
+		m.sendWait(memoryOp{game: game, result: result, used: used})
 	}
 }
 
@@ -232,7 +325,9 @@ func (m *Memory) reload() error {
 	}
 	defer rows.Close()
 	cache := map[string]map[uint64]cachedEntry{}
+	n := 0
 	for rows.Next() {
+		n++
 		var eval, move string
 		var key int64
 		var score, bound, depth int
@@ -252,7 +347,16 @@ func (m *Memory) reload() error {
 	m.cmu.Lock()
 	m.cache = cache
 	m.cmu.Unlock()
+	m.rows = n
 	return nil
+}
+
+// known reports whether the cache holds the entry (eval, key).
+func (m *Memory) known(eval string, key uint64) bool {
+	m.cmu.RLock()
+	defer m.cmu.RUnlock()
+	_, ok := m.cache[eval][key]
+	return ok
 }
 
 // cacheSet and cacheDel change the cache (called by the writer).
@@ -288,30 +392,50 @@ func (m *Memory) Count(ctx context.Context, eval string) (int, error) {
 	return n, nil
 }
 
-// writer applies the queued writes in order until Close.
+// writer applies the queued writes in order until Close, then those
+// still queued.
 func (m *Memory) writer() {
 	defer close(m.done)
-	for op := range m.ops {
-		if err := m.writeTouched(); err != nil {
-			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+	for {
+		select {
+		case op := <-m.ops:
+			m.write(op)
+			continue
+		case <-m.quit:
 		}
-		var err error
-		switch {
-		case op.flushed != nil:
-			close(op.flushed)
-		case op.refresh:
-			err = m.reload()
-		case op.entries != nil:
-			err = m.record(op.eval, op.game, op.entries)
-		case op.result == ponder.ResultLoss:
-			err = m.lost(op.game)
-		}
-		if err != nil {
-			m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+		for {
+			select {
+			case op := <-m.ops:
+				m.write(op)
+				continue
+			default:
+			}
+			if err := m.writeTouched(); err != nil {
+				m.log.Warn().Err(err).Msg("learning memory: write failed")
+			}
+			return
 		}
 	}
+}
+
+// write applies one queued write.
+func (m *Memory) write(op memoryOp) {
 	if err := m.writeTouched(); err != nil {
-		m.log.Warn().Err(err).Msg("learning memory: write failed")
+		m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
+	}
+	var err error
+	switch {
+	case op.flushed != nil:
+		close(op.flushed)
+	case op.refresh:
+		err = m.reload()
+	case op.entries != nil:
+		err = m.record(op.eval, op.game, op.entries)
+	case op.result == ponder.ResultLoss:
+		err = m.lost(op.game, op.used)
+	}
+	if err != nil {
+		m.log.Warn().Err(err).Msg("learning memory: write failed; playing on")
 	}
 }
 
@@ -334,12 +458,25 @@ func (m *Memory) apply(changes []cacheChange) {
 	}
 }
 
+// The eviction rule's queries (see record): other evaluations' entries
+// first, through the primary key; then, the table holding only eval's,
+// the shallowest and least recently used, through the index learn_evict.
+// Neither sorts nor counts the table.
+const (
+	evictOtherEvals = `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn WHERE eval < ?1 OR eval > ?1 LIMIT ?2) RETURNING eval, key`
+	evictShallowest = `DELETE FROM learn WHERE (eval, key) IN (
+	SELECT eval, key FROM learn ORDER BY depth, used_at LIMIT ?) RETURNING eval, key`
+)
+
 func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
 	ctx := context.Background()
 	now := fmtTime(time.Now())
 	var changes []cacheChange
+	total := m.rows
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
+		total = m.rows
 		st, err := tx.PrepareContext(ctx, `
 INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
@@ -364,31 +501,40 @@ RETURNING key`)
 				return err
 			}
 			if changed {
+				if !m.known(eval, e.Key) {
+					total++
+				}
 				changes = append(changes, cacheChange{eval: eval, key: e.Key,
 					e: cachedEntry{move: e.Move, score: int32(e.Score), depth: int16(e.Depth), bound: e.Bound}})
 			}
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&n); err != nil {
-			return err
-		}
-		if excess := n - m.opts.MaxEntries; excess > 0 {
-			// The eviction rule: other evaluations first, then the
-			// shallowest, then the least recently used.
-			rows, err := tx.QueryContext(ctx, `DELETE FROM learn WHERE (eval, key) IN (
-	SELECT eval, key FROM learn ORDER BY eval = ?, depth, used_at LIMIT ?) RETURNING eval, key`, eval, excess)
+		// The eviction rule: other evaluations first, then the
+		// shallowest, then the least recently used.
+		for _, q := range []string{evictOtherEvals, evictShallowest} {
+			excess := total - m.opts.MaxEntries
+			if excess <= 0 {
+				break
+			}
+			args := []any{excess}
+			if q == evictOtherEvals {
+				args = []any{eval, excess}
+			}
+			r, err := tx.QueryContext(ctx, q, args...)
 			if err != nil {
 				return err
 			}
-			if changes, err = appendGone(changes, rows); err != nil {
+			before := len(changes)
+			if changes, err = appendGone(changes, r); err != nil {
 				return err
 			}
+			total -= len(changes) - before
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
 	}
+	m.rows = total
 	m.apply(changes)
 	return nil
 }
@@ -444,37 +590,58 @@ func (m *Memory) writeTouched() error {
 	return nil
 }
 
-func (m *Memory) lost(game string) error {
+// lost halves the depth of the entries game wrote last and of those it
+// used (each once), counting the loss; an entry that falls to depth 0
+// goes.
+func (m *Memory) lost(game string, used []evalKey) error {
 	ctx := context.Background()
 	var changes []cacheChange
+	gone := 0
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
-RETURNING eval, key, move, score, bound, depth`, game)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var c cacheChange
-			var key int64
-			var score, bound, depth int
-			if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
-				rows.Close()
+		halve := func(rows *sql.Rows, err error) error {
+			if err != nil {
 				return err
 			}
-			c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
-			c.gone = depth < 1
-			changes = append(changes, c)
+			for rows.Next() {
+				var c cacheChange
+				var key int64
+				var score, bound, depth int
+				if err := rows.Scan(&c.eval, &key, &c.e.move, &score, &bound, &depth); err != nil {
+					rows.Close()
+					return err
+				}
+				c.key, c.e.score, c.e.bound, c.e.depth = uint64(key), int32(score), search.Bound(bound), int16(depth)
+				c.gone = depth < 1
+				changes = append(changes, c)
+			}
+			return errors.Join(rows.Err(), rows.Close())
 		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		if err := halve(tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1 WHERE game = ?
+RETURNING eval, key, move, score, bound, depth`, game)); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM learn WHERE game = ? AND depth < 1`, game)
-		return err
+		for _, u := range used { // those of other games (the game's own are halved)
+			if err := halve(tx.QueryContext(ctx, `UPDATE learn SET depth = depth / 2, lost = lost + 1
+WHERE eval = ? AND key = ? AND game != ? RETURNING eval, key, move, score, bound, depth`, u.eval, int64(u.key), game)); err != nil {
+				return err
+			}
+		}
+		gone = 0
+		for _, c := range changes {
+			if c.gone {
+				if _, err := tx.ExecContext(ctx, `DELETE FROM learn WHERE eval = ? AND key = ? AND depth < 1`, c.eval, int64(c.key)); err != nil {
+					return err
+				}
+				gone++
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("learning memory %s: lost game %s: %w", m.db.Path(), game, err)
 	}
+	m.rows -= gone
 	m.apply(changes)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -362,4 +363,106 @@ func mustKey(t *testing.T, fen string) uint64 {
 		t.Fatal(err)
 	}
 	return p.Key()
+}
+
+// TestLearnLossNeverDropped: a loss reported while the write queue is
+// full (the writer waiting on another process's lock) waits for room
+// instead of being dropped, and halves what the game recorded.
+func TestLearnLossNeverDropped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "learn.db")
+	m := openMemory(t, path, MemoryOptions{Queue: 1})
+	const eval = "e"
+	m.Record(eval, "lost", []ponder.Learnt{learnt(1, 20)})
+	m.Flush()
+
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	ctx := context.Background()
+	conn, err := raw.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	// The writer waits on the lock with the first; the queue (1) fills.
+	for i := range 3 {
+		m.Record(eval, "other", []ponder.Learnt{learnt(uint64(100+i), 10)})
+	}
+	over := make(chan struct{})
+	go func() {
+		m.GameOver("lost", ponder.ResultLoss)
+		close(over)
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, `COMMIT`); err != nil {
+		t.Fatal(err)
+	}
+	<-over
+	m.Flush()
+	if e, ok := lookupOne(t, m, eval, 1); !ok || e.Depth != 10 {
+		t.Fatalf("after a loss reported on a full queue: %+v (found %v), want depth 10", e, ok)
+	}
+}
+
+// TestLearnLossHalvesWhatTheGameUsed: a game seeded from an entry another
+// game wrote (Used) and then lost halves that entry too (a trusted line
+// that lost is searched again), once, and not the entries it did not use;
+// a game won forgets its uses.
+func TestLearnLossHalvesWhatTheGameUsed(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), "learn.db"), MemoryOptions{})
+	m.Record("e", "first", []ponder.Learnt{learnt(1, 20), learnt(2, 20), learnt(3, 20)})
+	m.Used("e", "second", []uint64{1, 1})
+	m.Used("e", "third", []uint64{3})
+	m.GameOver("third", ponder.ResultWin)
+	m.GameOver("second", ponder.ResultLoss)
+	m.GameOver("third", ponder.ResultLoss) // its uses were forgotten with its win
+	m.Flush()
+	for k, want := range map[uint64]int{1: 10, 2: 20, 3: 20} {
+		if e, ok := lookupOne(t, m, "e", k); !ok || e.Depth != want {
+			t.Errorf("entry %d: %+v (found %v), want depth %d", k, e, ok, want)
+		}
+	}
+}
+
+// The eviction queries use the table's indexes: neither sorts the table
+// (a write at the bound would sort 100,000 entries) nor scans it for the
+// other evaluations' entries.
+func TestLearnEvictionUsesIndexes(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{})
+	plan := func(q string, args ...any) string {
+		rows, err := m.db.SQL().Query(`EXPLAIN QUERY PLAN `+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			out += detail + "\n"
+		}
+		return out
+	}
+	for _, c := range []struct {
+		q    string
+		args []any
+		want string
+	}{
+		{evictOtherEvals, []any{"e", 10}, "PRIMARY KEY"},
+		{evictShallowest, []any{10}, "learn_evict"},
+	} {
+		p := plan(c.q, c.args...)
+		t.Logf("%s\n%s", c.q, p)
+		if strings.Contains(p, "TEMP B-TREE") || strings.Contains(p, "SCAN learn\n") || !strings.Contains(p, c.want) {
+			t.Errorf("plan of %s:\n%s want it through %s, without a sort or a scan of the table", c.q, p, c.want)
+		}
+	}
 }

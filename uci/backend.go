@@ -92,7 +92,9 @@ const (
 	// share one file. UCI tells no game results, so a game's result is
 	// inferred at "ucinewgame" and "quit" from our last searched score: at
 	// most -5 pawns (or being mated) counts as a loss, which halves the
-	// depth of what the game recorded. A file that cannot be opened is an
+	// depth of what the game recorded. Only that score is judged: a game
+	// drawn at -5 pawns or worse counts as a loss, one lost on time while
+	// winning does not (UCI says nothing else). A file that cannot be opened is an
 	// error, and the engine plays without a memory.
 	OptLearnFile = "LearnFile"
 	optEmptyPath = "<empty>" // how GUIs send an empty string option
@@ -235,10 +237,15 @@ func (b *EngineBackend) Options() []OptionSpec {
 }
 
 // NewGame implements Backend: it clears the hash table, the tree and the
-// move ordering statistics and goes back to the starting position.
+// move ordering statistics and goes back to the starting position. With a
+// LearnFile, the game that ends is judged first (see OptLearnFile).
 func (b *EngineBackend) NewGame() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// The background ponder search stops before the game is judged, so
+	// that what it found is recorded under the game that ends.
+	_ = b.game.StopPonder()
+	b.concludeLearnGame()
 	if err := b.game.NewGame(); err != nil {
 		// Busy or closed: never expected (the Server sends no ucinewgame
 		// during a search); a fresh game is the same thing.
@@ -254,6 +261,9 @@ func (b *EngineBackend) NewGame() {
 func (b *EngineBackend) Close() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// Pondering stops first, so that the game's result comes after all
+	// it recorded.
+	_ = b.game.StopPonder()
 	b.concludeLearnGame()
 	closeGame(b.game)
 	if b.tb != nil {
@@ -317,7 +327,7 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	switch spec.Name {
 	case OptHash:
 		b.gopts.HashMB = n
-		b.game.Engine().SetHashMB(n)
+		b.game.SetHashMB(n)
 	case OptThreads:
 		b.gopts.Threads = n
 		b.game.Engine().SetThreads(n)
@@ -332,7 +342,7 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.chess960 = v == "true"
 		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
-		b.game.Engine().NewGame()
+		b.game.ClearHash()
 	case OptBackgroundPonder:
 		if on := v == "true"; on != b.gopts.Ponder {
 			b.gopts.Ponder = on

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 	"github.com/ponderosa-chess/ponderosa/store"
@@ -110,5 +112,91 @@ func TestLearnInferResult(t *testing.T) {
 		if got := inferResult(c.score, c.mate); got != c.want {
 			t.Errorf("inferResult(%d, %d) = %v, want %v", c.score, c.mate, got, c.want)
 		}
+	}
+}
+
+// TestLearnNewGameJudgesTheGame: "ucinewgame" after a game whose last
+// searched score was a loss halves the depth of what the game recorded
+// (the result is inferred at ucinewgame, not only at quit).
+func TestLearnNewGameJudgesTheGame(t *testing.T) {
+	const depth = 10
+	path := filepath.Join(t.TempDir(), "learn.db")
+	b := NewEngineBackend()
+	defer b.Close()
+	if err := b.SetOption(OptLearnFile, path); err != nil {
+		t.Fatal(err)
+	}
+	goNodes(t, b, depth)
+	b.Game().WaitLearning()
+	b.learn.mem.Flush()
+	pos, err := board.ParseFEN(learnFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lookup := func() int {
+		got, _ := b.learn.mem.Lookup(search.EvalID(nil), []uint64{pos.Key()})
+		if len(got) != 1 {
+			return 0
+		}
+		return got[0].Depth
+	}
+	before := lookup()
+	if before < depth {
+		t.Fatalf("the root was recorded at depth %d after go depth %d", before, depth)
+	}
+	// The game's last searched move scored -6 pawns: a loss.
+	b.noteScore(b.Game(), ponder.Decision{Depth: depth, Score: -600})
+	b.NewGame()
+	b.learn.mem.Flush()
+	if after := lookup(); after != before/2 {
+		t.Fatalf("after a lost game and ucinewgame the root's depth is %d, want %d (halved from %d)", after, before/2, before)
+	}
+}
+
+// TestLearnUCILossAtUcinewgame drives the wiring through the protocol: a
+// game whose last search scored a loss (K against K+Q), then
+// "ucinewgame", halves the depth of what the game recorded.
+func TestLearnUCILossAtUcinewgame(t *testing.T) {
+	const lostFEN = "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"
+	path := filepath.Join(t.TempDir(), "learn.db")
+	b := NewEngineBackend()
+	defer b.Close()
+	c := startServer(t, b)
+	c.send("uci")
+	c.untilLine("uciok")
+	c.send("setoption name LearnFile value "+path, "ucinewgame", "position fen "+lostFEN, "go depth 10")
+	lines := c.untilPrefix("bestmove")
+	score := ""
+	for _, l := range lines {
+		if f := strings.Fields(l); len(f) > 0 && f[0] == "info" {
+			for i := 0; i+2 < len(f); i++ {
+				if f[i] == "score" {
+					score = f[i+1] + " " + f[i+2]
+				}
+			}
+		}
+	}
+	b.Game().WaitLearning()
+	b.learn.mem.Flush()
+	pos, err := board.ParseFEN(lostFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	depthOf := func() int {
+		got, _ := b.learn.mem.Lookup(search.EvalID(nil), []uint64{pos.Key()})
+		if len(got) != 1 {
+			return 0
+		}
+		return got[0].Depth
+	}
+	before := depthOf()
+	if before < 8 {
+		t.Fatalf("the root was recorded at depth %d (last score %q)", before, score)
+	}
+	c.send("ucinewgame", "isready")
+	c.untilLine("readyok")
+	b.learn.mem.Flush()
+	if after := depthOf(); after != before/2 {
+		t.Fatalf("last score %q, then ucinewgame: the root's depth is %d, want %d (halved from %d)", score, after, before/2, before)
 	}
 }

@@ -309,3 +309,36 @@ func BenchmarkEvaluateNoPawnCache(b *testing.B) {
 		e.Evaluate(ps[i&255])
 	}
 }
+
+func TestIDPositionsParse(t *testing.T) {
+	for _, fen := range idPositions {
+		if _, err := board.ParseFEN(fen); err != nil {
+			t.Errorf("%q: %v", fen, err)
+		}
+	}
+}
+
+// The ID follows the evaluation's code, not only its weights: the same
+// weights evaluated differently in one of the positions give another ID.
+func TestIDFollowsTheEvaluation(t *testing.T) {
+	w := DefaultWeights()
+	ev := NewEvaluatorWith(&w)
+	same := idOf(&w, ev.Evaluate)
+	if same != w.ID() {
+		t.Fatalf("idOf with the evaluator %q, ID %q", same, w.ID())
+	}
+	third, err := board.ParseFEN(idPositions[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := idOf(&w, func(p *board.Position) int {
+		v := ev.Evaluate(p)
+		if p.Key() == third.Key() {
+			v++
+		}
+		return v
+	})
+	if changed == same {
+		t.Fatalf("an evaluation one centipawn off in one position keeps the ID %q", same)
+	}
+}

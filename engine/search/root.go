@@ -156,11 +156,20 @@ func (t *thread) nextDepth(depth int) int {
 	return depth + 1
 }
 
+// jumpedTo reports whether depth is the iteration a search given
+// Limits.StartDepth jumps to after depth 1: its root moves' previous
+// scores are of depth 1 only.
+func (t *thread) jumpedTo(depth int) bool {
+	return t.ctl.lim.StartDepth > 2 && depth > 2 && depth == t.nextDepth(1)
+}
+
 func (t *thread) aspiration(depth int) {
 	alpha, beta := -Infinity, Infinity
 	delta := 0
 	rm := &t.rootMoves[t.pvIdx]
-	if !t.e.feat.noAspiration && depth >= 4 && rm.prevScore > -Infinity {
+	// The iteration a StartDepth search jumps to searches with the full
+	// window: a window round a depth-1 score would mostly fail.
+	if !t.e.feat.noAspiration && depth >= 4 && rm.prevScore > -Infinity && !t.jumpedTo(depth) {
 		prev := rm.prevScore
 		delta = 12 + prev*prev/16000
 		alpha = max(prev-delta, -Infinity)
@@ -170,6 +179,12 @@ func (t *thread) aspiration(depth int) {
 		score := t.search(alpha, beta, depth, 0, false)
 		sortRoot(t.rootMoves[t.pvIdx:])
 		if t.stopped {
+			if t.jumpedTo(depth) {
+				// Stopped in the jumped iteration: the moves not searched
+				// at this depth still hold depth-1 scores, which do not
+				// compare with those of this depth.
+				searchedFirst(t.rootMoves[t.pvIdx:], depth)
+			}
 			return
 		}
 		switch {
@@ -193,6 +208,16 @@ func (t *thread) reportBound(b Bound) {
 		return
 	}
 	t.report(t.info(t.pvIdx, b))
+}
+
+// searchedFirst puts the moves searched to depth before the others,
+// keeping the order within each (stable).
+func searchedFirst(rms []rootMove, depth int) {
+	for i := 1; i < len(rms); i++ {
+		for j := i; j > 0 && rms[j].depth == depth && rms[j-1].depth != depth; j-- {
+			rms[j-1], rms[j] = rms[j], rms[j-1]
+		}
+	}
 }
 
 // sortRoot orders root moves by score, then previous score (stable).

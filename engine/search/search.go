@@ -60,7 +60,9 @@ type Limits struct {
 	// searched) and StartDepth: for a position the transposition table
 	// already knows to about that depth (the per-game tree's learning
 	// memory seeds it), the shallow iterations would only find it again.
-	// 0 (the default) searches every depth.
+	// The iteration it jumps to searches with the full window (its moves
+	// have depth-1 scores only); stopped early, it plays a move searched
+	// at that depth. 0 (the default) searches every depth.
 	StartDepth int
 
 	// Ponder starts the search in ponder mode: no time limit until the
