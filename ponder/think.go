@@ -256,6 +256,18 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		// rule (Options.TablebaseIgnore50): the position is worth the best.
 		g.rootTB.WDL = max(g.rootTB.WDL, m.WDL)
 	}
+	if !byDTZ && rule50 && g.pos.HalfmoveClock() > 0 {
+		// ProbeRootWDL ranks as if the fifty-move counter were reset: with
+		// moves already played towards it, a win may be cursed and a loss
+		// blessed. The position is said to be no more than that (a drawn
+		// position is not resigned, nor a win claimed that may be a draw).
+		switch g.rootTB.WDL {
+		case syzygy.Win:
+			g.rootTB.WDL = syzygy.CursedWin
+		case syzygy.Loss:
+			g.rootTB.WDL = syzygy.BlessedLoss
+		}
+	}
 	if lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
 		return nil, false
 	}
