@@ -235,6 +235,11 @@ type Engine struct {
 	feat features // search features (all on; tests switch some off to measure them)
 
 	nodesPub atomic.Uint64
+
+	// liveHelpers counts the helper goroutines of this Engine's search that
+	// have not yet finished (helperGroup.start); tests read it to check
+	// that no helper is left running.
+	liveHelpers atomic.Int32
 }
 
 // New returns an Engine with the given options.
