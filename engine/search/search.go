@@ -535,6 +535,16 @@ func (c *control) softUp(scale float64) bool {
 	return c.elapsed(time.Now()) >= c.budget.scaledSoft(scale)
 }
 
+// softLeft is the time left until the soft limit scaled by scale (see
+// softUp); false when there is no such limit (untimed, pondering, or scale
+// 0: no soft limit checked).
+func (c *control) softLeft(now time.Time, scale float64) (time.Duration, bool) {
+	if scale == 0 || !c.timed || c.pondering() {
+		return 0, false
+	}
+	return c.budget.scaledSoft(scale) - c.elapsed(now), true
+}
+
 // MateMoves converts a score to moves-to-mate (0 when it is no mate score).
 func MateMoves(score int) int {
 	switch {

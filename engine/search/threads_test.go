@@ -242,3 +242,38 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 		})
 	}
 }
+
+// A timed main thread paused at an iteration boundary (after an iteration
+// that checked the soft limit) ends at its soft deadline, not at its hard
+// limit: it wakes for the soft deadline and starts no new iteration once
+// past it. Here the clock gives a hard limit five times the soft one, and
+// the softScale at most 3: the search must end before the hard limit.
+func TestPausedMainThreadKeepsSoftLimit(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	clock := Clock{Remaining: 20 * time.Second}
+	soft, hard := Budget(clock, 0)
+	if 3*soft >= hard {
+		t.Fatalf("budget soft %v hard %v: the test wants the scaled soft limit well before the hard one", soft, hard)
+	}
+	e := New(Options{Threads: 2, HashMB: 8})
+	sig := new(Signals)
+	lim := Limits{WTime: clock.Remaining, BTime: clock.Remaining}
+	done := make(chan Result, 1)
+	start := time.Now()
+	go func() {
+		done <- e.Search(context.Background(), p, lim, sig, func(info Info) {
+			if info.Depth == 4 {
+				sig.SetThreads(0) // the main thread pauses before depth 5
+			}
+		})
+	}()
+	res := awaitResult(t, done, "paused timed main thread")
+	took := time.Since(start)
+	if !isLegal(p, res.BestMove) || res.Depth < 4 {
+		t.Fatalf("result %+v, want depth 4 at least and a legal move", res)
+	}
+	if took >= hard {
+		t.Fatalf("ended after %v, at its hard limit %v: the paused main thread missed its soft limit (%v scaled at most 3x)", took, hard, soft)
+	}
+	t.Logf("soft %v, hard %v, ended after %v at depth %d", soft, hard, took, res.Depth)
+}
