@@ -75,7 +75,9 @@ type Limits struct {
 	// root) right after a capture or pawn move, in positions of at most
 	// TablebaseLimit pieces (0: as many as its largest table) that have no
 	// castling rights, at depth TablebaseDepth or more (positions with
-	// fewer pieces than the limit at any depth). A win or loss is scored
+	// fewer pieces than the limit at any depth, and every position when
+	// the limit is 0 or beyond the largest table, as in Stockfish). A win
+	// or loss is scored
 	// TBWin less (or more) the ply; a draw, and with
 	// TablebaseRule50 a cursed win or blessed loss, 0. Info.TBHits counts
 	// the probes that answered.
