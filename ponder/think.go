@@ -198,18 +198,30 @@ func (g *Game) booksAsked(lim ThinkLimits) bool {
 // bookApplies reports whether bookMove would find a move, without drawing
 // one (the Game's RNG is not used).
 func (g *Game) bookApplies(lim ThinkLimits) bool {
-	return g.booksAsked(lim) && book.Has(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions)
+	return g.booksAsked(lim) && book.Has(g.opts.Books, g.pos, g.gamePly(), g.opts.BookOptions)
+}
+
+// gamePly is the number of plies played in the game before the current
+// position, from its fullmove number and side to move: a position sent as
+// a FEN of the middle of a game ("position fen <current>") counts the
+// plies before it as well as the moves after it.
+func (g *Game) gamePly() int {
+	ply := 2 * (max(g.pos.FullmoveNumber(), 1) - 1)
+	if g.pos.SideToMove() == board.Black {
+		ply++
+	}
+	return ply
 }
 
 // bookMove chooses a move of the opening books for the current position,
 // with the Game's RNG. The books are not asked for an analysis (see
 // booksAsked) nor when the game is past BookOptions.MaxDepth plies since
-// its start position.
+// its start (gamePly).
 func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 	if !g.booksAsked(lim) {
 		return board.NoMove, false
 	}
-	m, _, ok := book.Choose(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions, g.rng)
+	m, _, ok := book.Choose(g.opts.Books, g.pos, g.gamePly(), g.opts.BookOptions, g.rng)
 	if !ok {
 		return board.NoMove, false
 	}
