@@ -215,6 +215,9 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 	}{
 		{"movetime", Limits{MoveTime: 200 * time.Millisecond}},
 		{"ponder hit", Limits{Ponder: true, MoveTime: 200 * time.Millisecond}},
+		// (With Nodes 1 the main thread stops at its own first check after
+		// depth 1: this shows only that the search ends; the helper's wake
+		// of a paused main thread is TestPausedMainThreadWokenByHelperNodes.)
 		{"nodes", Limits{Nodes: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -240,6 +243,46 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A paused main thread is woken by a helper that pauses with nodes that
+// reach the node limit (white box: the main thread sleeps in pause after
+// depth 1 under Nodes N with nothing else to wake it; a helper that has
+// searched N nodes pauses too). The main thread counts the nodes, stops
+// the search (control.halt) and returns stopped, and the helper, woken by
+// the halt, returns stopped as well.
+func TestPausedMainThreadWokenByHelperNodes(t *testing.T) {
+	const limit = 1000
+	p := mustFEN(t, kiwipete)
+	e := New(Options{Threads: 2, HashMB: 1})
+	sig := new(Signals)
+	sig.SetThreads(0)
+	ctl := newControl(e, p, Limits{Nodes: limit}, sig, time.Now())
+	main, helper := e.threads[0], e.threads[1]
+	main.prepare(p, ctl)
+	helper.prepare(p, ctl)
+	main.completedDepth = 1 // it pauses only after depth 1
+	mainDone, helperDone := make(chan struct{}), make(chan struct{})
+	go func() { main.pause(0); close(mainDone) }()
+	awaitPaused(t, "main thread under the node limit", main)
+	helper.nodes = limit
+	go func() { helper.pause(0); close(helperDone) }()
+	for _, w := range []struct {
+		name string
+		done chan struct{}
+	}{{"main thread", mainDone}, {"helper", helperDone}} {
+		select {
+		case <-w.done:
+		case <-time.After(hangLimit):
+			t.Fatalf("the %s did not return within %v: the helper's nodes did not wake the main thread", w.name, hangLimit)
+		}
+	}
+	if !main.stopped || !helper.stopped || !ctl.stop.Load() {
+		t.Errorf("stopped: main %v, helper %v, control %v; want all", main.stopped, helper.stopped, ctl.stop.Load())
+	}
+	if n := e.nodesPub.Load(); n != limit {
+		t.Errorf("nodes published %d, want the helper's %d", n, limit)
 	}
 }
 
