@@ -237,9 +237,15 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 			}
 			if tc.lim.MoveTime > 0 {
 				// It ended by its deadline, not before (the pause keeps it
-				// from completing anything that would end it earlier).
-				if took := time.Since(start); took < tc.lim.MoveTime {
+				// from completing anything that would end it earlier), nor
+				// long after (a generous bound: a main thread that slept
+				// through its deadline waits for something else).
+				took := time.Since(start)
+				if took < tc.lim.MoveTime {
 					t.Fatalf("ended after %v, before its movetime %v", took, tc.lim.MoveTime)
+				}
+				if late := tc.lim.MoveTime + 2*time.Second; took >= late {
+					t.Fatalf("ended after %v, not before %v: the paused main thread missed its deadline", took, late)
 				}
 			}
 		})
