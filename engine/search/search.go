@@ -488,9 +488,11 @@ func newControl(e *Engine, pos *board.Position, lim Limits, sig *Signals, start 
 }
 
 // halt raises the search's stop flag and wakes the threads that sleep
-// (the first call; later ones do nothing).
+// (the first call; later ones do nothing). A control built without
+// newControl (a literal in a test) has no done channel: only the flag is
+// raised.
 func (c *control) halt() {
-	if c.stop.CompareAndSwap(false, true) {
+	if c.stop.CompareAndSwap(false, true) && c.done != nil {
 		close(c.done)
 	}
 }
