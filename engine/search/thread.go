@@ -57,8 +57,10 @@ type thread struct {
 	evalTab  *[evalCacheSize]evalCacheEntry
 	capHist  *[16][64][8]int16 // moved piece, to, captured type
 
-	nodes     uint64
-	pubNodes  atomic.Uint64
+	nodes    uint64
+	pubNodes atomic.Uint64
+	// paused and looks exist only for the tests (threads_test.go), which
+	// watch a paused thread sleep; the search never reads them.
 	paused    atomic.Bool   // asleep in pause (or about to be), its look done
 	looks     atomic.Uint64 // times pause looked whether it may go on: once per wake, not per tick
 	tbHits    uint64        // tablebase probes that answered
