@@ -858,9 +858,17 @@ func TestOnlineTablebaseSourceArchived(t *testing.T) {
 // In Chess960 the cloud evaluation's castling (the king taking its rook,
 // here f1g1: king f1, rook g1, kingside) is checked legal on a Chess960
 // board and played as it is written, king takes rook (the form Lichess
-// takes in Chess960), without our engine thinking. The position leaves
-// castling the last legal move in UCI order, the fake's answer.
+// takes in Chess960), without our engine thinking; so too in a game from a
+// position flagged Chess960 (its board castles as Chess960, as the
+// questions are asked). The position leaves castling the last legal move
+// in UCI order, the fake's answer.
 func TestOnlineChess960CloudCastling(t *testing.T) {
+	for _, variant := range []string{"chess960", "fromPosition"} {
+		t.Run(variant, func(t *testing.T) { testOnlineChess960CloudCastling(t, variant) })
+	}
+}
+
+func testOnlineChess960CloudCastling(t *testing.T, variant string) {
 	const fen = "k7/8/8/8/8/6p1/6P1/5KRB w G - 0 1"
 	if want := lichesstest.OnlineVariantMove("chess960", fen); want != "f1g1" {
 		t.Fatalf("the fake cloud recommends %q, the test wants castling f1g1", want)
@@ -874,7 +882,7 @@ func TestOnlineChess960CloudCastling(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := p.NewGame(ctx, GameInfo{ID: "g", Variant: "chess960", Chess960: true, InitialFEN: fen, White: true}); err != nil {
+	if err := p.NewGame(ctx, GameInfo{ID: "g", Variant: variant, Chess960: true, InitialFEN: fen, White: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Position(ctx, nil); err != nil {
