@@ -249,8 +249,14 @@ func (p *onlinePlayer) ask(ctx context.Context, c MoveClock) (Choice, bool) {
 			}
 		}
 		if b == nil {
+			// The board follows the same Chess960 flag as the questions:
+			// a game from a position flagged Chess960 castles as one.
+			variant := info.Variant
+			if chess960 {
+				variant = "chess960"
+			}
 			var err error
-			if b, err = newBoard(info.Variant, info.InitialFEN, moves); err != nil {
+			if b, err = newBoard(variant, info.InitialFEN, moves); err != nil {
 				log.Warn().Err(err).Msg("online sources: cannot replay the game")
 				return Choice{}, false
 			}

@@ -854,3 +854,50 @@ func TestOnlineTablebaseSourceArchived(t *testing.T) {
 		t.Errorf("first move archived as %+v, want ours from online-tablebase", r.Moves)
 	}
 }
+
+// In Chess960 the cloud evaluation's castling (the king taking its rook,
+// here f1g1: king f1, rook g1, kingside) is checked legal on a Chess960
+// board and played as it is written, king takes rook (the form Lichess
+// takes in Chess960), without our engine thinking; so too in a game from a
+// position flagged Chess960 (its board castles as Chess960, as the
+// questions are asked). The position leaves castling the last legal move
+// in UCI order, the fake's answer.
+func TestOnlineChess960CloudCastling(t *testing.T) {
+	for _, variant := range []string{"chess960", "fromPosition"} {
+		t.Run(variant, func(t *testing.T) { testOnlineChess960CloudCastling(t, variant) })
+	}
+}
+
+func testOnlineChess960CloudCastling(t *testing.T, variant string) {
+	const fen = "k7/8/8/8/8/6p1/6P1/5KRB w G - 0 1"
+	if want := lichesstest.OnlineVariantMove("chess960", fen); want != "f1g1" {
+		t.Fatalf("the fake cloud recommends %q, the test wants castling f1g1", want)
+	}
+	h := newHarness(t)
+	inner := &testPlayer{}
+	f := NewOnlinePlayer(func(context.Context) (Player, error) { return inner, nil },
+		OnlineOptions{Sources: []OnlineSource{h.source("cloud")}, Logger: testsupport.Logger(t)})
+	p, err := f(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := p.NewGame(ctx, GameInfo{ID: "g", Variant: variant, Chess960: true, InitialFEN: fen, White: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Position(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Think(ctx, MoveClock{White: true, WTime: time.Minute, BTime: time.Minute, Deadline: time.Now().Add(time.Minute)})
+	if err != nil || d.Move != "f1g1" || d.Source != (&online.Cloud{}).Name() {
+		t.Errorf("Think: %+v %v, want the cloud's castling f1g1", d, err)
+	}
+	if a := h.srv.OnlineAnswers(); len(a) != 1 || a[0].Move != "f1g1" || a[0].Variant != "chess960" {
+		t.Fatalf("the cloud answered %+v, want f1g1 for variant chess960", a)
+	}
+	inner.get(func(tp *testPlayer) {
+		if tp.thinks != 0 {
+			t.Errorf("our engine thought %d times, want 0", tp.thinks)
+		}
+	})
+}

@@ -15,7 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/ponderosa-chess/ponderosa/client"
+	"github.com/ponderosa-chess/ponderosa/client/online"
 	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
 func get(t *testing.T, h http.Handler, target string, header http.Header) (int, string) {
@@ -314,14 +316,17 @@ func TestMetricsMoveAfterEnd(t *testing.T) {
 }
 
 // The Lichess tablebase's moves (online-tablebase) and the local tables'
-// (tablebase) are counted under labels of their own.
+// (tablebase) are counted under labels of their own: the sources are named
+// as the online player (online.Tablebase.Name) and the built-in player
+// (ponder.FromTablebase) name them.
 func TestMetricsTablebaseSources(t *testing.T) {
 	m := NewMetrics("v1")
 	g := client.GameFacts{ID: "g1", Speed: "blitz", Variant: "standard"}
 	m.GameStarted(g)
-	m.MovePlayed(g, client.Choice{Move: "e2e4", Source: "online-tablebase"})
-	m.MovePlayed(g, client.Choice{Move: "e7e5", Source: "tablebase"})
-	m.MovePlayed(g, client.Choice{Move: "d2d4", Source: "tablebase"})
+	onlineTB, localTB := (&online.Tablebase{}).Name(), ponder.FromTablebase.String()
+	m.MovePlayed(g, client.Choice{Move: "e2e4", Source: onlineTB})
+	m.MovePlayed(g, client.Choice{Move: "e7e5", Source: localTB})
+	m.MovePlayed(g, client.Choice{Move: "d2d4", Source: localTB})
 	var b bytes.Buffer
 	if err := m.WritePrometheus(&b); err != nil {
 		t.Fatal(err)

@@ -98,6 +98,32 @@ func TestBookMovesWithoutSearch(t *testing.T) {
 	}
 }
 
+// max_depth counts the plies before a position sent as a FEN too, from its
+// fullmove number and side to move: the position after 1.e4 c5 sent as a
+// FEN is ply 2, in the book under max_depth 3 and past it under 2; the
+// one after 1.e4 is ply 1, past max_depth 1.
+func TestBookDepthFromFEN(t *testing.T) {
+	b := sampleBook(t)
+	for _, c := range []struct {
+		fen      string
+		maxDepth int
+		want     Source
+	}{
+		{"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2", 3, FromBook},
+		{"rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq c6 0 2", 2, FromSearch},
+		{"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", 2, FromBook},
+		{"rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1", 1, FromSearch},
+	} {
+		g := newTestGame(t, Options{Books: []*book.Book{b}, BookOptions: book.Options{Method: book.BestMove, MaxDepth: c.maxDepth}})
+		if err := g.SetPosition(c.fen, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		if d := think(t, g, ThinkLimits{Depth: 1}); d.Source != c.want {
+			t.Errorf("%s, max_depth %d: %+v, want source %v", c.fen, c.maxDepth, d, c.want)
+		}
+	}
+}
+
 // max_depth counts plies from the game's start; an analysis ("go" with
 // MultiPV, search moves or mate) never takes a book move; "go ponder"
 // neither; SetBooks turns the books off and on.

@@ -234,21 +234,7 @@ func TestTablebaseDrawIsSearched(t *testing.T) {
 // With only the WDL tables (no .rtbz), the root moves are ranked by WDL and
 // a won position is searched among the moves that keep the win.
 func TestTablebaseWDLOnly(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw"} {
-		data, err := os.ReadFile(filepath.Join("../engine/syzygy/testdata", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tb, err := syzygy.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tb.Close()
+	tb := wdlOnlyTables(t, "KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw")
 	const fen = "8/8/8/8/8/3k4/7r/QK6 w - - 0 1"
 	keep, all := tbKept(t, tb, fen, true)
 	if keep[0].WDL != syzygy.Win || len(keep) == all {
@@ -266,6 +252,55 @@ func TestTablebaseWDLOnly(t *testing.T) {
 	if d.DTZ != 0 {
 		t.Errorf("DTZ %d without DTZ tables", d.DTZ)
 	}
+}
+
+// Without the DTZ tables the root result is ranked as if the fifty-move
+// counter were reset: with a nonzero halfmove clock a table win is said to
+// be no more than a cursed win, and a table loss no worse than a blessed
+// loss (which the resign rule does not take for a loss); with the counter
+// at 0 the result stands.
+func TestTablebaseWDLOnlyHalfmoveClock(t *testing.T) {
+	tb := wdlOnlyTables(t, "KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw")
+	for _, c := range []struct {
+		fen  string
+		want syzygy.WDL
+	}{
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 0 1", syzygy.Win},
+		{"8/8/8/8/8/3k4/7r/QK6 w - - 40 60", syzygy.CursedWin},
+		{"8/8/Q7/8/8/3k4/7r/1K6 b - - 0 1", syzygy.Loss},
+		{"8/8/Q7/8/8/3k4/7r/1K6 b - - 40 60", syzygy.BlessedLoss},
+	} {
+		g := newTestGame(t, Options{Tablebase: tb})
+		if err := g.SetPosition(c.fen, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		d := think(t, g, ThinkLimits{Depth: 2})
+		if !d.TB.Known || d.TB.WDL != c.want {
+			t.Errorf("%s: Decision.TB %+v, want %v", c.fen, d.TB, c.want)
+		}
+	}
+}
+
+// wdlOnlyTables opens a copy of the named WDL tables of the syzygy test data
+// (no DTZ tables).
+func wdlOnlyTables(t *testing.T, names ...string) *syzygy.Tablebase {
+	t.Helper()
+	dir := t.TempDir()
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join("../engine/syzygy/testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb, err := syzygy.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tb.Close() })
+	return tb
 }
 
 // A tablebase move comes with the tables' score at depth 0: a win is

@@ -198,18 +198,30 @@ func (g *Game) booksAsked(lim ThinkLimits) bool {
 // bookApplies reports whether bookMove would find a move, without drawing
 // one (the Game's RNG is not used).
 func (g *Game) bookApplies(lim ThinkLimits) bool {
-	return g.booksAsked(lim) && book.Has(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions)
+	return g.booksAsked(lim) && book.Has(g.opts.Books, g.pos, g.gamePly(), g.opts.BookOptions)
+}
+
+// gamePly is the number of plies played in the game before the current
+// position, from its fullmove number and side to move: a position sent as
+// a FEN of the middle of a game ("position fen <current>") counts the
+// plies before it as well as the moves after it.
+func (g *Game) gamePly() int {
+	ply := 2 * (max(g.pos.FullmoveNumber(), 1) - 1)
+	if g.pos.SideToMove() == board.Black {
+		ply++
+	}
+	return ply
 }
 
 // bookMove chooses a move of the opening books for the current position,
 // with the Game's RNG. The books are not asked for an analysis (see
 // booksAsked) nor when the game is past BookOptions.MaxDepth plies since
-// its start position.
+// its start (gamePly).
 func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 	if !g.booksAsked(lim) {
 		return board.NoMove, false
 	}
-	m, _, ok := book.Choose(g.opts.Books, g.pos, len(g.moves), g.opts.BookOptions, g.rng)
+	m, _, ok := book.Choose(g.opts.Books, g.pos, g.gamePly(), g.opts.BookOptions, g.rng)
 	if !ok {
 		return board.NoMove, false
 	}
@@ -255,6 +267,18 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		// Moves of the best rank may differ in WDL without the fifty-move
 		// rule (Options.TablebaseIgnore50): the position is worth the best.
 		g.rootTB.WDL = max(g.rootTB.WDL, m.WDL)
+	}
+	if !byDTZ && rule50 && g.pos.HalfmoveClock() > 0 {
+		// ProbeRootWDL ranks as if the fifty-move counter were reset: with
+		// moves already played towards it, a win may be cursed and a loss
+		// blessed. The position is said to be no more than that (a drawn
+		// position is not resigned, nor a win claimed that may be a draw).
+		switch g.rootTB.WDL {
+		case syzygy.Win:
+			g.rootTB.WDL = syzygy.CursedWin
+		case syzygy.Loss:
+			g.rootTB.WDL = syzygy.BlessedLoss
+		}
 	}
 	if lim.Infinite || len(lim.SearchMoves) > 0 || lim.Mate > 0 || lim.MultiPV > 1 {
 		return nil, false

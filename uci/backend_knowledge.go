@@ -25,15 +25,18 @@ func pathOption(v string) string {
 	return v
 }
 
-// setTablebase gives the game the tables and their options. Called with
-// b.mu held.
+// setTablebase gives the game the tables and their options. b.tb is the one
+// source of the tables: b.gopts.Tablebase is b.tb, or nil under
+// SyzygyProbeLimit 0 (no table use at all, the root's included), so that a
+// game made anew from b.gopts (resetGame) keeps the tables off too. Called
+// with b.mu held.
 func (b *EngineBackend) setTablebase() {
-	o := b.gopts
-	tb := o.Tablebase
-	if o.TablebaseProbeLimit < 0 {
-		tb = nil // SyzygyProbeLimit 0: no table use at all, the root's included
+	b.gopts.Tablebase = b.tb
+	if b.gopts.TablebaseProbeLimit < 0 {
+		b.gopts.Tablebase = nil
 	}
-	b.game.SetTablebase(tb, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
+	o := b.gopts
+	b.game.SetTablebase(o.Tablebase, o.TablebaseIgnore50, o.TablebaseProbeDepth, o.TablebaseProbeLimit)
 }
 
 // chooseTablebase opens the Syzygy tables of the directories in path
@@ -52,7 +55,7 @@ func (b *EngineBackend) chooseTablebase(path string) error {
 	}
 	// The tables replaced are not closed: a background ponder search may
 	// still probe them; they are unmapped once unreachable.
-	b.tb, b.gopts.Tablebase = tb, tb
+	b.tb = tb
 	b.setTablebase()
 	if err != nil {
 		return fmt.Errorf("%w; playing without tablebases", err)

@@ -166,6 +166,12 @@ func TestEngineSyzygyProbeLimitZero(t *testing.T) {
 	if !searched(lines) || strings.Contains(all, "tablebase") || strings.Contains(all, "tbhits") {
 		t.Errorf("limit 0: want a search without the tables:\n%s", all)
 	}
+	// An option that makes the game anew (resetGame) keeps the tables off.
+	c.send("setoption name Move Overhead value 20", "position fen "+fen, "go depth 3")
+	lines = c.untilPrefix("bestmove")
+	if all := strings.Join(lines, "\n"); !searched(lines) || strings.Contains(all, "tablebase") || strings.Contains(all, "tbhits") {
+		t.Errorf("limit 0 after Move Overhead: want a search without the tables:\n%s", all)
+	}
 	c.send("setoption name SyzygyProbeLimit value 7", "position fen "+fen, "go depth 3")
 	lines = c.untilPrefix("bestmove")
 	if all := strings.Join(lines, "\n"); searched(lines) || !strings.Contains(all, "source=tablebase") {

@@ -55,8 +55,16 @@ func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebas
 // both tables of the material, the tables its captures and promotions
 // lead to) and that the built-in engine uses them
 // for (at most limit pieces, engine.syzygy.probe_limit, when positive):
-// there it plays the tables' move at once, and the Lichess tablebase is
-// not asked. A FEN that does not parse is not held.
+// there the engine keeps to the moves that keep the tables' result (a win
+// known by DTZ played at once, the shortest; in a draw or a loss a short
+// search among the moves kept), and the Lichess tablebase is not asked. A
+// FEN that does not parse is not held.
+//
+// Its cost: past the cheap checks (pieces, castling rights) Holds runs a
+// full DTZ root probe of the position, and the engine's own root probe then
+// runs it again. It is not cached: it happens once per move, only in
+// positions of at most the tables' pieces, and the tables the first probe
+// reads are mapped and warm for the second.
 func localTablesHold(tb *syzygy.Tablebase, limit int) func(online.Position) bool {
 	return func(pos online.Position) bool {
 		if n := pos.Pieces(); n > tb.MaxPieces() || (limit > 0 && n > limit) || pos.CanCastle() {

@@ -323,9 +323,8 @@ func (t *translator) syzygyTables(s *section) {
 	limit := 7
 	if maxPieces < 7 {
 		limit = int(math.Floor(maxPieces))
-		t.r.note(KindChanged, s.keyLine("max_pieces"), s.path+".max_pieces",
-			"%g: ponderosa plays from every table it finds (to keep the limit, name directories holding only tables of at most %d pieces); "+
-				"the built-in engine's search probes them up to it: written as engine.syzygy.probe_limit: %d", maxPieces, limit, limit)
+		t.r.note(KindSame, s.keyLine("max_pieces"), s.path+".max_pieces",
+			"%g: written as engine.syzygy.probe_limit: %d (the built-in engine uses no table of more pieces, at the root nor in its search)", maxPieces, limit)
 	}
 	t.b.set(p("engine.syzygy.probe_limit"), limit, from(s, "max_pieces"))
 	if quality == "suggest" {

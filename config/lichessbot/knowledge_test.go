@@ -351,8 +351,8 @@ func tbDir(t *testing.T) string {
 
 // TestImportLichessBotTBs: with the built-in engine playing, lichess-bot's
 // Syzygy tables become engine.syzygy (paths from lichess-bot's directory;
-// max_pieces below 7 as the search's probe limit, with a note; suggest
-// noted as played at once); Gaviota tables have no equivalent.
+// max_pieces below 7 as the probe limit, noted as carried over as it is;
+// suggest noted as played at once); Gaviota tables have no equivalent.
 func TestImportLichessBotTBs(t *testing.T) {
 	dir := tbDir(t)
 	for _, tc := range []struct {
@@ -361,11 +361,13 @@ func TestImportLichessBotTBs(t *testing.T) {
 		limit     int
 		changed   []string // notes of kind KindChanged expected
 		unchanged []string // keys with no note
+		same      []string // notes of kind KindSame expected
 	}{
 		{"defaults", "{enabled: true, paths: [engines/syzygy]}", 7, nil,
-			[]string{"engine.lichess_bot_tbs.syzygy", "engine.lichess_bot_tbs.syzygy.max_pieces", "engine.lichess_bot_tbs.syzygy.move_quality"}},
+			[]string{"engine.lichess_bot_tbs.syzygy", "engine.lichess_bot_tbs.syzygy.max_pieces", "engine.lichess_bot_tbs.syzygy.move_quality"}, nil},
 		{"5 pieces, suggest", "{enabled: true, paths: engines/syzygy, max_pieces: 5, move_quality: suggest}", 5,
-			[]string{"engine.lichess_bot_tbs.syzygy.max_pieces", "engine.lichess_bot_tbs.syzygy.move_quality"}, []string{"engine.lichess_bot_tbs.syzygy"}},
+			[]string{"engine.lichess_bot_tbs.syzygy.move_quality"}, []string{"engine.lichess_bot_tbs.syzygy"},
+			[]string{"engine.lichess_bot_tbs.syzygy.max_pieces"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := builtinEngine + "  lichess_bot_tbs:\n    syzygy: " + tc.syzygy + "\n    gaviota: {enabled: true, paths: [engines/gaviota], max_pieces: 5, min_dtm_to_consider_as_wdl_1: 120}\n" + plainChallenge
@@ -386,6 +388,11 @@ func TestImportLichessBotTBs(t *testing.T) {
 			for _, k := range tc.unchanged {
 				if n, ok := findNote(res, k); ok {
 					t.Errorf("%s reported: %+v", k, n)
+				}
+			}
+			for _, k := range tc.same {
+				if n, ok := findNote(res, k); !ok || n.Kind != KindSame || !strings.Contains(n.Msg, "probe_limit: "+strconv.Itoa(tc.limit)) {
+					t.Errorf("%s: %+v %v, want a same note naming probe_limit: %d", k, n, ok, tc.limit)
 				}
 			}
 			if n, ok := findNote(res, "engine.lichess_bot_tbs.gaviota"); !ok || n.Kind != KindNoEquivalent || !strings.Contains(n.Msg, "no Gaviota") {

@@ -427,10 +427,11 @@ func (t *thread) probeTablebase(tb *syzygy.Tablebase, depth, ply int) (v int, bo
 	lim := &t.ctl.lim
 	pieces := p.Occupied().Count()
 	limit := tb.MaxPieces()
-	if lim.TablebaseLimit > 0 {
-		limit = min(limit, lim.TablebaseLimit)
+	depthRule := false // as in Stockfish: a limit beyond the largest tables probes them at any depth
+	if lim.TablebaseLimit > 0 && lim.TablebaseLimit <= limit {
+		limit, depthRule = lim.TablebaseLimit, true
 	}
-	if pieces > limit || (pieces == limit && depth < lim.TablebaseDepth) ||
+	if pieces > limit || (depthRule && pieces == limit && depth < lim.TablebaseDepth) ||
 		p.HalfmoveClock() != 0 || p.CastlingRights() != 0 {
 		return 0, BoundNone, false
 	}

@@ -66,8 +66,10 @@ type helperGroup struct {
 // stops the search (ctl), so that the main thread returns.
 func (h *helperGroup) start(t *thread, ctl *control) {
 	h.wg.Add(1)
+	t.e.liveHelpers.Add(1)
 	go func() {
 		defer h.wg.Done()
+		defer t.e.liveHelpers.Add(-1) // before Done: none counted once waited for
 		defer func() {
 			if v := recover(); v != nil {
 				h.mu.Lock()

@@ -19,20 +19,6 @@ func searchRecovering(ctx context.Context, e *Engine, p *board.Position, lim Lim
 	return nil
 }
 
-// helpersRunning counts the goroutines running a helper thread of some
-// search (helperGroup.start), from a dump of every goroutine's stack: unlike
-// a count of all goroutines, it does not see the runtime's or other tests'.
-func helpersRunning() int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return strings.Count(string(buf[:n]), ".(*helperGroup).start.func1(")
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-}
-
 // A helper thread that panics does not end the process: the search stops,
 // every thread is waited for, and the panic goes on from Search on the
 // caller's goroutine as a *ThreadPanic carrying the helper's stack. After
@@ -67,7 +53,7 @@ func TestHelperPanicReachesCaller(t *testing.T) {
 	if got := string(PanicStack("other", []byte("caller"))); got != "caller" {
 		t.Errorf("PanicStack(other) = %q, want the caller's stack", got)
 	}
-	if n := helpersRunning(); n > 0 {
+	if n := e.liveHelpers.Load(); n != 0 {
 		t.Errorf("%d helper threads still running after the panic", n)
 	}
 
@@ -85,7 +71,7 @@ func TestMainThreadPanicStopsHelpers(t *testing.T) {
 	p := mustFEN(t, kiwipete)
 	during := -1
 	v := searchRecovering(context.Background(), e, p, Limits{Depth: MaxPly - 1}, func(Info) {
-		during = helpersRunning()
+		during = int(e.liveHelpers.Load())
 		panic("boom")
 	})
 	if v != "boom" {
@@ -94,7 +80,7 @@ func TestMainThreadPanicStopsHelpers(t *testing.T) {
 	if during != 2 {
 		t.Fatalf("%d helper threads seen running during the search, want 2 (the count is broken)", during)
 	}
-	if n := helpersRunning(); n > 0 {
+	if n := e.liveHelpers.Load(); n != 0 {
 		t.Errorf("%d helper threads still running after the panic: they were left running", n)
 	}
 	res := e.Search(context.Background(), p, Limits{Depth: 3}, nil, nil)

@@ -87,9 +87,14 @@ func (t *thread) iterate() {
 	var prevBest board.Move
 	prevScore := NoScore
 	multiPV := min(ctl.multiPV, len(t.rootMoves))
+	soft := 0.0 // the soft limit's scale after the last iteration that checked it
 	for depth := 1; depth <= ctl.maxDepth; depth = t.nextDepth(depth) {
 		if !ctl.sig.mayRun(t.id) {
-			if t.pause(); t.stopped {
+			if t.pause(soft); t.stopped {
+				break
+			}
+			// Paused past the soft deadline: no new iteration.
+			if main && soft != 0 && ctl.softUp(soft) {
 				break
 			}
 		}
@@ -134,8 +139,10 @@ func (t *thread) iterate() {
 			drop = prevScore - best.score
 		}
 		prevBest, prevScore = best.move, best.score
-		if ctl.timed && depth >= 4 && ctl.softUp(softScale(stable, t.bestChanges, drop)) {
-			break
+		if ctl.timed && depth >= 4 {
+			if soft = softScale(stable, t.bestChanges, drop); ctl.softUp(soft) {
+				break
+			}
 		}
 		if ctl.timed && !ctl.budget.fixed && len(t.rootMoves) == 1 && depth >= 8 {
 			break // forced move: no point thinking long

@@ -77,7 +77,9 @@ type Limits struct {
 	// root) right after a capture or pawn move, in positions of at most
 	// TablebaseLimit pieces (0: as many as its largest table) that have no
 	// castling rights, at depth TablebaseDepth or more (positions with
-	// fewer pieces than the limit at any depth). A win or loss is scored
+	// fewer pieces than the limit at any depth, and every position when
+	// the limit is 0 or beyond the largest table, as in Stockfish). A win
+	// or loss is scored
 	// TBWin less (or more) the ply; a draw, and with
 	// TablebaseRule50 a cursed win or blessed loss, 0. Info.TBHits counts
 	// the probes that answered.
@@ -237,6 +239,11 @@ type Engine struct {
 	feat features // search features (all on; tests switch some off to measure them)
 
 	nodesPub atomic.Uint64
+
+	// liveHelpers counts the helper goroutines of this Engine's search that
+	// have not yet finished (helperGroup.start); tests read it to check
+	// that no helper is left running.
+	liveHelpers atomic.Int32
 }
 
 // New returns an Engine with the given options.
@@ -483,9 +490,11 @@ func newControl(e *Engine, pos *board.Position, lim Limits, sig *Signals, start 
 }
 
 // halt raises the search's stop flag and wakes the threads that sleep
-// (the first call; later ones do nothing).
+// (the first call; later ones do nothing). A control built without
+// newControl (a literal in a test) has no done channel: only the flag is
+// raised.
 func (c *control) halt() {
-	if c.stop.CompareAndSwap(false, true) {
+	if c.stop.CompareAndSwap(false, true) && c.done != nil {
 		close(c.done)
 	}
 }
@@ -530,6 +539,16 @@ func (c *control) softUp(scale float64) bool {
 		return false
 	}
 	return c.elapsed(time.Now()) >= c.budget.scaledSoft(scale)
+}
+
+// softLeft is the time left until the soft limit scaled by scale (see
+// softUp); false when there is no such limit (untimed, pondering, or scale
+// 0: no soft limit checked).
+func (c *control) softLeft(now time.Time, scale float64) (time.Duration, bool) {
+	if scale == 0 || !c.timed || c.pondering() {
+		return 0, false
+	}
+	return c.budget.scaledSoft(scale) - c.elapsed(now), true
 }
 
 // MateMoves converts a score to moves-to-mate (0 when it is no mate score).

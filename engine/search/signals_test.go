@@ -152,3 +152,65 @@ func TestPonderHitFirstCounts(t *testing.T) {
 		t.Fatalf("hit time %d after a second PonderHit, want the first %d", got, first)
 	}
 }
+
+// closed reports whether ch is closed (it never carries a value).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Each change of Signals (SetThreads, Stop, the first PonderHit) closes the
+// channel a waiter took from changes, and the next changes is a fresh open
+// one; a second PonderHit is no change; waking twice, or with no waiter,
+// does not panic.
+func TestSignalsChanges(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(*Signals)
+	}{
+		{"SetThreads", func(s *Signals) { s.SetThreads(1) }},
+		{"Stop", func(s *Signals) { s.Stop() }},
+		{"first PonderHit", func(s *Signals) { s.PonderHit() }},
+	} {
+		s := new(Signals)
+		ch := s.changes()
+		if closed(ch) {
+			t.Fatalf("%s: changes is closed before any change", c.name)
+		}
+		if again := s.changes(); again != ch {
+			t.Errorf("%s: two waiters before a change got different channels", c.name)
+		}
+		c.change(s)
+		if !closed(ch) {
+			t.Errorf("%s: the waiter's channel is still open after the change", c.name)
+		}
+		next := s.changes()
+		if next == ch || closed(next) {
+			t.Errorf("%s: changes after the change is not a fresh open channel", c.name)
+		}
+	}
+
+	s := new(Signals)
+	s.PonderHit()
+	ch := s.changes()
+	s.PonderHit()
+	if closed(ch) {
+		t.Error("a second PonderHit woke the waiter")
+	}
+
+	s = new(Signals)
+	s.wake() // no waiter
+	ch = s.changes()
+	s.wake()
+	s.wake() // twice: the channel was dropped, not closed again
+	if !closed(ch) {
+		t.Error("wake left the waiter's channel open")
+	}
+	if closed(s.changes()) {
+		t.Error("changes after wake is closed")
+	}
+}

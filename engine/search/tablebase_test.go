@@ -50,3 +50,30 @@ func TestSearchProbesTablebase(t *testing.T) {
 		t.Errorf("limit 3: score %d, %d tbhits: a 4-piece position was probed", res.Score, hits)
 	}
 }
+
+// TablebaseDepth holds back the probes of positions of exactly
+// TablebaseLimit pieces only when that limit is within the tables (as in
+// Stockfish): with limit 0 (the largest table) or a limit beyond the largest
+// table (4 pieces here), the 4-piece position after the capture is probed
+// at any depth; with limit 4 and TablebaseDepth 100 it is not.
+func TestSearchTablebaseDepthRule(t *testing.T) {
+	tb, err := syzygy.Open("../syzygy/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tb.Close()
+	if tb.MaxPieces() != 4 {
+		t.Fatalf("the test wants 4-piece test tables, got %d", tb.MaxPieces())
+	}
+	const fen = "7k/7r/8/3n4/8/8/8/K2Q4 w - - 0 1"
+	isTBWin := func(s int) bool { return s > search.TBWin-search.MaxPly && s <= search.TBWin }
+	for _, c := range []struct {
+		limit  int
+		probed bool
+	}{{0, true}, {7, true}, {4, false}} {
+		res, hits := tbSearch(t, fen, search.Limits{Depth: 6, Tablebase: tb, TablebaseDepth: 100, TablebaseLimit: c.limit, TablebaseRule50: true})
+		if got := hits > 0 && isTBWin(res.Score); got != c.probed {
+			t.Errorf("limit %d, probe depth 100: score %d, %d tbhits; want probed %v", c.limit, res.Score, hits, c.probed)
+		}
+	}
+}

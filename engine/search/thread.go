@@ -57,8 +57,10 @@ type thread struct {
 	evalTab  *[evalCacheSize]evalCacheEntry
 	capHist  *[16][64][8]int16 // moved piece, to, captured type
 
-	nodes     uint64
-	pubNodes  atomic.Uint64
+	nodes    uint64
+	pubNodes atomic.Uint64
+	// paused and looks exist only for the tests (threads_test.go), which
+	// watch a paused thread sleep; the search never reads them.
 	paused    atomic.Bool   // asleep in pause (or about to be), its look done
 	looks     atomic.Uint64 // times pause looked whether it may go on: once per wake, not per tick
 	tbHits    uint64        // tablebase probes that answered
@@ -156,7 +158,7 @@ func (t *thread) checkup() {
 		return
 	}
 	if !t.ctl.sig.mayRun(t.id) {
-		t.pause()
+		t.pause(0)
 		if t.stopped {
 			return
 		}
@@ -189,7 +191,13 @@ func (t *thread) checkLimits() {
 // Stop, PonderHit), when the search is stopped (control.halt), and the
 // main thread also at its hard time limit and when a helper pauses (whose
 // nodes may reach the node limit). Nothing polls.
-func (t *thread) pause() {
+//
+// soft is the main thread's soft time limit scale (softScale) when it
+// pauses at an iteration boundary after an iteration that checked the soft
+// limit, else 0. With it the main thread also wakes at that soft deadline
+// and returns (t.stopped not set) once it has passed: iterate re-checks
+// softUp and starts no new iteration.
+func (t *thread) pause(soft float64) {
 	if t.id == 0 && t.completedDepth < 1 {
 		return
 	}
@@ -215,7 +223,17 @@ func (t *thread) pause() {
 			if t.checkLimits(); t.stopped {
 				return
 			}
-			if left, ok := ctl.hardLeft(time.Now()); ok {
+			now := time.Now()
+			left, ok := ctl.hardLeft(now)
+			if softLeft, softOK := ctl.softLeft(now, soft); softOK {
+				if softLeft <= 0 {
+					return // past the soft deadline: iterate ends the search
+				}
+				if !ok || softLeft < left {
+					left, ok = softLeft, true
+				}
+			}
+			if ok {
 				deadline = time.NewTimer(left)
 				expired = deadline.C
 			}

@@ -215,6 +215,9 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 	}{
 		{"movetime", Limits{MoveTime: 200 * time.Millisecond}},
 		{"ponder hit", Limits{Ponder: true, MoveTime: 200 * time.Millisecond}},
+		// (With Nodes 1 the main thread stops at its own first check after
+		// depth 1: this shows only that the search ends; the helper's wake
+		// of a paused main thread is TestPausedMainThreadWokenByHelperNodes.)
 		{"nodes", Limits{Nodes: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -234,11 +237,92 @@ func TestPausedMainThreadKeepsLimits(t *testing.T) {
 			}
 			if tc.lim.MoveTime > 0 {
 				// It ended by its deadline, not before (the pause keeps it
-				// from completing anything that would end it earlier).
-				if took := time.Since(start); took < tc.lim.MoveTime {
+				// from completing anything that would end it earlier), nor
+				// long after (a generous bound: a main thread that slept
+				// through its deadline waits for something else).
+				took := time.Since(start)
+				if took < tc.lim.MoveTime {
 					t.Fatalf("ended after %v, before its movetime %v", took, tc.lim.MoveTime)
+				}
+				if late := tc.lim.MoveTime + 2*time.Second; took >= late {
+					t.Fatalf("ended after %v, not before %v: the paused main thread missed its deadline", took, late)
 				}
 			}
 		})
 	}
+}
+
+// A paused main thread is woken by a helper that pauses with nodes that
+// reach the node limit (white box: the main thread sleeps in pause after
+// depth 1 under Nodes N with nothing else to wake it; a helper that has
+// searched N nodes pauses too). The main thread counts the nodes, stops
+// the search (control.halt) and returns stopped, and the helper, woken by
+// the halt, returns stopped as well.
+func TestPausedMainThreadWokenByHelperNodes(t *testing.T) {
+	const limit = 1000
+	p := mustFEN(t, kiwipete)
+	e := New(Options{Threads: 2, HashMB: 1})
+	sig := new(Signals)
+	sig.SetThreads(0)
+	ctl := newControl(e, p, Limits{Nodes: limit}, sig, time.Now())
+	main, helper := e.threads[0], e.threads[1]
+	main.prepare(p, ctl)
+	helper.prepare(p, ctl)
+	main.completedDepth = 1 // it pauses only after depth 1
+	mainDone, helperDone := make(chan struct{}), make(chan struct{})
+	go func() { main.pause(0); close(mainDone) }()
+	awaitPaused(t, "main thread under the node limit", main)
+	helper.nodes = limit
+	go func() { helper.pause(0); close(helperDone) }()
+	for _, w := range []struct {
+		name string
+		done chan struct{}
+	}{{"main thread", mainDone}, {"helper", helperDone}} {
+		select {
+		case <-w.done:
+		case <-time.After(hangLimit):
+			t.Fatalf("the %s did not return within %v: the helper's nodes did not wake the main thread", w.name, hangLimit)
+		}
+	}
+	if !main.stopped || !helper.stopped || !ctl.stop.Load() {
+		t.Errorf("stopped: main %v, helper %v, control %v; want all", main.stopped, helper.stopped, ctl.stop.Load())
+	}
+	if n := e.nodesPub.Load(); n != limit {
+		t.Errorf("nodes published %d, want the helper's %d", n, limit)
+	}
+}
+
+// A timed main thread paused at an iteration boundary (after an iteration
+// that checked the soft limit) ends at its soft deadline, not at its hard
+// limit: it wakes for the soft deadline and starts no new iteration once
+// past it. Here the clock gives a hard limit five times the soft one, and
+// the softScale at most 3: the search must end before the hard limit.
+func TestPausedMainThreadKeepsSoftLimit(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	clock := Clock{Remaining: 20 * time.Second}
+	soft, hard := Budget(clock, 0)
+	if 3*soft >= hard {
+		t.Fatalf("budget soft %v hard %v: the test wants the scaled soft limit well before the hard one", soft, hard)
+	}
+	e := New(Options{Threads: 2, HashMB: 8})
+	sig := new(Signals)
+	lim := Limits{WTime: clock.Remaining, BTime: clock.Remaining}
+	done := make(chan Result, 1)
+	start := time.Now()
+	go func() {
+		done <- e.Search(context.Background(), p, lim, sig, func(info Info) {
+			if info.Depth == 4 {
+				sig.SetThreads(0) // the main thread pauses before depth 5
+			}
+		})
+	}()
+	res := awaitResult(t, done, "paused timed main thread")
+	took := time.Since(start)
+	if !isLegal(p, res.BestMove) || res.Depth < 4 {
+		t.Fatalf("result %+v, want depth 4 at least and a legal move", res)
+	}
+	if took >= hard {
+		t.Fatalf("ended after %v, at its hard limit %v: the paused main thread missed its soft limit (%v scaled at most 3x)", took, hard, soft)
+	}
+	t.Logf("soft %v, hard %v, ended after %v at depth %d", soft, hard, took, res.Depth)
 }

@@ -218,3 +218,15 @@ func TestAllocateClockSettles(t *testing.T) {
 		t.Logf("%v+%v: lowest clock after move 20: %v", tc.base, tc.inc, lowest)
 	}
 }
+
+// A control built as a literal (as the tests above build them, without
+// newControl's done channel) can be halted: the stop flag is raised, twice
+// is no panic.
+func TestControlLiteralHalt(t *testing.T) {
+	c := &control{sig: new(Signals)}
+	c.halt()
+	c.halt()
+	if !c.stopped() {
+		t.Error("a halted control is not stopped")
+	}
+}
