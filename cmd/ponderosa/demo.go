@@ -106,10 +106,8 @@ func demoServe(ctx context.Context, out, errOut io.Writer, o demoOpts, httpAddr 
 	}
 	o.metrics = monitor.NewMetrics(appVersion())
 	log := logging.New(errOut, "info", logging.FormatConsole)
-	srv := monitor.New(monitor.Options{Metrics: o.metrics, Log: log})
-	// The live web view of the demo's game.
 	o.views = newDemoViews()
-	srv.Handle("/", web.New(o.views, web.Options{}))
+	srv := demoHTTP(o.metrics, o.views, log)
 	warn := ""
 	if !config.ListenLoopback(httpAddr) {
 		warn = fmt.Sprintf("-http %q is reachable from other machines (the demo asks no access token)", httpAddr)
@@ -134,6 +132,15 @@ func demoServe(ctx context.Context, out, errOut io.Writer, o demoOpts, httpAddr 
 		<-ctx.Done()
 	}
 	return nil
+}
+
+// demoHTTP is the demo's HTTP server: /healthz, /metrics of m, and the
+// live web view of views (the page, its API and its event stream). The
+// web-poll measurement (webpoll_test.go) serves through it too.
+func demoHTTP(m *monitor.Metrics, views *demoViews, log zerolog.Logger) *monitor.Server {
+	srv := monitor.New(monitor.Options{Metrics: m, Log: log})
+	srv.Handle("/", web.New(views, web.Options{}))
+	return srv
 }
 
 // decisionLog keeps the players' decisions by game and ply, for the eval
