@@ -137,7 +137,20 @@ func TestOnlineSourceFaultsFallBack(t *testing.T) {
 				h := newHarness(t)
 				h.srv.SetOnlineFault(onlineServices[name], f)
 				h.srv.SetOnlineSlowness(time.Minute)
-				withOnline(h, h.source(name))
+				src := h.source(name)
+				if f != lichesstest.OnlineSlow {
+					// The fault, not the timeout, must make the miss: a
+					// timeout of 300 ms can pass on a loaded machine before
+					// the question reaches the server (the source is then
+					// never asked). The answer comes at once, so a long
+					// timeout costs nothing.
+					src.Timeout = 10 * time.Second
+				} else {
+					// Long enough for the question to reach the server
+					// on a loaded machine, far shorter than the slowness.
+					src.Timeout = 2 * time.Second
+				}
+				withOnline(h, src)
 				pool := &playerPool{}
 				h.runBot(Settings{}, pool)
 				id, fen := onlineGame(h, name)
@@ -149,10 +162,14 @@ func TestOnlineSourceFaultsFallBack(t *testing.T) {
 					t.Errorf("played the source's move %s despite the fault", g.Moves[0])
 				}
 				// The slow source answers after a minute; the move comes
-				// after its 300 ms timeout.
+				// after its 2 s timeout.
 				if took > 20*time.Second {
 					t.Errorf("the move took %v", took)
 				}
+				// The server records a question before it answers, but
+				// after the client may have given up on a slow one: wait
+				// for the record, then count.
+				testsupport.WaitFor(t, "the source to be asked", func() bool { return len(h.srv.OnlineAnswers()) > 0 })
 				if n := len(h.srv.OnlineAnswers()); n != 1 {
 					t.Errorf("the source was asked %d times, want 1", n)
 				}
