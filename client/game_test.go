@@ -436,15 +436,19 @@ func TestPlayerFailures(t *testing.T) {
 		}
 	})
 	t.Run("hung player: fallback before the flag", func(t *testing.T) {
-		// One second for the first move and on the clock, 300 ms of it
-		// kept back: the server flags a move that comes too late.
-		h := newHarness(t, lichesstest.WithFirstMoveTimeout(time.Second))
+		// Two seconds for the first move and on the clock, 1.5 s of it
+		// kept back: the server flags a move that comes too late. The
+		// hung player never answers, so a bot that waited for it would
+		// lose on time whatever the margin; the margin is wide because
+		// the fallback's post must get through a loaded machine's
+		// scheduler (300 ms did not always).
+		h := newHarness(t, lichesstest.WithFirstMoveTimeout(2*time.Second))
 		h.addHouse("opponent", houseFirst(2))
-		id := h.startGame("opponent", true, lichesstest.ChallengeParams{ClockLimit: time.Second, ClockIncrement: time.Second})
+		id := h.startGame("opponent", true, lichesstest.ChallengeParams{ClockLimit: 2 * time.Second, ClockIncrement: time.Second})
 		release := make(chan struct{})
 		defer close(release)
 		pool := &playerPool{next: func(i int, p *testPlayer) { p.hang = true; p.release = release }}
-		_, stop := h.runBot(Settings{Clock: ClockSettings{MoveOverhead: 300 * time.Millisecond}}, pool)
+		_, stop := h.runBot(Settings{Clock: ClockSettings{MoveOverhead: 1500 * time.Millisecond}}, pool)
 		g := h.waitOver(id)
 		stop()
 		if g.Status != "resign" || len(g.Moves) != 3 {
