@@ -291,9 +291,20 @@ func TestGoContextCancelStops(t *testing.T) {
 	f := fakeConfig(t, "slow")
 	e := f.start(t)
 	ctx, cancel := context.WithCancel(context.Background())
+	// Cancel once the search is under way (begin records it just before
+	// it sends "go"): a cancel that came during Go's isready, as a fixed
+	// delay could on a loaded machine, would end Go before there is a
+	// search to stop.
 	go func() {
-		time.Sleep(30 * time.Millisecond)
-		cancel()
+		defer cancel()
+		for deadline := time.Now().Add(testsupport.WaitLimit); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			e.mu.Lock()
+			started := e.search != nil
+			e.mu.Unlock()
+			if started {
+				return
+			}
+		}
 	}()
 	res, err := e.Go(ctx, GoLimits{Infinite: true})
 	if !errors.Is(err, context.Canceled) {
