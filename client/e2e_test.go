@@ -156,6 +156,31 @@ func TestE2ERestartMidGame(t *testing.T) {
 	}
 }
 
+// A move post under way when the bot stops is let finish: the move
+// reaches the game before stop returns, so a bot restarted at once finds
+// the ply played rather than posting it again (TestE2ERestartMidGame saw
+// such a second post refused).
+func TestStopLetsAMovePostFinish(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Alice")
+	id := e.startGame("Alice", true, lichesstest.ChallengeParams{})
+	// Every request takes 300 ms at the server, which gives up on one
+	// whose client went away.
+	e.srv.SetLatency(300*time.Millisecond, 300*time.Millisecond)
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "our move's post under way", func() bool {
+		return len(e.srv.RequestsMatching("POST /api/bot/game/"+id+"/move/*")) > 0
+	})
+	stop()
+	posts := e.srv.RequestsMatching("POST /api/bot/game/" + id + "/move/*")
+	if len(posts) != 1 || posts[0].Status != 200 {
+		t.Fatalf("move posts %+v, want one, answered 200 before stop returned", posts)
+	}
+	if g := e.game(id); len(g.Moves) != 1 {
+		t.Errorf("game has %d plies after the stop, want our move", len(g.Moves))
+	}
+}
+
 func TestE2EOpponentGoneClaimVictory(t *testing.T) {
 	e := newHarness(t)
 	e.addHouse("Leaver", lichesstest.HouseOptions{Strategy: lichesstest.HouseFirst})

@@ -279,6 +279,10 @@ const (
 	quickMoveWait = 2 * time.Second
 )
 
+// postGrace is how long a move post under way may run on once its game
+// worker stops (see post).
+const postGrace = 5 * time.Second
+
 // quickReserve is the time kept back from the engine of a game without
 // rules here, when it has left time until the deadline: the engine is
 // given up that long before the deadline, so that a fresh engine (its
@@ -515,11 +519,24 @@ func callPlayer(ctx context.Context, p Player, moves []string, c MoveClock, log 
 }
 
 // post sends the move, waiting out rate-limit cool-downs of this game, and
-// measures the round trip.
+// measures the round trip. A post under way when ctx ends (the bot
+// stops, or the worker) gets postGrace more to finish: a request already
+// sent may reach Lichess all the same, and a bot restarted at once would
+// otherwise see the ply still open and post it a second time (refused).
 func (g *gameWorker) post(ctx context.Context, d Choice, log zerolog.Logger) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(postGrace, cancel)
+		context.AfterFunc(pctx, func() { t.Stop() })
+	})
+	defer stop()
 	for tries := 0; ; tries++ {
 		t0 := time.Now()
-		err := g.c.Move(ctx, g.id, d.Move, d.OfferDraw)
+		err := g.c.Move(pctx, g.id, d.Move, d.OfferDraw)
 		if err == nil {
 			rtt := time.Since(t0)
 			g.bot.latency.Observe(rtt)
