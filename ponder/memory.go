@@ -265,22 +265,35 @@ func validLearnt(e Learnt) bool {
 
 // ClearHash clears the TT (search.Engine.NewGame) once what the searches
 // so far found is gathered; positions are seeded again. The tree is kept.
-func (g *Game) ClearHash() {
+// A background ponder search is stopped first; while Think runs it
+// returns ErrBusy (the engine waits for its search, whose end needs g.mu).
+func (g *Game) ClearHash() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.stopPonder()
+	if g.run != nil {
+		return ErrBusy
+	}
 	g.waitLearning() // it reads the table
 	g.eng.NewGame()
 	clear(g.seeded)
+	return nil
 }
 
 // SetHashMB resizes (and clears) the TT once what the searches so far
-// found is gathered; positions are seeded again.
-func (g *Game) SetHashMB(mb int) {
+// found is gathered; positions are seeded again. A background ponder
+// search is stopped first; while Think runs it returns ErrBusy.
+func (g *Game) SetHashMB(mb int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.stopPonder()
+	if g.run != nil {
+		return ErrBusy
+	}
 	g.waitLearning() // it reads the table
 	g.eng.SetHashMB(mb)
 	clear(g.seeded)
+	return nil
 }
 
 // parseLearnt reads a learnt move in p (NoMove when absent or illegal).

@@ -387,12 +387,16 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 	if d := seed(); d != 9 || mem.lookups != n {
 		t.Fatalf("second seed: root depth %d after %d more lookups, want 9 and none", d, mem.lookups-n)
 	}
-	g.ClearHash()
+	if err := g.ClearHash(); err != nil {
+		t.Fatal(err)
+	}
 	if seed(); mem.lookups == n {
 		t.Fatal("no lookup after ClearHash")
 	}
 	n = mem.lookups
-	g.SetHashMB(2)
+	if err := g.SetHashMB(2); err != nil {
+		t.Fatal(err)
+	}
 	if seed(); mem.lookups == n {
 		t.Fatal("no lookup after SetHashMB")
 	}
@@ -482,5 +486,48 @@ func TestMemorySeedBoundedByBudget(t *testing.T) {
 	}
 	if seedLookups(time.Second) != learnMaxLookup || seedLookups(0) != 1+board.MaxMoves {
 		t.Fatalf("seedLookups: %d for 1 s, %d for 0", seedLookups(time.Second), seedLookups(0))
+	}
+}
+
+// ClearHash and SetHashMB during a running search answer ErrBusy: they
+// used to hold g.mu while the engine waited for its search, whose end
+// needs g.mu (a deadlock).
+func TestClearHashDuringThinkIsBusy(t *testing.T) {
+	g := newTestGame(t, Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Infinite: true}, nil)
+		done <- err
+	}()
+	for {
+		g.mu.Lock()
+		ok := g.run != nil && g.run.depth >= 2
+		g.mu.Unlock()
+		if ok {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for name, call := range map[string]func() error{
+		"ClearHash": g.ClearHash,
+		"SetHashMB": func() error { return g.SetHashMB(2) },
+	} {
+		got := make(chan error, 1)
+		go func() { got <- call() }()
+		select {
+		case err := <-got:
+			if err != ErrBusy {
+				t.Errorf("%s during Think: %v, want ErrBusy", name, err)
+			}
+		case <-time.After(30 * time.Second): // a deadlock, not a slow machine
+			t.Fatalf("%s during Think did not return", name)
+		}
+	}
+	g.Stop()
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	if err := g.ClearHash(); err != nil {
+		t.Errorf("ClearHash after Think: %v", err)
 	}
 }

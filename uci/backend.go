@@ -326,8 +326,10 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	}
 	switch spec.Name {
 	case OptHash:
+		if err := b.game.SetHashMB(n); err != nil {
+			return fmt.Errorf("resizing the hash table: %w", err)
+		}
 		b.gopts.HashMB = n
-		b.game.SetHashMB(n)
 	case OptThreads:
 		b.gopts.Threads = n
 		b.game.Engine().SetThreads(n)
@@ -342,7 +344,9 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.chess960 = v == "true"
 		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
-		b.game.ClearHash()
+		if err := b.game.ClearHash(); err != nil {
+			return fmt.Errorf("clearing the hash table: %w", err)
+		}
 	case OptBackgroundPonder:
 		if on := v == "true"; on != b.gopts.Ponder {
 			b.gopts.Ponder = on
