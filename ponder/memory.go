@@ -277,6 +277,7 @@ func (g *Game) ClearHash() error {
 	g.waitLearning() // it reads the table
 	g.eng.NewGame()
 	clear(g.seeded)
+	g.learntSeen = false // no entry of an earlier net is left
 	return nil
 }
 
@@ -293,6 +294,7 @@ func (g *Game) SetHashMB(mb int) error {
 	g.waitLearning() // it reads the table
 	g.eng.SetHashMB(mb)
 	clear(g.seeded)
+	g.learntSeen = false // no entry of an earlier net is left
 	return nil
 }
 

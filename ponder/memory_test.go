@@ -449,6 +449,29 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 	}
 }
 
+// TestMemoryRecordsAfterClearHashOnANetSwitch: once the table is cleared
+// after a change of network (as the UCI backend does with a memory), no
+// entry of the old one is left and the next search is recorded.
+func TestMemoryRecordsAfterClearHashOnANetSwitch(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	net := nnue.RandomNet(16, nnue.CReLU, 5)
+	g.Engine().SetNet(net)
+	if err := g.ClearHash(); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(net)) == 0 {
+		t.Fatal("the first search after the switch and ClearHash recorded nothing")
+	}
+}
+
 // TestMemorySeedBoundedByBudget: a timed search's seed looks up at most
 // seedLookups of its soft budget (the lookups run on our clock); an
 // untimed one up to learnMaxLookup.
