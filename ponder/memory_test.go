@@ -554,3 +554,52 @@ func TestClearHashDuringThinkIsBusy(t *testing.T) {
 		t.Errorf("ClearHash after Think: %v", err)
 	}
 }
+
+// TestMemoryUsedOnlyWhenPlayed: a ponder search of a position the memory
+// knows tells Used only once it becomes our move's search (a ponder hit);
+// a miss never played the position, and a loss must not charge it.
+func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
+	mem := newMapMemory()
+	root := mustKey(t, memoryFEN)
+	mem.Record(search.EvalID(nil), "old", []Learnt{{Key: root, Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	used := func() []uint64 {
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		return slices.Clone(mem.used["x"])
+	}
+	ponder := func(hit bool) {
+		done := make(chan error, 1)
+		go func() {
+			_, err := g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 30}, nil)
+			done <- err
+		}()
+		for {
+			g.mu.Lock()
+			running := g.run != nil
+			g.mu.Unlock()
+			if running {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if hit {
+			g.PonderHit()
+		}
+		g.Stop()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ponder(false)
+	if u := used(); len(u) != 0 {
+		t.Fatalf("a ponder miss used %v", u)
+	}
+	ponder(true)
+	if u := used(); !slices.Contains(u, root) {
+		t.Fatalf("a ponder hit used %v, want the root %d", u, root)
+	}
+}
