@@ -510,6 +510,28 @@ func TestMemorySeedBoundedByBudget(t *testing.T) {
 	if seedLookups(time.Second) != learnMaxLookup || seedLookups(0) != 1+board.MaxMoves {
 		t.Fatalf("seedLookups: %d for 1 s, %d for 0", seedLookups(time.Second), seedLookups(0))
 	}
+
+	// Through Think: a timed search's seed is bounded by its own budget
+	// (startRun passes seedLookups of the soft limit).
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "timed"})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	lim := ThinkLimits{MoveTime: 5 * time.Millisecond}
+	bound := seedLookups(PlanMove(lim, true, g.opts.MoveOverhead, 0).Soft)
+	if bound >= full {
+		t.Fatalf("a budget of %v allows %d keys, the test needs fewer than %d", lim.MoveTime, bound, full)
+	}
+	mem.mu.Lock()
+	before := mem.keys
+	mem.mu.Unlock()
+	think(t, g, lim)
+	mem.mu.Lock()
+	got := mem.keys - before
+	mem.mu.Unlock()
+	if got > bound || got == 0 {
+		t.Fatalf("a search of %v looked up %d keys, want 1 to %d (%d unbounded)", lim.MoveTime, got, bound, full)
+	}
 }
 
 // ClearHash and SetHashMB during a running search answer ErrBusy: they
