@@ -30,7 +30,10 @@ type Syzygy struct {
 	// ProbeDepth (default 1) and ProbeLimit (default 7) set the search's
 	// WDL probes: right after a capture or pawn move, in positions of at
 	// most ProbeLimit pieces, at depth ProbeDepth or more (with fewer
-	// pieces than the limit at any depth). Tables of more pieces than
+	// pieces than the limit at any depth). ProbeDepth counts only when
+	// ProbeLimit is at most the pieces of the largest tables found: a
+	// larger limit (the default 7 with 3-to-6-piece tables) probes every
+	// table at any depth, as in Stockfish. Tables of more pieces than
 	// ProbeLimit are not used at all (as UCI SyzygyProbeLimit, and
 	// Stockfish's): such a position's move and result do not come from
 	// them, and the online tablebase is asked as if they were not there.

@@ -170,15 +170,22 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 		return 0
 	}
 	if g.seeded == nil {
-		g.seeded = make(map[uint64]int)
+		g.seeded = make(map[uint64]seedMemo)
 	}
-	if d, ok := g.seeded[pos.Key()]; ok {
-		return d
+	if s, ok := g.seeded[pos.Key()]; ok {
+		return s.depth
 	}
-	g.seeded[pos.Key()] = 0
-	defer func() { g.seeded[pos.Key()] = rootDepth }()
-	start := time.Now()
+	rootFound := false
+	g.seeded[pos.Key()] = seedMemo{}
 	id := g.evalID()
+	defer func() {
+		s := seedMemo{depth: rootDepth}
+		if rootFound {
+			s.eval = id
+		}
+		g.seeded[pos.Key()] = s
+	}()
+	start := time.Now()
 	tt := g.eng.TT()
 	type cand struct {
 		parent int // index in known (-1: the root)
@@ -220,7 +227,7 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 					stored++
 				}
 				if c.parent < 0 {
-					m.Used(id, g.opts.MemoryGame, []uint64{e.Key})
+					rootFound = true // Used when the position is played (noteUsed)
 					if mv != board.NoMove {
 						rootDepth = e.Depth
 					}
@@ -255,6 +262,30 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 	return rootDepth
 }
 
+// seedMemo is what seed found for a root: the learnt depth it returns,
+// and the evaluation under which the memory had an entry for the root
+// ("" when none).
+type seedMemo struct {
+	depth int
+	eval  string
+}
+
+// noteUsed tells the memory (Used) that this game searches pos for a move
+// of its own and was seeded from pos's entry, if seed found one. Not for a
+// background ponder search of a predicted position, which may never be
+// played: only once it is converted into our move's search.
+func (g *Game) noteUsed(pos *board.Position) {
+	m := g.opts.Memory
+	if m == nil || pos == nil {
+		return
+	}
+	// The evaluation seed saw: the engine's options wait for a running
+	// search (convert calls this during one).
+	if id := g.seeded[pos.Key()].eval; id != "" {
+		m.Used(id, g.opts.MemoryGame, []uint64{pos.Key()})
+	}
+}
+
 // validLearnt reports whether e, read from a file, can be stored in the
 // TT: a bound, a depth of 1 to MaxPly-1 and a score within the mate scores
 // (what the TT packs without wrapping).
@@ -265,22 +296,37 @@ func validLearnt(e Learnt) bool {
 
 // ClearHash clears the TT (search.Engine.NewGame) once what the searches
 // so far found is gathered; positions are seeded again. The tree is kept.
-func (g *Game) ClearHash() {
+// A background ponder search is stopped first; while Think runs it
+// returns ErrBusy (the engine waits for its search, whose end needs g.mu).
+func (g *Game) ClearHash() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.stopPonder()
+	if g.run != nil {
+		return ErrBusy
+	}
 	g.waitLearning() // it reads the table
 	g.eng.NewGame()
 	clear(g.seeded)
+	g.learntSeen = false // no entry of an earlier net is left
+	return nil
 }
 
 // SetHashMB resizes (and clears) the TT once what the searches so far
-// found is gathered; positions are seeded again.
-func (g *Game) SetHashMB(mb int) {
+// found is gathered; positions are seeded again. A background ponder
+// search is stopped first; while Think runs it returns ErrBusy.
+func (g *Game) SetHashMB(mb int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.stopPonder()
+	if g.run != nil {
+		return ErrBusy
+	}
 	g.waitLearning() // it reads the table
 	g.eng.SetHashMB(mb)
 	clear(g.seeded)
+	g.learntSeen = false // no entry of an earlier net is left
+	return nil
 }
 
 // parseLearnt reads a learnt move in p (NoMove when absent or illegal).

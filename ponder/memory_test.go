@@ -387,12 +387,16 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 	if d := seed(); d != 9 || mem.lookups != n {
 		t.Fatalf("second seed: root depth %d after %d more lookups, want 9 and none", d, mem.lookups-n)
 	}
-	g.ClearHash()
+	if err := g.ClearHash(); err != nil {
+		t.Fatal(err)
+	}
 	if seed(); mem.lookups == n {
 		t.Fatal("no lookup after ClearHash")
 	}
 	n = mem.lookups
-	g.SetHashMB(2)
+	if err := g.SetHashMB(2); err != nil {
+		t.Fatal(err)
+	}
 	if seed(); mem.lookups == n {
 		t.Fatal("no lookup after SetHashMB")
 	}
@@ -445,6 +449,29 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 	}
 }
 
+// TestMemoryRecordsAfterClearHashOnANetSwitch: once the table is cleared
+// after a change of network (as the UCI backend does with a memory), no
+// entry of the old one is left and the next search is recorded.
+func TestMemoryRecordsAfterClearHashOnANetSwitch(t *testing.T) {
+	mem := newMapMemory()
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	net := nnue.RandomNet(16, nnue.CReLU, 5)
+	g.Engine().SetNet(net)
+	if err := g.ClearHash(); err != nil {
+		t.Fatal(err)
+	}
+	think(t, g, ThinkLimits{Depth: 5})
+	g.WaitLearning()
+	if mem.count(search.EvalID(net)) == 0 {
+		t.Fatal("the first search after the switch and ClearHash recorded nothing")
+	}
+}
+
 // TestMemorySeedBoundedByBudget: a timed search's seed looks up at most
 // seedLookups of its soft budget (the lookups run on our clock); an
 // untimed one up to learnMaxLookup.
@@ -482,5 +509,119 @@ func TestMemorySeedBoundedByBudget(t *testing.T) {
 	}
 	if seedLookups(time.Second) != learnMaxLookup || seedLookups(0) != 1+board.MaxMoves {
 		t.Fatalf("seedLookups: %d for 1 s, %d for 0", seedLookups(time.Second), seedLookups(0))
+	}
+
+	// Through Think: a timed search's seed is bounded by its own budget
+	// (startRun passes seedLookups of the soft limit).
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "timed"})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	lim := ThinkLimits{MoveTime: 5 * time.Millisecond}
+	bound := seedLookups(PlanMove(lim, true, g.opts.MoveOverhead, 0).Soft)
+	if bound >= full {
+		t.Fatalf("a budget of %v allows %d keys, the test needs fewer than %d", lim.MoveTime, bound, full)
+	}
+	mem.mu.Lock()
+	before := mem.keys
+	mem.mu.Unlock()
+	think(t, g, lim)
+	mem.mu.Lock()
+	got := mem.keys - before
+	mem.mu.Unlock()
+	if got > bound || got == 0 {
+		t.Fatalf("a search of %v looked up %d keys, want 1 to %d (%d unbounded)", lim.MoveTime, got, bound, full)
+	}
+}
+
+// ClearHash and SetHashMB during a running search answer ErrBusy: they
+// used to hold g.mu while the engine waited for its search, whose end
+// needs g.mu (a deadlock).
+func TestClearHashDuringThinkIsBusy(t *testing.T) {
+	g := newTestGame(t, Options{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Infinite: true}, nil)
+		done <- err
+	}()
+	for {
+		g.mu.Lock()
+		ok := g.run != nil && g.run.depth >= 2
+		g.mu.Unlock()
+		if ok {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for name, call := range map[string]func() error{
+		"ClearHash": g.ClearHash,
+		"SetHashMB": func() error { return g.SetHashMB(2) },
+	} {
+		got := make(chan error, 1)
+		go func() { got <- call() }()
+		select {
+		case err := <-got:
+			if err != ErrBusy {
+				t.Errorf("%s during Think: %v, want ErrBusy", name, err)
+			}
+		case <-time.After(30 * time.Second): // a deadlock, not a slow machine
+			t.Fatalf("%s during Think did not return", name)
+		}
+	}
+	g.Stop()
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	if err := g.ClearHash(); err != nil {
+		t.Errorf("ClearHash after Think: %v", err)
+	}
+}
+
+// TestMemoryUsedOnlyWhenPlayed: a ponder search of a position the memory
+// knows tells Used only once it becomes our move's search (a ponder hit);
+// a miss never played the position, and a loss must not charge it.
+func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
+	mem := newMapMemory()
+	root := mustKey(t, memoryFEN)
+	mem.Record(search.EvalID(nil), "old", []Learnt{{Key: root, Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
+	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	used := func() []uint64 {
+		mem.mu.Lock()
+		defer mem.mu.Unlock()
+		return slices.Clone(mem.used["x"])
+	}
+	ponder := func(hit bool) {
+		done := make(chan error, 1)
+		go func() {
+			_, err := g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 30}, nil)
+			done <- err
+		}()
+		for {
+			g.mu.Lock()
+			running := g.run != nil
+			g.mu.Unlock()
+			if running {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if hit {
+			g.PonderHit()
+		}
+		g.Stop()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ponder(false)
+	if u := used(); len(u) != 0 {
+		t.Fatalf("a ponder miss used %v", u)
+	}
+	ponder(true)
+	if u := used(); !slices.Contains(u, root) {
+		t.Fatalf("a ponder hit used %v, want the root %d", u, root)
 	}
 }

@@ -45,6 +45,7 @@ func (g *Game) convert(r *run, lim ThinkLimits) {
 	pondered := now.Sub(r.start)
 	b := PlanMove(lim, g.pos.SideToMove() == board.White, g.opts.MoveOverhead, pondered)
 	r.converted, r.hitAt, r.lim, r.budget = true, now, lim, b
+	g.noteUsed(r.pos) // its position is played now
 	r.nodesAtHit = max(r.lastNodes, g.eng.Nodes())
 	g.pending.Pondered = pondered
 	g.pending.DepthAtMove = max(g.pending.DepthAtMove, r.depth)

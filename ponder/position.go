@@ -200,7 +200,8 @@ func (g *Game) NewGame() error {
 	}
 	g.waitLearning() // it reads the table
 	g.eng.NewGame()
-	clear(g.seeded) // the TT is empty: seed again
+	clear(g.seeded)      // the TT is empty: seed again
+	g.learntSeen = false // no entry of an earlier net is left
 	g.stats = GameStats{NodeBytes: NodeBytes}
 	g.pending = MoveStats{}
 	g.depths = depthClock{}

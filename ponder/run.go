@@ -81,7 +81,11 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	if r.budget.Timed {
 		maxLookup = seedLookups(r.budget.Soft)
 	}
-	if d := g.seed(r.pos, maxLookup); d > 0 && !r.ponder {
+	d := g.seed(r.pos, maxLookup)
+	if !r.ponder || r.converted {
+		g.noteUsed(r.pos) // a ponder search's: at its conversion (convert)
+	}
+	if d > 0 && !r.ponder {
 		// The memory knows the position to depth d: after depth 1, the
 		// search goes on at that depth, or at the depth this move's budget
 		// is expected to reach when less (never without a history of

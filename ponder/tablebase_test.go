@@ -258,7 +258,7 @@ func TestTablebaseWDLOnly(t *testing.T) {
 // counter were reset: with a nonzero halfmove clock a table win is said to
 // be no more than a cursed win, and a table loss no worse than a blessed
 // loss (which the resign rule does not take for a loss); with the counter
-// at 0 the result stands.
+// at 0 the result stands, and so does a win by a move that resets it (Qxh2).
 func TestTablebaseWDLOnlyHalfmoveClock(t *testing.T) {
 	tb := wdlOnlyTables(t, "KQvKR.rtbw", "KQvK.rtbw", "KRvK.rtbw")
 	for _, c := range []struct {
@@ -269,6 +269,7 @@ func TestTablebaseWDLOnlyHalfmoveClock(t *testing.T) {
 		{"8/8/8/8/8/3k4/7r/QK6 w - - 40 60", syzygy.CursedWin},
 		{"8/8/Q7/8/8/3k4/7r/1K6 b - - 0 1", syzygy.Loss},
 		{"8/8/Q7/8/8/3k4/7r/1K6 b - - 40 60", syzygy.BlessedLoss},
+		{"8/8/8/8/8/3k4/7r/1K5Q w - - 40 60", syzygy.Win},
 	} {
 		g := newTestGame(t, Options{Tablebase: tb})
 		if err := g.SetPosition(c.fen, false, nil); err != nil {

@@ -272,10 +272,14 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		// ProbeRootWDL ranks as if the fifty-move counter were reset: with
 		// moves already played towards it, a win may be cursed and a loss
 		// blessed. The position is said to be no more than that (a drawn
-		// position is not resigned, nor a win claimed that may be a draw).
+		// position is not resigned, nor a win claimed that may be a draw),
+		// unless a winning move of the best rank zeroes the counter (a
+		// capture or a pawn move): its win is a win.
 		switch g.rootTB.WDL {
 		case syzygy.Win:
-			g.rootTB.WDL = syzygy.CursedWin
+			if !zeroingWin(g.pos, best) {
+				g.rootTB.WDL = syzygy.CursedWin
+			}
 		case syzygy.Loss:
 			g.rootTB.WDL = syzygy.BlessedLoss
 		}
@@ -292,6 +296,18 @@ func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce b
 		return best, true
 	}
 	return best, len(best) == 1
+}
+
+// zeroingWin reports whether one of moves, of pos, wins and resets the
+// fifty-move counter (a capture or a pawn move): ranked without DTZ, its
+// win does not depend on the counter.
+func zeroingWin(pos *board.Position, moves []syzygy.RootMove) bool {
+	for _, m := range moves {
+		if m.WDL == syzygy.Win && (pos.IsCapture(m.Move) || pos.MovedPiece(m.Move).Type() == board.Pawn) {
+			return true
+		}
+	}
+	return false
 }
 
 // tablebaseCovers reports whether the tables tb are used at all in a

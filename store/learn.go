@@ -61,9 +61,13 @@ type Memory struct {
 	dropped atomic.Int64
 	// rows is the number of entries of the table (all evaluations) as
 	// this process knows it: counted at each load, kept by the writer
-	// (which alone uses it) as it inserts and deletes; another process's
-	// inserts are counted at the next Refresh.
-	rows int
+	// (which alone uses it) as it inserts and deletes. When another
+	// connection (another process) has committed since the writer's last
+	// record (its PRAGMA data_version changed: dataVersion, set when
+	// versionKnown), record counts the table again instead.
+	rows         int
+	dataVersion  int64
+	versionKnown bool
 	// The entries without their FEN, for lookups that never wait on the
 	// database: loaded at OpenMemory and by Refresh, kept up to date by
 	// the writer.
@@ -474,9 +478,17 @@ func (m *Memory) record(eval, game string, entries []ponder.Learnt) error {
 	now := fmtTime(time.Now())
 	var changes []cacheChange
 	total := m.rows
+	var version int64
 	err := m.db.tx(ctx, func(tx *sql.Tx) error {
 		changes = changes[:0]
 		total = m.rows
+		// data_version changes when another connection commits: then
+		// m.rows and the cache (which tells inserts from updates) may be
+		// stale, and the table is counted after the inserts.
+		if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&version); err != nil {
+			return err
+		}
+		stale := !m.versionKnown || version != m.dataVersion
 		st, err := tx.PrepareContext(ctx, `
 INSERT INTO learn (eval, key, fen, move, score, bound, depth, game, used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (eval, key) DO UPDATE SET fen = excluded.fen, move = excluded.move, score = excluded.score,
@@ -501,11 +513,16 @@ RETURNING key`)
 				return err
 			}
 			if changed {
-				if !m.known(eval, e.Key) {
+				if !stale && !m.known(eval, e.Key) {
 					total++
 				}
 				changes = append(changes, cacheChange{eval: eval, key: e.Key,
 					e: cachedEntry{move: e.Move, score: int32(e.Score), depth: int16(e.Depth), bound: e.Bound}})
+			}
+		}
+		if stale {
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM learn`).Scan(&total); err != nil {
+				return err
 			}
 		}
 		// The eviction rule: other evaluations first, then the
@@ -535,6 +552,7 @@ RETURNING key`)
 		return fmt.Errorf("learning memory %s: record %d entries of game %s: %w", m.db.Path(), len(entries), game, err)
 	}
 	m.rows = total
+	m.dataVersion, m.versionKnown = version, true // our own commit leaves it as it was
 	m.apply(changes)
 	return nil
 }

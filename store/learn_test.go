@@ -194,6 +194,36 @@ func TestLearnEvictionKeepsTheBound(t *testing.T) {
 	}
 }
 
+// TestLearnTwoMemoriesKeepTheBound: two memories on one file (two
+// processes) each count the other's inserts before evicting, so the table
+// stays within MaxEntries without a Refresh.
+func TestLearnTwoMemoriesKeepTheBound(t *testing.T) {
+	const max = 50
+	path := filepath.Join(t.TempDir(), FileName)
+	a := openMemory(t, path, MemoryOptions{MaxEntries: max})
+	b := openMemory(t, path, MemoryOptions{MaxEntries: max})
+	batch := func(m *Memory, from, n int) {
+		var es []ponder.Learnt
+		for k := from; k < from+n; k++ {
+			es = append(es, learnt(uint64(k), 10))
+		}
+		m.Record("e", "g", es)
+		m.Flush()
+	}
+	batch(a, 1000, 5) // each has written once: later records go by data_version
+	batch(b, 2000, 5)
+	batch(a, 1100, 40)
+	batch(b, 2100, 40)
+	batch(a, 2100, 5) // updates of b's keys: no new rows
+	n, err := a.Count(context.Background(), "")
+	if err != nil || n > max {
+		t.Fatalf("%d entries (%v), want at most %d", n, err, max)
+	}
+	if n < max {
+		t.Errorf("%d entries, want the bound %d (nothing evicted beyond it)", n, max)
+	}
+}
+
 // TestLearnEvictionLeastRecentlyUsed: among entries of one depth, the one
 // neither written nor found for longest goes first.
 func TestLearnEvictionLeastRecentlyUsed(t *testing.T) {

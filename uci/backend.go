@@ -78,8 +78,10 @@ const (
 	// OptSyzygyProbeDepth (default 1) and OptSyzygyProbeLimit (default 7)
 	// set the search's WDL probes: right after a capture or pawn move, in
 	// positions of at most ProbeLimit pieces, at depth ProbeDepth or more
-	// (with fewer pieces than the limit at any depth); "info" reports
-	// tbhits. A position of more pieces than ProbeLimit is not played
+	// (with fewer pieces than the limit at any depth; ProbeDepth counts
+	// only when ProbeLimit is at most the pieces of the largest tables: a
+	// larger limit, such as the default 7 with smaller tables, probes
+	// them at any depth, as in Stockfish); "info" reports tbhits. A position of more pieces than ProbeLimit is not played
 	// from the tables at the root either (tables beyond the limit are not
 	// used at all, as in Stockfish); ProbeLimit 0 turns every use of the
 	// tables off.
@@ -326,8 +328,10 @@ func (b *EngineBackend) SetOption(name, value string) error {
 	}
 	switch spec.Name {
 	case OptHash:
+		if err := b.game.SetHashMB(n); err != nil {
+			return fmt.Errorf("resizing the hash table: %w", err)
+		}
 		b.gopts.HashMB = n
-		b.game.SetHashMB(n)
 	case OptThreads:
 		b.gopts.Threads = n
 		b.game.Engine().SetThreads(n)
@@ -342,7 +346,9 @@ func (b *EngineBackend) SetOption(name, value string) error {
 		b.chess960 = v == "true"
 		return b.game.SetPosition(b.fen, b.chess960 || b.fen960, b.moves)
 	case OptClearHash:
-		b.game.ClearHash()
+		if err := b.game.ClearHash(); err != nil {
+			return fmt.Errorf("clearing the hash table: %w", err)
+		}
 	case OptBackgroundPonder:
 		if on := v == "true"; on != b.gopts.Ponder {
 			b.gopts.Ponder = on

@@ -6,6 +6,7 @@ package uci
 // and the evaluation network (UseNNUE, EvalFile).
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -89,11 +90,19 @@ func (b *EngineBackend) chooseBook() error {
 
 // chooseNet loads the net UseNNUE and EvalFile ask for and hands it to the
 // engine; when that fails the engine evaluates by hand and the error says
-// so. Called with b.mu held.
+// so. With a learning memory a change of net clears the hash table: its
+// entries, found with the other evaluation, would be recorded under the
+// new one. Called with b.mu held.
 func (b *EngineBackend) chooseNet() error {
 	net, err := nnue.Choose(b.useNNUE, b.evalFile)
+	changed := net != b.gopts.Net
 	b.gopts.Net = net
 	b.game.Engine().SetNet(net)
+	if changed && b.gopts.Memory != nil {
+		if cerr := b.game.ClearHash(); cerr != nil {
+			return errors.Join(err, fmt.Errorf("clearing the hash table after the net changed: %w", cerr))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("%w; evaluating with the hand-crafted evaluation", err)
 	}

@@ -200,3 +200,35 @@ func TestLearnUCILossAtUcinewgame(t *testing.T) {
 		t.Fatalf("last score %q, then ucinewgame: the root's depth is %d, want %d (halved from %d)", score, after, before/2, before)
 	}
 }
+
+// TestLearnFileNetChangeClearsTheHash: with LearnFile set, a change of
+// net (UseNNUE, EvalFile) clears the hash table, whose entries came from
+// the other evaluation and would be recorded under the new one.
+func TestLearnFileNetChangeClearsTheHash(t *testing.T) {
+	dir := t.TempDir()
+	b := NewEngineBackend()
+	defer b.Close()
+	if err := b.SetOption(OptHash, "1"); err != nil { // a small table: its sample fills
+		t.Fatal(err)
+	}
+	if err := b.SetOption(OptLearnFile, filepath.Join(dir, "learn.db")); err != nil {
+		t.Fatal(err)
+	}
+	goNodes(t, b, 8)
+	t.Logf("hashfull %d after the search", b.game.Engine().TT().Hashfull())
+	if b.game.Engine().TT().Hashfull() == 0 {
+		t.Fatal("the table is empty after a search")
+	}
+	if err := b.SetOption(OptEvalFile, writeTestNet(t, dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.SetOption(OptUseNNUE, "true"); err != nil {
+		t.Fatal(err)
+	}
+	if b.Net() == nil {
+		t.Fatal("no net after UseNNUE")
+	}
+	if h := b.game.Engine().TT().Hashfull(); h != 0 {
+		t.Errorf("hashfull %d after the net changed, want 0", h)
+	}
+}

@@ -67,3 +67,39 @@ func TestSearchedFirstAfterAStoppedJump(t *testing.T) {
 		t.Error("no StartDepth: an iteration counts as jumped to")
 	}
 }
+
+// A real search jumped to StartDepth and stopped partway through that
+// iteration plays a move searched at the jumped depth (through the
+// aspiration windows around the depth-1 score), not one holding only its
+// depth-1 score.
+func TestStoppedJumpPlaysAJumpedMove(t *testing.T) {
+	const jump = 8
+	// A quiet middlegame whose depth-1 scores of the other moves lie above
+	// the jumped depth's score of the moves searched first.
+	p, err := board.ParseFEN("r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := New(Options{HashMB: 4}).Search(context.Background(), p, Limits{StartDepth: jump, Depth: jump}, nil, nil)
+	for _, frac := range []uint64{2, 4, 8} {
+		res := New(Options{HashMB: 4}).Search(context.Background(), p, Limits{StartDepth: jump, Depth: jump, Nodes: whole.Nodes / frac}, nil, nil)
+		byDepth := map[int]int{}
+		var played RootMove
+		for _, rm := range res.RootMoves {
+			byDepth[rm.Depth]++
+			if rm.Move == res.BestMove {
+				played = rm
+			}
+		}
+		if byDepth[jump] == 0 || byDepth[1] == 0 {
+			t.Logf("nodes %d of %d: root moves by depth %v; not stopped partway", whole.Nodes/frac, whole.Nodes, byDepth)
+			continue
+		}
+		if played.Depth != jump {
+			t.Errorf("nodes %d of %d: played %v searched to depth %d, want the jumped depth %d (root moves by depth %v)",
+				whole.Nodes/frac, whole.Nodes, res.BestMove, played.Depth, jump, byDepth)
+		}
+		return
+	}
+	t.Fatal("no node limit stopped the jumped iteration partway")
+}
