@@ -16,10 +16,12 @@
 // progress at start-up and after each reconnect, runs one game worker per
 // game, and, when matchmaking is on and a real-time slot that no queued
 // challenge waits for and no slot reserved for humans has been free
-// idle_time, challenges an online bot (matchmaking.go: Lichess' daily
-// bot-game caps pause it or skip an opponent; bots that declined
-// repeatedly are blocked by the persisted decline history, per kind of
-// challenge for a reason about the kind). Correspondence games (correspondence.go)
+// idle_time, challenges an online bot (matchmaking.go; our challenge out,
+// its cancel when stale, in matchmaking_out.go; Lichess' daily bot-game
+// caps pause it or skip an opponent, matchmaking_daycaps.go; bots that
+// declined repeatedly are blocked by the persisted decline history, per
+// kind of challenge for a reason about the kind, matchmaking_declines.go).
+// Correspondence games (correspondence.go)
 // have a budget of their own apart from the real-time slots: the worker
 // thinks for a set time when it is our move, posts, and lets the game's
 // stream go after a while without our move; the game is taken up again on
