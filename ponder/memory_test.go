@@ -544,15 +544,7 @@ func TestClearHashDuringThinkIsBusy(t *testing.T) {
 		_, err := g.Think(context.Background(), ThinkLimits{Infinite: true}, nil)
 		done <- err
 	}()
-	for {
-		g.mu.Lock()
-		ok := g.run != nil && g.run.depth >= 2
-		g.mu.Unlock()
-		if ok {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunDepth(g, 2)
 	for name, call := range map[string]func() error{
 		"ClearHash": g.ClearHash,
 		"SetHashMB": func() error { return g.SetHashMB(2) },
@@ -599,15 +591,7 @@ func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
 			_, err := g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 30}, nil)
 			done <- err
 		}()
-		for {
-			g.mu.Lock()
-			running := g.run != nil
-			g.mu.Unlock()
-			if running {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitRunDepth(g, 0)
 		if hit {
 			g.PonderHit()
 		}
