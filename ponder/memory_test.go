@@ -418,10 +418,10 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 	}
 }
 
-// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
-// (the table kept) — the first search after it records nothing, the next
-// one records under the new evaluation.
-func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+// searchedMemoryGame is the start of the net-switch tests: a game with a
+// memory that has searched memoryFEN to depth 5 and gathered what it found.
+func searchedMemoryGame(t *testing.T) (*Game, *mapMemory) {
+	t.Helper()
 	mem := newMapMemory()
 	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
 	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
@@ -429,6 +429,14 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 	}
 	think(t, g, ThinkLimits{Depth: 5})
 	g.WaitLearning()
+	return g, mem
+}
+
+// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
+// (the table kept) — the first search after it records nothing, the next
+// one records under the new evaluation.
+func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+	g, mem := searchedMemoryGame(t)
 	if mem.count(search.EvalID(nil)) == 0 {
 		t.Fatal("nothing recorded before the switch")
 	}
@@ -453,13 +461,7 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 // after a change of network (as the UCI backend does with a memory), no
 // entry of the old one is left and the next search is recorded.
 func TestMemoryRecordsAfterClearHashOnANetSwitch(t *testing.T) {
-	mem := newMapMemory()
-	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
-	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	think(t, g, ThinkLimits{Depth: 5})
-	g.WaitLearning()
+	g, mem := searchedMemoryGame(t)
 	net := nnue.RandomNet(16, nnue.CReLU, 5)
 	g.Engine().SetNet(net)
 	if err := g.ClearHash(); err != nil {
