@@ -10,6 +10,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // mapMemory is a Memory in a map (package store has the SQLite one):
@@ -120,7 +121,7 @@ func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := think(t, second, ThinkLimits{Depth: depth})
-	if root := mustKey(t, memoryFEN); !slices.Contains(mem.used["second"], root) {
+	if root := testsupport.MustFEN(t, memoryFEN).Key(); !slices.Contains(mem.used["second"], root) {
 		t.Errorf("the second game used %v, want the root %d it was seeded from (Memory.Used)", mem.used["second"], root)
 	}
 	t.Logf("depth %d: %d nodes from nothing, %d with the memory (%d entries)", depth, d1.Nodes, d2.Nodes, mem.count(id))
@@ -334,16 +335,6 @@ func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
 	if len(got) != 2 || !keys[key(ml.Moves[0])] || !keys[key(ml.Moves[2])] {
 		t.Fatalf("gathered %+v, want the entries of %v and %v only", got, ml.Moves[0], ml.Moves[2])
 	}
-}
-
-// mustKey is the key of fen.
-func mustKey(t *testing.T, fen string) uint64 {
-	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Key()
 }
 
 // The hard limit counts from the run's start (before the memory seeds the
@@ -576,7 +567,7 @@ func TestClearHashDuringThinkIsBusy(t *testing.T) {
 // a miss never played the position, and a loss must not charge it.
 func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
 	mem := newMapMemory()
-	root := mustKey(t, memoryFEN)
+	root := testsupport.MustFEN(t, memoryFEN).Key()
 	mem.Record(search.EvalID(nil), "old", []Learnt{{Key: root, Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
 	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
 	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
