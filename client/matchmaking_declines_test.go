@@ -101,18 +101,48 @@ func TestDeclinesPerKind(t *testing.T) {
 	}
 }
 
-// A decline event of our challenge is recorded with its kind; a reason
-// about the bot cools the bot down for every kind, one about the kind for
-// that kind only.
-func TestDeclineCooldownPerKind(t *testing.T) {
-	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
-	rapid := TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
-	b := NewBot(nil, nil, Settings{
+// newDeclineKindBot is the bot of the tests of declines per kind: rated
+// matchmaking in blitz, one game at a time, idle for an hour; blitz and
+// rapid are the two kinds they compare.
+func newDeclineKindBot(t *testing.T) (b *Bot, blitz, rapid TimeControlSetting) {
+	t.Helper()
+	blitz = TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rapid = TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
+	b = NewBot(nil, nil, Settings{
 		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
 		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, TimeControls: []TimeControlSetting{blitz}, Mode: MatchRated},
 	}, testsupport.Logger(t))
 	b.me = lichess.Account{ID: botID, Username: botName}
 	b.idleFrom = time.Now().Add(-time.Hour)
+	return b, blitz, rapid
+}
+
+// declineHistory is a copy of b's decline history.
+func declineHistory(b *Bot) []DeclineRecord {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.mm.history)
+}
+
+// declinedFor is the set of opponents cooling down for time control tc,
+// as a matchmaking round would see it (it must reserve the slot).
+func declinedFor(t *testing.T, b *Bot, tc TimeControlSetting) map[string]bool {
+	t.Helper()
+	mm := b.Settings().Matchmaking
+	mm.TimeControls = []TimeControlSetting{tc}
+	v := b.matchmakeView(time.Now(), mm)
+	b.sendingChallenge(false)
+	if !v.reserved {
+		t.Fatal("no slot reserved")
+	}
+	return v.declined
+}
+
+// A decline event of our challenge is recorded with its kind; a reason
+// about the bot cools the bot down for every kind, one about the kind for
+// that kind only.
+func TestDeclineCooldownPerKind(t *testing.T) {
+	b, blitz, rapid := newDeclineKindBot(t)
 	decline := func(opp, reason string) {
 		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeDeclined, Challenge: &lichess.Challenge{
 			ID: "c-" + opp, Challenger: lichess.ChallengeUser{ID: botID}, DestUser: &lichess.ChallengeUser{ID: opp, Name: opp},
@@ -120,26 +150,14 @@ func TestDeclineCooldownPerKind(t *testing.T) {
 	}
 	decline("fastbot", lichess.DeclineTooFast)
 	decline("rudebot", lichess.DeclineGeneric)
-	b.mu.Lock()
-	h := slices.Clone(b.mm.history)
-	b.mu.Unlock()
+	h := declineHistory(b)
 	if len(h) != 2 || h[0].Variant != "standard" || h[0].Speed != "blitz" || h[0].Mode != MatchRated || h[0].Reason != lichess.DeclineTooFast {
 		t.Fatalf("history %+v, want the declines with their kind", h)
 	}
-	view := func(tc TimeControlSetting) map[string]bool {
-		mm := b.Settings().Matchmaking
-		mm.TimeControls = []TimeControlSetting{tc}
-		v := b.matchmakeView(time.Now(), mm)
-		b.sendingChallenge(false)
-		if !v.reserved {
-			t.Fatal("no slot reserved")
-		}
-		return v.declined
-	}
-	if d := view(blitz); !d["fastbot"] || !d["rudebot"] {
+	if d := declinedFor(t, b, blitz); !d["fastbot"] || !d["rudebot"] {
 		t.Errorf("blitz: cooling down %v, want fastbot and rudebot", d)
 	}
-	if d := view(rapid); d["fastbot"] || !d["rudebot"] {
+	if d := declinedFor(t, b, rapid); d["fastbot"] || !d["rudebot"] {
 		t.Errorf("rapid: cooling down %v, want rudebot only (fastbot found blitz too fast)", d)
 	}
 }
@@ -149,14 +167,7 @@ func TestDeclineCooldownPerKind(t *testing.T) {
 // when we know no kind (not our challenge out), the bot is cooled down
 // for every kind, as before the kinds.
 func TestDeclineWithoutKind(t *testing.T) {
-	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
-	rapid := TimeControlSetting{Base: 15 * time.Minute, Increment: 10 * time.Second}
-	b := NewBot(nil, nil, Settings{
-		Challenge:   ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100},
-		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Nanosecond, TimeControls: []TimeControlSetting{blitz}, Mode: MatchRated},
-	}, testsupport.Logger(t))
-	b.me = lichess.Account{ID: botID, Username: botName}
-	b.idleFrom = time.Now().Add(-time.Hour)
+	b, blitz, rapid := newDeclineKindBot(t)
 	bare := func(id, opp, reason string) {
 		b.onOutgoingClosed(lichess.Event{Type: lichess.EventChallengeDeclined, Challenge: &lichess.Challenge{
 			ID: id, Challenger: lichess.ChallengeUser{ID: botID}, DestUser: &lichess.ChallengeUser{ID: opp, Name: opp},
@@ -166,26 +177,14 @@ func TestDeclineWithoutKind(t *testing.T) {
 	b.challengeSent(context.Background(), "c-ours", "fastbot", matchKind{variant: "standard", tc: blitz, rated: true})
 	bare("c-ours", "fastbot", lichess.DeclineTooFast)
 	bare("c-other", "slowbot", lichess.DeclineTooSlow) // not the challenge out: kind unknown
-	b.mu.Lock()
-	h := slices.Clone(b.mm.history)
-	b.mu.Unlock()
+	h := declineHistory(b)
 	if len(h) != 2 || h[0].Variant != "standard" || h[0].Speed != "blitz" || h[0].Mode != MatchRated {
 		t.Fatalf("history %+v, want the decline of our challenge with the kind we sent", h)
 	}
-	view := func(tc TimeControlSetting) map[string]bool {
-		mm := b.Settings().Matchmaking
-		mm.TimeControls = []TimeControlSetting{tc}
-		v := b.matchmakeView(time.Now(), mm)
-		b.sendingChallenge(false)
-		if !v.reserved {
-			t.Fatal("no slot reserved")
-		}
-		return v.declined
-	}
-	if d := view(blitz); !d["fastbot"] || !d["slowbot"] {
+	if d := declinedFor(t, b, blitz); !d["fastbot"] || !d["slowbot"] {
 		t.Errorf("blitz: cooling down %v, want fastbot (blitz too fast) and slowbot (kind unknown)", d)
 	}
-	if d := view(rapid); d["fastbot"] || !d["slowbot"] {
+	if d := declinedFor(t, b, rapid); d["fastbot"] || !d["slowbot"] {
 		t.Errorf("rapid: cooling down %v, want slowbot only", d)
 	}
 }

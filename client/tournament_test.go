@@ -17,6 +17,16 @@ func (h *harness) arenaScopes() {
 		lichesstest.ScopeTournamentWrite)
 }
 
+// startedArena creates an arena of p on the fake server and starts it.
+func (h *harness) startedArena(p lichesstest.ArenaParams) string {
+	h.t.Helper()
+	id := h.srv.CreateArena(p)
+	if err := h.srv.StartArena(id); err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
 // The tournament-pairing test: the bot joins the arena of its settings
 // when it starts, is paired twice (once each colour) against a house
 // player, plays both games to a result, asks for a new pairing after the
@@ -286,10 +296,7 @@ func TestArenaPlanSlots(t *testing.T) {
 func TestArenaFailedRenewalWaits(t *testing.T) {
 	h := newHarness(t)
 	h.arenaScopes()
-	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
-	if err := h.srv.StartArena(id); err != nil {
-		t.Fatal(err)
-	}
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
 	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
 		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: time.Hour, PairEvery: time.Second}})
 	b.arenaRound(h.ctx, time.Now()) // its state
@@ -324,10 +331,7 @@ func TestArenaPauseRefusalIsRetried(t *testing.T) {
 	h := newHarness(t)
 	h.arenaScopes()
 	const delay = 300 * time.Millisecond
-	id := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, PauseDelay: delay})
-	if err := h.srv.StartArena(id); err != nil {
-		t.Fatal(err)
-	}
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, PauseDelay: delay})
 	s := Settings{Challenge: ChallengePolicy{MaxGames: 1},
 		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: id}}, CheckEvery: time.Hour}}
 	first := arenaBot(t, h, s)
@@ -371,10 +375,7 @@ func TestArenaPauseRefusalIsRetried(t *testing.T) {
 	}
 
 	// A wrong entry code in a running arena is final all the same.
-	pw := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, Password: "right"})
-	if err := h.srv.StartArena(pw); err != nil {
-		t.Fatal(err)
-	}
+	pw := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true, Password: "right"})
 	b2 := arenaBot(t, h, Settings{Tournament: TournamentSettings{Join: []ArenaEntry{{ID: pw, Password: "wrong"}}}})
 	b2.arenaRound(h.ctx, time.Now())
 	b2.arenaRound(h.ctx, time.Now())
@@ -633,10 +634,7 @@ func TestArenaPollingAndClosedPairings(t *testing.T) {
 	h := newHarness(t)
 	h.arenaScopes()
 	later := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true}) // starts in an hour
-	running := h.srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
-	if err := h.srv.StartArena(running); err != nil {
-		t.Fatal(err)
-	}
+	running := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
 	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 2},
 		Tournament: TournamentSettings{Join: []ArenaEntry{{ID: later}, {ID: running}}, CheckEvery: every, PairEvery: time.Second}})
 	b.arenaRound(h.ctx, time.Now())

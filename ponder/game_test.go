@@ -45,6 +45,22 @@ func play(t *testing.T, g *Game, m string) {
 	}
 }
 
+// waitRunDepth waits until Think has started its search (it may not have
+// yet) and the search has completed depth d; 0: only started. It polls (no
+// timing assertion): a search that never gets there makes the test time
+// out rather than pass.
+func waitRunDepth(g *Game, d int) {
+	for {
+		g.mu.Lock()
+		ok := g.run != nil && g.run.depth >= d
+		g.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // waitPonderDepth waits until the background or ponder-mode search has
 // completed depth d. It polls (no timing assertion): a broken search makes
 // the test time out rather than pass.
@@ -329,15 +345,7 @@ func TestUCIGoPonderThenPonderHit(t *testing.T) {
 		defer wg.Done()
 		d, err = g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 3}, func(search.Info) { infos++ })
 	}()
-	for {
-		g.mu.Lock()
-		running := g.run != nil
-		g.mu.Unlock()
-		if running {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunDepth(g, 0)
 	waitPonderDepth(t, g, 3)
 	searches := g.Searches()
 	g.PonderHit()
@@ -368,15 +376,7 @@ func TestUCIGoPonderThenStop(t *testing.T) {
 		d, _ := g.Think(context.Background(), ThinkLimits{Ponder: true}, nil)
 		done <- d
 	}()
-	for {
-		g.mu.Lock()
-		ok := g.run != nil && g.run.depth >= 2
-		g.mu.Unlock()
-		if ok {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunDepth(g, 2)
 	if err := g.SetPosition("startpos", false, []string{"e2e4"}); err != ErrBusy {
 		t.Errorf("position during go ponder: %v, want ErrBusy", err)
 	}

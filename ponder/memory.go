@@ -301,15 +301,7 @@ func validLearnt(e Learnt) bool {
 func (g *Game) ClearHash() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.stopPonder()
-	if g.run != nil {
-		return ErrBusy
-	}
-	g.waitLearning() // it reads the table
-	g.eng.NewGame()
-	clear(g.seeded)
-	g.learntSeen = false // no entry of an earlier net is left
-	return nil
+	return g.resetTableLocked(g.eng.NewGame)
 }
 
 // SetHashMB resizes (and clears) the TT once what the searches so far
@@ -318,14 +310,23 @@ func (g *Game) ClearHash() error {
 func (g *Game) SetHashMB(mb int) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.resetTableLocked(func() { g.eng.SetHashMB(mb) })
+}
+
+// resetTableLocked is what ClearHash, SetHashMB and NewGame share: it
+// stops a background ponder search, returns ErrBusy while Think runs, and
+// otherwise waits for the gathering of what the searches found (it reads
+// the table) before reset empties the TT; positions are seeded again and
+// no entry of an earlier net is left. g.mu is held.
+func (g *Game) resetTableLocked(reset func()) error {
 	g.stopPonder()
 	if g.run != nil {
 		return ErrBusy
 	}
-	g.waitLearning() // it reads the table
-	g.eng.SetHashMB(mb)
+	g.waitLearning()
+	reset()
 	clear(g.seeded)
-	g.learntSeen = false // no entry of an earlier net is left
+	g.learntSeen = false
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/nnue"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 )
 
 // mapMemory is a Memory in a map (package store has the SQLite one):
@@ -120,7 +121,7 @@ func TestMemoryHalvesNodesToSameDepth(t *testing.T) {
 		t.Fatal(err)
 	}
 	d2 := think(t, second, ThinkLimits{Depth: depth})
-	if root := mustKey(t, memoryFEN); !slices.Contains(mem.used["second"], root) {
+	if root := testsupport.MustFEN(t, memoryFEN).Key(); !slices.Contains(mem.used["second"], root) {
 		t.Errorf("the second game used %v, want the root %d it was seeded from (Memory.Used)", mem.used["second"], root)
 	}
 	t.Logf("depth %d: %d nodes from nothing, %d with the memory (%d entries)", depth, d1.Nodes, d2.Nodes, mem.count(id))
@@ -336,16 +337,6 @@ func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
 	}
 }
 
-// mustKey is the key of fen.
-func mustKey(t *testing.T, fen string) uint64 {
-	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Key()
-}
-
 // The hard limit counts from the run's start (before the memory seeds the
 // TT), not from when its timer is armed.
 func TestHardLimitCountsFromRunStart(t *testing.T) {
@@ -418,10 +409,10 @@ func TestMemorySeedRemembersDepth(t *testing.T) {
 	}
 }
 
-// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
-// (the table kept) — the first search after it records nothing, the next
-// one records under the new evaluation.
-func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+// searchedMemoryGame is the start of the net-switch tests: a game with a
+// memory that has searched memoryFEN to depth 5 and gathered what it found.
+func searchedMemoryGame(t *testing.T) (*Game, *mapMemory) {
+	t.Helper()
 	mem := newMapMemory()
 	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
 	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
@@ -429,6 +420,14 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 	}
 	think(t, g, ThinkLimits{Depth: 5})
 	g.WaitLearning()
+	return g, mem
+}
+
+// TestMemorySkipsTheSearchAfterANetSwitch: the network changed mid-game
+// (the table kept) — the first search after it records nothing, the next
+// one records under the new evaluation.
+func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
+	g, mem := searchedMemoryGame(t)
 	if mem.count(search.EvalID(nil)) == 0 {
 		t.Fatal("nothing recorded before the switch")
 	}
@@ -453,13 +452,7 @@ func TestMemorySkipsTheSearchAfterANetSwitch(t *testing.T) {
 // after a change of network (as the UCI backend does with a memory), no
 // entry of the old one is left and the next search is recorded.
 func TestMemoryRecordsAfterClearHashOnANetSwitch(t *testing.T) {
-	mem := newMapMemory()
-	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x", LearnMinDepth: 3})
-	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	think(t, g, ThinkLimits{Depth: 5})
-	g.WaitLearning()
+	g, mem := searchedMemoryGame(t)
 	net := nnue.RandomNet(16, nnue.CReLU, 5)
 	g.Engine().SetNet(net)
 	if err := g.ClearHash(); err != nil {
@@ -544,15 +537,7 @@ func TestClearHashDuringThinkIsBusy(t *testing.T) {
 		_, err := g.Think(context.Background(), ThinkLimits{Infinite: true}, nil)
 		done <- err
 	}()
-	for {
-		g.mu.Lock()
-		ok := g.run != nil && g.run.depth >= 2
-		g.mu.Unlock()
-		if ok {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
+	waitRunDepth(g, 2)
 	for name, call := range map[string]func() error{
 		"ClearHash": g.ClearHash,
 		"SetHashMB": func() error { return g.SetHashMB(2) },
@@ -582,7 +567,7 @@ func TestClearHashDuringThinkIsBusy(t *testing.T) {
 // a miss never played the position, and a loss must not charge it.
 func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
 	mem := newMapMemory()
-	root := mustKey(t, memoryFEN)
+	root := testsupport.MustFEN(t, memoryFEN).Key()
 	mem.Record(search.EvalID(nil), "old", []Learnt{{Key: root, Move: "f1d3", Score: 20, Bound: search.BoundExact, Depth: 9}})
 	g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
 	if err := g.SetPosition(memoryFEN, false, nil); err != nil {
@@ -599,15 +584,7 @@ func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
 			_, err := g.Think(context.Background(), ThinkLimits{Ponder: true, Depth: 30}, nil)
 			done <- err
 		}()
-		for {
-			g.mu.Lock()
-			running := g.run != nil
-			g.mu.Unlock()
-			if running {
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitRunDepth(g, 0)
 		if hit {
 			g.PonderHit()
 		}

@@ -194,14 +194,9 @@ func (g *Game) ageTT(ply int, extra bool) {
 func (g *Game) NewGame() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.stopPonder()
-	if g.run != nil {
-		return ErrBusy
+	if err := g.resetTableLocked(g.eng.NewGame); err != nil {
+		return err
 	}
-	g.waitLearning() // it reads the table
-	g.eng.NewGame()
-	clear(g.seeded)      // the TT is empty: seed again
-	g.learntSeen = false // no entry of an earlier net is left
 	g.stats = GameStats{NodeBytes: NodeBytes}
 	g.pending = MoveStats{}
 	g.depths = depthClock{}

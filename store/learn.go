@@ -170,12 +170,21 @@ func (m *Memory) Path() string { return m.db.Path() }
 // Dropped is the number of writes dropped because the queue was full.
 func (m *Memory) Dropped() int64 { return m.dropped.Load() }
 
-// send queues op without waiting; false when closed or full.
-func (m *Memory) send(op memoryOp) bool {
+// closed tells whether Close has begun: send and sendWait check it first,
+// so that nothing is queued after it even while the queue has room.
+func (m *Memory) closed() bool {
 	select {
 	case <-m.quit:
-		return false
+		return true
 	default:
+		return false
+	}
+}
+
+// send queues op without waiting; false when closed or full.
+func (m *Memory) send(op memoryOp) bool {
+	if m.closed() {
+		return false
 	}
 	select {
 	case m.ops <- op:
@@ -190,10 +199,8 @@ func (m *Memory) send(op memoryOp) bool {
 // sendWait queues op, waiting for room (no lock is held meanwhile, so
 // Record and Close never wait on it); false when closed.
 func (m *Memory) sendWait(op memoryOp) bool {
-	select {
-	case <-m.quit:
+	if m.closed() {
 		return false
-	default:
 	}
 	select {
 	case m.ops <- op:

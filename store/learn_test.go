@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
 	"github.com/ponderosa-chess/ponderosa/ponder"
 )
 
@@ -376,7 +376,7 @@ func TestLearnHalvesNodesWithSQLite(t *testing.T) {
 		t.Fatalf("recorded %d (%v)", n, err)
 	}
 	var fenGot string
-	if err := m.db.SQL().QueryRow(`SELECT fen FROM learn WHERE key = ?`, int64(mustKey(t, fen))).Scan(&fenGot); err != nil || fenGot != fen {
+	if err := m.db.SQL().QueryRow(`SELECT fen FROM learn WHERE key = ?`, int64(testsupport.MustFEN(t, fen).Key())).Scan(&fenGot); err != nil || fenGot != fen {
 		t.Errorf("the root's FEN: %q (%v)", fenGot, err)
 	}
 	d2 := search1("second")
@@ -384,15 +384,6 @@ func TestLearnHalvesNodesWithSQLite(t *testing.T) {
 	if d2.Depth < depth || 2*d2.Nodes > d1.Nodes {
 		t.Fatalf("with the memory: depth %d in %d nodes, want depth %d in at most half of %d", d2.Depth, d2.Nodes, depth, d1.Nodes)
 	}
-}
-
-func mustKey(t *testing.T, fen string) uint64 {
-	t.Helper()
-	p, err := board.ParseFEN(fen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.Key()
 }
 
 // TestLearnLossNeverDropped: a loss reported while the write queue is

@@ -660,21 +660,12 @@ func TestPauses(t *testing.T) {
 // come back with no kind after the migration.
 func TestDeclineKinds(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	d, err := openN(path, Options{}, 2) // an older ponderosa's database
-	if err != nil {
-		t.Fatal(err)
-	}
 	old := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
-	if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'tooFast', ?)`, fmtTime(old)); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
-	d, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := migratedDB(t, 2, func(d *DB) { // an older ponderosa's database
+		if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'tooFast', ?)`, fmtTime(old)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	now := old.Add(time.Minute)
 	if err := d.AddDecline(ctx, Decline{Opponent: "NewBot", Reason: "variant", At: now, Variant: "atomic", Speed: "blitz", Mode: "casual"}); err != nil {
 		t.Fatal(err)
@@ -775,35 +766,46 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	}
 }
 
+// migratedDB makes a database of an older ponderosa (schema version
+// version), lets fill write into it, and opens it again with Open, which
+// migrates it; the test's end closes it.
+func migratedDB(t *testing.T, version int, fill func(d *DB)) *DB {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	d, err := openN(path, Options{}, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(d)
+	d.Close()
+	d, err = Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
 // TestMigrateFromVersion1WithData: the database of the first ponderosa
 // (schema version 1) with a game, a bot game and a decline in it is taken
 // to the current version with every row kept: the game and its moves, the
 // bot game, the decline (with no kind); the later tables work.
 func TestMigrateFromVersion1WithData(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), FileName)
-	d, err := openN(path, Options{}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := time.Now().Truncate(time.Millisecond)
 	g := testGame(1, now)
-	if err := d.RecordGame(ctx, g); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.AddBotGame(ctx, g.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'generic', ?)`, fmtTime(now)); err != nil {
-		t.Fatal(err)
-	}
-	d.Close()
+	d := migratedDB(t, 1, func(d *DB) {
+		if err := d.RecordGame(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.AddBotGame(ctx, g.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.SQL().Exec(`INSERT INTO declines (opponent, reason, at) VALUES ('oldbot', 'generic', ?)`, fmtTime(now)); err != nil {
+			t.Fatal(err)
+		}
+	})
 
-	d, err = Open(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	if d.schema != SchemaVersion() {
 		t.Fatalf("schema %d after the migration, want %d", d.schema, SchemaVersion())
 	}

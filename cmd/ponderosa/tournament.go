@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/oauth2"
-
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
@@ -109,24 +107,13 @@ func tournamentActionCmd(e env, action string, args []string) int {
 		fmt.Fprintln(e.stderr, err)
 		return exitUsage
 	}
-	cfg, err := config.Load(*path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, *path)
-		return exitConfig
-	}
-	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "token:", err)
-		return exitConfig
-	}
-	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitConfig
+	cfg, c, code := configClient(e, *path)
+	if c == nil {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	var err error
 	if action == "join" {
 		err = c.JoinArena(ctx, id, lichess.JoinRequest{Password: entry.Password, Team: entry.Team, PairMeAsap: *pair})
 	} else {

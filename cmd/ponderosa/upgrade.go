@@ -25,21 +25,9 @@ func upgradeCmd(e env, args []string) int {
 	if !parseArgs(fs, args) {
 		return exitUsage
 	}
-	cfg, err := config.Load(*path)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, *path)
-		return exitConfig
-	}
-	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
-	if err != nil {
-		fmt.Fprintln(e.stderr, "token:", err)
-		return exitConfig
-	}
-	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
-		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
-	if err != nil {
-		fmt.Fprintln(e.stderr, err)
-		return exitConfig
+	_, c, code := configClient(e, *path)
+	if c == nil {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -64,4 +52,28 @@ func upgradeCmd(e env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "%s is now a Bot account.\n", acct.Username)
 	return exitOK
+}
+
+// configClient is the set-up the one-shot online commands (upgrade,
+// tournament join and withdraw) share: it loads the configuration file at
+// path and the token, and makes a Lichess client for them. On failure it
+// has told e.stderr why and returns a nil client with the exit code.
+func configClient(e env, path string) (*config.Config, *lichess.Client, int) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "%v\nconfig NOT OK: %s\n", err, path)
+		return nil, nil, exitConfig
+	}
+	token, _, err := config.LoadTokenEnv(cfg, e.getenv)
+	if err != nil {
+		fmt.Fprintln(e.stderr, "token:", err)
+		return nil, nil, exitConfig
+	}
+	c, err := lichess.New(cfg.Lichess.BaseURL, oauth2.StaticTokenSource(&oauth2.Token{AccessToken: token}),
+		lichess.WithUserAgent("ponderosa/"+appVersion()), lichess.WithRequestTimeout(cfg.Lichess.RequestTimeout))
+	if err != nil {
+		fmt.Fprintln(e.stderr, err)
+		return nil, nil, exitConfig
+	}
+	return cfg, c, 0
 }

@@ -129,47 +129,48 @@ func (s *Server) CreateArena(p ArenaParams) string {
 
 // StartArena starts arena id.
 func (s *Server) StartArena(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.arenas[id]
-	if t == nil || t.status != "created" {
-		return fmt.Errorf("lichesstest: start arena %s: not a created arena", id)
-	}
-	t.status, t.startedAt = "started", time.Now()
-	s.logLocked("arena %s started", id)
-	s.notifyLocked()
-	return nil
+	return s.changeArena(id, func(t *arena) bool { return t.status == "created" },
+		"lichesstest: start arena %s: not a created arena",
+		func(t *arena) { t.status, t.startedAt = "started", time.Now() },
+		"arena %s started")
 }
 
 // CloseArenaPairings closes the pairings of running arena id, as Lichess
 // does in an arena's last minutes: GET tells pairingsClosed, and
 // PairArena pairs no more.
 func (s *Server) CloseArenaPairings(id string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.arenas[id]
-	if t == nil || t.status != "started" {
-		return fmt.Errorf("lichesstest: close arena %s's pairings: not a running arena", id)
-	}
-	t.closed = true
-	s.logLocked("arena %s: pairings closed", id)
-	s.notifyLocked()
-	return nil
+	return s.changeArena(id, func(t *arena) bool { return t.status == "started" },
+		"lichesstest: close arena %s's pairings: not a running arena",
+		func(t *arena) { t.closed = true },
+		"arena %s: pairings closed")
 }
 
 // FinishArena ends arena id: no more pairings; games under way go on.
 func (s *Server) FinishArena(id string) error {
+	return s.changeArena(id, func(t *arena) bool { return t.status != "finished" },
+		"lichesstest: finish arena %s: no such running arena",
+		func(t *arena) {
+			t.status = "finished"
+			for _, p := range t.players {
+				p.waitUntil = time.Time{}
+			}
+		},
+		"arena %s finished")
+}
+
+// changeArena is what StartArena, CloseArenaPairings and FinishArena
+// share: under s.mu, arena id changes (change) when it exists and may
+// accepts it, which is logged (done, of id) and told to the watchers;
+// otherwise the error is refused (of id).
+func (s *Server) changeArena(id string, may func(*arena) bool, refused string, change func(*arena), done string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := s.arenas[id]
-	if t == nil || t.status == "finished" {
-		return fmt.Errorf("lichesstest: finish arena %s: no such running arena", id)
+	if t == nil || !may(t) {
+		return fmt.Errorf(refused, id)
 	}
-	t.status = "finished"
-	for _, p := range t.players {
-		p.waitUntil = time.Time{}
-	}
-	s.logLocked("arena %s finished", id)
+	change(t)
+	s.logLocked(done, id)
 	s.notifyLocked()
 	return nil
 }
