@@ -127,15 +127,8 @@ func (g *Game) GameOver(result GameResult) {
 }
 
 // evalID is the identity of the evaluation the engine uses now (see
-// search.EvalID), computed again only when the network changes.
-func (g *Game) evalID() string {
-	net := g.eng.Options().Net
-	if g.evalIDSet && net == g.evalNet {
-		return g.evalIDCache
-	}
-	g.evalNet, g.evalIDCache, g.evalIDSet = net, search.EvalID(net), true
-	return g.evalIDCache
-}
+// search.EvalID: both IDs are computed once per process or net, not here).
+func (g *Game) evalID() string { return search.EvalID(g.eng.Options().Net) }
 
 func (g *Game) learnMinDepth() int {
 	if g.opts.LearnMinDepth > 0 {
