@@ -169,7 +169,6 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 		return s.depth
 	}
 	rootFound := false
-	g.seeded[pos.Key()] = seedMemo{}
 	id := g.evalID()
 	defer func() {
 		s := seedMemo{depth: rootDepth}
