@@ -43,9 +43,10 @@ func (r GameResult) String() string {
 
 // Memory is knowledge kept across games (the learning memory; package
 // store keeps it in SQLite). A Game looks positions up only when a search
-// starts (never per node) and records at the end of each search: its
-// root, the positions along its principal variation, and the children of
-// those, each when the table holds it at LearnMinDepth or deeper.
+// starts (never per node) and records as each search of LearnMinDepth or
+// more ends: the TT's entries of its root and, breadth-first, of the
+// positions below it searched to depth 3 or more, up to learnMaxRecord
+// (2048).
 //
 // Every entry belongs to an evaluation (search.EvalID): Lookup returns
 // only the entries of eval. Implementations must be safe for concurrent
