@@ -29,7 +29,7 @@
 // check-in of the games in progress, and after a restart. Arena
 // tournaments (tournament.go) are joined at start-up; the bot asks Lichess
 // for a pairing (pairMeAsap) while a real-time slot is free, plays the
-// games it is paired in, does not matchmake while an arena runs, and
+// games it is paired in, does not matchmake while an arena's pairings are open, and
 // withdraws when it stops. Drain stops
 // taking new games, withdraws from the arenas, declines the queued challenges and waits for the
 // running real-time ones (correspondence games are let go); EndGames

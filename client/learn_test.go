@@ -42,7 +42,8 @@ func (m *recMemory) GameOver(game string, r ponder.GameResult) {
 // TestBuiltinPlayerLearns: the built-in player records its searches under
 // the Lichess game id and tells the memory the game's result (a win, a
 // loss or a draw; nothing for an aborted game), also through the variant
-// player the bot wraps it in.
+// player the bot wraps it in. It does not refresh the memory as a game
+// starts (only ponderosa uci does, in backend_learn.go).
 func TestBuiltinPlayerLearns(t *testing.T) {
 	ctx := context.Background()
 	mem := &recMemory{games: map[string]int{}, results: map[string]ponder.GameResult{}}
@@ -69,8 +70,8 @@ func TestBuiltinPlayerLearns(t *testing.T) {
 		mem.mu.Lock()
 		refreshed := mem.refresh - before
 		mem.mu.Unlock()
-		if refreshed != 1 {
-			t.Errorf("%s: the memory was refreshed %d times as the game started, want once", c.id, refreshed)
+		if refreshed != 0 {
+			t.Errorf("%s: the memory was refreshed %d times as the game started, want never (the bot's own writes keep it exact)", c.id, refreshed)
 		}
 		if err := p.Position(ctx, nil); err != nil {
 			t.Fatal(err)

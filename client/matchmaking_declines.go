@@ -31,23 +31,9 @@ func declineAbout(reason string) string {
 	return aboutBot
 }
 
-// speedRank orders Lichess' real-time speeds, fastest first; -1 for
+// speedRank orders Lichess' speeds, fastest first (speedOrder); -1 for
 // another (or none).
-func speedRank(speed string) int {
-	switch speed {
-	case "ultraBullet":
-		return 0
-	case "bullet":
-		return 1
-	case "blitz":
-		return 2
-	case "rapid":
-		return 3
-	case "classical":
-		return 4
-	}
-	return -1
-}
+func speedRank(speed string) int { return slices.Index(speedOrder, speed) }
 
 // refuses reports whether decline d tells of a challenge of kind k too: a
 // reason about the bot, always; one about the kind, when k is of the kind

@@ -126,7 +126,7 @@ const staleGiveUp = 10 * time.Minute
 func (b *Bot) staleCancelAnswered(id string, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if code := lichess.StatusCode(err); err != nil && (code < 400 || code >= 500 || code == http.StatusTooManyRequests) {
+	if !cancelAnswered(err) {
 		b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our stale challenge failed; asked again next round")
 		return
 	}
@@ -138,6 +138,14 @@ func (b *Bot) staleCancelAnswered(id string, err error) {
 		b.rememberLateLocked(id, now.Add(cancelRefusedMemory), now)
 	}
 	b.forgetOutLocked(id)
+}
+
+// cancelAnswered reports whether err, from the cancel of a challenge of
+// ours, is Lichess' answer: none (done) or a 4xx but 429 (gone, or its
+// game under way). The network, a 5xx or a 429 is no answer: ask again.
+func cancelAnswered(err error) bool {
+	code := lichess.StatusCode(err)
+	return err == nil || (code >= 400 && code < 500 && code != http.StatusTooManyRequests)
 }
 
 // cancelRefusedMemory is how long a stale challenge of ours whose cancel
@@ -184,9 +192,7 @@ func (b *Bot) cancelGivenUp(ctx context.Context, id string) {
 		if !open {
 			return
 		}
-		err := b.c.CancelChallenge(ctx, id)
-		code := lichess.StatusCode(err)
-		if err == nil || (code >= 400 && code < 500 && code != http.StatusTooManyRequests) {
+		if err := b.c.CancelChallenge(ctx, id); cancelAnswered(err) {
 			b.log.Debug().Err(err).Str("challenge", id).Msg("matchmaking: cancel of our given-up challenge answered")
 			return
 		}

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -255,5 +257,26 @@ func TestStaleCancelAnsweredOKKeepsTheGameOurs(t *testing.T) {
 	}
 	if !b.mm.onGameStart("c6") {
 		t.Error("the game the cancel aborted, started after the answer, is not taken for ours")
+	}
+}
+
+// TestCancelAnswered: no error and a 4xx but 429 are Lichess' answer to a
+// cancel; the network, a 5xx and a 429 are not.
+func TestCancelAnswered(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{nil, true},
+		{&lichess.APIError{StatusCode: 404}, true},
+		{&lichess.APIError{StatusCode: 400}, true},
+		{fmt.Errorf("cancel: %w", &lichess.APIError{StatusCode: 404}), true},
+		{&lichess.APIError{StatusCode: 429}, false},
+		{&lichess.APIError{StatusCode: 502}, false},
+		{errors.New("connection reset"), false},
+	} {
+		if got := cancelAnswered(c.err); got != c.want {
+			t.Errorf("cancelAnswered(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

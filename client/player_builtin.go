@@ -59,9 +59,9 @@ type BuiltinOptions struct {
 	TablebaseProbeLimit int
 	// Memory (nil: none) is the learning memory shared by all games
 	// (ponder.Options.Memory), each recording under its Lichess game id;
-	// the game's result is told to it (GameResult). A memory with a
-	// Refresh method (store.Memory) is refreshed as each game starts, so
-	// that it sees what other processes sharing its file learnt.
+	// the game's result is told to it (GameResult). It is not refreshed
+	// as games start: the bot's own writes keep a store.Memory's copy
+	// exact, and reloading it (up to 100k rows) would cost each game.
 	Memory ponder.Memory
 	// MaxDepth, when > 0, caps the search of each of our moves at this
 	// depth in plies: a weaker, faster player (the demo, tests).
@@ -121,9 +121,6 @@ func (p *builtinPlayer) NewGame(ctx context.Context, gi GameInfo) error {
 		seed = time.Now().UnixNano()
 	}
 	log := logging.ForGame(p.opts.Logger, gi.ID, gi.Opponent)
-	if r, ok := p.opts.Memory.(interface{ Refresh() }); ok {
-		r.Refresh() // queued: it returns at once
-	}
 	g := ponder.NewGame(ponder.Options{
 		HashMB:    p.opts.HashMB,
 		Threads:   p.opts.Threads,

@@ -242,6 +242,7 @@ func (p ChallengePolicy) speedVerdict(speed string) (reason, rule string) {
 	return "", ""
 }
 
+// speedOrder is Lichess' speeds, fastest first. Read-only.
 var speedOrder = []string{"ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"}
 
 // speedReason says whether speed is faster or slower than all accepted speeds.

@@ -571,7 +571,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		a.done, a.joined = true, false
 		b.log.Error().Err(err).Str("tournament", e.ID).
 			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
-				b.c.BaseURL() + "/account/oauth/token/create?scopes[]=bot:play&scopes[]=tournament:write)")
+				lichess.TokenCreateURL(b.c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite) + ")")
 	case joinRefusalTransient(err, a):
 		a.joined = was
 		a.refusals++

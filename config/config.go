@@ -448,15 +448,6 @@ func (m Matchmaking) ChallengeMode() string {
 	return ModeCasual
 }
 
-// TimeControlsFor is the time controls offered in variant: its own
-// (VariantTimeControls) or TimeControls.
-func (m Matchmaking) TimeControlsFor(variant string) []TimeControl {
-	if tcs, ok := m.VariantTimeControls[variant]; ok {
-		return tcs
-	}
-	return m.TimeControls
-}
-
 // Correspondence says how correspondence games (days per move) are played:
 // the bot thinks MoveTime on each move, keeps the game's stream open
 // DisconnectTime for a quick answer, then lets it go; it takes the game up

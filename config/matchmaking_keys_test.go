@@ -60,14 +60,16 @@ func TestMatchmakingVariantTimeControls(t *testing.T) {
 	tc := func(min, sec int) TimeControl {
 		return TimeControl{Base: time.Duration(min) * time.Minute, Increment: time.Duration(sec) * time.Second}
 	}
-	if got := m.TimeControlsFor("chess960"); !slices.Equal(got, []TimeControl{tc(10, 5), tc(15, 10)}) {
+	// The clocks each variant is offered at (client's pickKind: its own,
+	// or time_controls; client.TestPickKindModeAndVariantClocks).
+	if got := m.VariantTimeControls["chess960"]; !slices.Equal(got, []TimeControl{tc(10, 5), tc(15, 10)}) {
 		t.Errorf("chess960 clocks %v", got)
 	}
-	if got := m.TimeControlsFor("atomic"); !slices.Equal(got, []TimeControl{tc(1, 1)}) {
+	if got := m.VariantTimeControls["atomic"]; !slices.Equal(got, []TimeControl{tc(1, 1)}) {
 		t.Errorf("atomic clocks %v", got)
 	}
-	if got := m.TimeControlsFor("standard"); !slices.Equal(got, []TimeControl{tc(3, 2)}) {
-		t.Errorf("standard clocks %v, want time_controls", got)
+	if own, ok := m.VariantTimeControls["standard"]; ok || !slices.Equal(m.TimeControls, []TimeControl{tc(3, 2)}) {
+		t.Errorf("standard clocks %v (own: %v), want time_controls", m.TimeControls, own)
 	}
 	if s := c.Summary(); !strings.Contains(s, "standard, chess960, atomic (atomic at 1+1; chess960 at 10+5 15+10)") {
 		t.Errorf("summary lacks the per-variant clocks:\n%s", s)

@@ -43,9 +43,10 @@ func (r GameResult) String() string {
 
 // Memory is knowledge kept across games (the learning memory; package
 // store keeps it in SQLite). A Game looks positions up only when a search
-// starts (never per node) and records at the end of each search: its
-// root, the positions along its principal variation, and the children of
-// those, each when the table holds it at LearnMinDepth or deeper.
+// starts (never per node) and records as each search of LearnMinDepth or
+// more ends: the TT's entries of its root and, breadth-first, of the
+// positions below it searched to depth 3 or more, up to learnMaxRecord
+// (2048).
 //
 // Every entry belongs to an evaluation (search.EvalID): Lookup returns
 // only the entries of eval. Implementations must be safe for concurrent
@@ -127,15 +128,8 @@ func (g *Game) GameOver(result GameResult) {
 }
 
 // evalID is the identity of the evaluation the engine uses now (see
-// search.EvalID), computed again only when the network changes.
-func (g *Game) evalID() string {
-	net := g.eng.Options().Net
-	if g.evalIDSet && net == g.evalNet {
-		return g.evalIDCache
-	}
-	g.evalNet, g.evalIDCache, g.evalIDSet = net, search.EvalID(net), true
-	return g.evalIDCache
-}
+// search.EvalID: both IDs are computed once per process or net, not here).
+func (g *Game) evalID() string { return search.EvalID(g.eng.Options().Net) }
 
 func (g *Game) learnMinDepth() int {
 	if g.opts.LearnMinDepth > 0 {
@@ -176,7 +170,6 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 		return s.depth
 	}
 	rootFound := false
-	g.seeded[pos.Key()] = seedMemo{}
 	id := g.evalID()
 	defer func() {
 		s := seedMemo{depth: rootDepth}

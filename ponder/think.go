@@ -245,7 +245,7 @@ func (g *Game) bookMove(lim ThinkLimits) (board.Move, bool) {
 // moves (the error is logged) and the search decides among all.
 func (g *Game) tablebaseMoves(lim ThinkLimits) (keep []syzygy.RootMove, atOnce bool) {
 	tb := g.opts.Tablebase
-	if tb == nil || !tablebaseCovers(tb, g.opts.TablebaseProbeLimit, g.pos.Occupied().Count()) || g.pos.CastlingRights() != 0 {
+	if tb == nil || !tb.Covers(g.pos.Occupied().Count(), g.opts.TablebaseProbeLimit) || g.pos.CastlingRights() != 0 {
 		return nil, false
 	}
 	rule50 := !g.opts.TablebaseIgnore50
@@ -308,13 +308,6 @@ func zeroingWin(pos *board.Position, moves []syzygy.RootMove) bool {
 		}
 	}
 	return false
-}
-
-// tablebaseCovers reports whether the tables tb are used at all in a
-// position of pieces pieces under the probe limit (Options.TablebaseProbeLimit):
-// not beyond their largest table, nor beyond a positive limit.
-func tablebaseCovers(tb *syzygy.Tablebase, limit, pieces int) bool {
-	return pieces <= tb.MaxPieces() && (limit <= 0 || pieces <= limit)
 }
 
 // tablebaseScore scores a move the tables chose, on the search's scale

@@ -251,14 +251,11 @@ type Game struct {
 	changed chan struct{} // closed at the next publication (nil: nobody watches)
 	gen     uint32        // tree generation: node references of others are stale
 	// The learning memory (see memory.go).
-	seeded      map[uint64]seedMemo // positions whose memory entries were seeded into the TT: the root's learnt depth
-	seedKeys    []uint64            // buffer of seed
-	evalNet     *nnue.Net           // the net evalIDCache was computed for
-	evalIDCache string
-	learntNet   *nnue.Net // the net of the last search learn saw
-	learntSeen  bool      // learntNet is set
-	evalIDSet   bool
-	learning    sync.WaitGroup // gatherings of learn under way
+	seeded     map[uint64]seedMemo // positions whose memory entries were seeded into the TT: the root's learnt depth
+	seedKeys   []uint64            // buffer of seed
+	learntNet  *nnue.Net           // the net of the last search learn saw
+	learntSeen bool                // learntNet is set
+	learning   sync.WaitGroup      // gatherings of learn under way
 }
 
 // NewGame returns a Game at the standard start position.

@@ -22,7 +22,8 @@
 // writes are queued to one goroutine and never block a search. Its size is
 // bounded (MemoryOptions.MaxEntries: other evaluations' entries go first,
 // then the shallowest, then the least recently used), and a lost game
-// halves the depth of what it wrote.
+// halves the depth of what it wrote and of the entries its searches were
+// seeded from at their roots.
 //
 // The client package does not import this one (it takes an interface);
 // cmd/ponderosa wires them, and the engine never sees either.

@@ -94,7 +94,8 @@ const (
 	// share one file. UCI tells no game results, so a game's result is
 	// inferred at "ucinewgame" and "quit" from our last searched score: at
 	// most -5 pawns (or being mated) counts as a loss, which halves the
-	// depth of what the game recorded. Only that score is judged: a game
+	// depth of what the game recorded and of the entries its searches
+	// were seeded from at their roots. Only that score is judged: a game
 	// drawn at -5 pawns or worse counts as a loss, one lost on time while
 	// winning does not (UCI says nothing else). A file that cannot be opened is an
 	// error, and the engine plays without a memory.

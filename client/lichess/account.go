@@ -31,6 +31,22 @@ func (a Account) IsBot() bool { return a.Title == "BOT" }
 // ScopeBotPlay is the OAuth scope the Bot API needs.
 const ScopeBotPlay = "bot:play"
 
+// TokenCreateURL is the page of the Lichess at base that creates an API
+// token with scopes ticked.
+func TokenCreateURL(base string, scopes ...string) string {
+	var b strings.Builder
+	b.WriteString(base + "/account/oauth/token/create")
+	for i, s := range scopes {
+		if i == 0 {
+			b.WriteString("?")
+		} else {
+			b.WriteString("&")
+		}
+		b.WriteString("scopes[]=" + s)
+	}
+	return b.String()
+}
+
 // ErrMissingScope is matched by CheckToken's error when the token works but
 // lacks the bot:play scope.
 var ErrMissingScope = errors.New("lacks the " + ScopeBotPlay + " scope")

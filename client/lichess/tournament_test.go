@@ -135,3 +135,19 @@ func TestArenaState(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenCreateURL: the token page with each scope ticked, in order.
+func TestTokenCreateURL(t *testing.T) {
+	for _, c := range []struct {
+		scopes []string
+		want   string
+	}{
+		{nil, "https://lichess.org/account/oauth/token/create"},
+		{[]string{ScopeBotPlay}, "https://lichess.org/account/oauth/token/create?scopes[]=bot:play"},
+		{[]string{ScopeBotPlay, ScopeTournamentWrite}, "https://lichess.org/account/oauth/token/create?scopes[]=bot:play&scopes[]=tournament:write"},
+	} {
+		if got := TokenCreateURL("https://lichess.org", c.scopes...); got != c.want {
+			t.Errorf("TokenCreateURL(%q) = %q, want %q", c.scopes, got, c.want)
+		}
+	}
+}

@@ -67,7 +67,7 @@ func onlineSources(cfg *config.Config, c *lichess.Client, local *syzygy.Tablebas
 // reads are mapped and warm for the second.
 func localTablesHold(tb *syzygy.Tablebase, limit int) func(online.Position) bool {
 	return func(pos online.Position) bool {
-		if n := pos.Pieces(); n > tb.MaxPieces() || (limit > 0 && n > limit) || pos.CanCastle() {
+		if !tb.Covers(pos.Pieces(), limit) || pos.CanCastle() {
 			return false // the cheap checks first
 		}
 		p, err := board.ParseFEN(pos.FEN)

@@ -166,8 +166,8 @@ func arenaPassword(flagValue, file string, getenv func(string) string) (string, 
 func tournamentFailed(e env, c *lichess.Client, action string, err error) int {
 	fmt.Fprintln(e.stderr, err)
 	if lichess.StatusCode(err) == http.StatusForbidden {
-		fmt.Fprintf(e.stderr, "The token needs the %s scope besides %s: create one at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s\n",
-			lichess.ScopeTournamentWrite, lichess.ScopeBotPlay, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
+		fmt.Fprintf(e.stderr, "The token needs the %s scope besides %s: create one at %s\n",
+			lichess.ScopeTournamentWrite, lichess.ScopeBotPlay, lichess.TokenCreateURL(c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite))
 		return exitNoPerm
 	}
 	if errors.Is(err, lichess.ErrTokenRefused) {
@@ -189,8 +189,8 @@ func tournamentScope(cfg *config.Config, c *lichess.Client, scopes []string) err
 	if len(cfg.Tournament.Join) == 0 || slices.Contains(scopes, lichess.ScopeTournamentWrite) {
 		return nil
 	}
-	return fmt.Errorf("the token %w: create one with bot:play and tournament:write at %s/account/oauth/token/create?scopes[]=%s&scopes[]=%s",
-		errTournamentScope, c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite)
+	return fmt.Errorf("the token %w: create one with bot:play and tournament:write at %s",
+		errTournamentScope, lichess.TokenCreateURL(c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite))
 }
 
 // errArenaUnplayable marks an arena of tournament.join whose games the bot

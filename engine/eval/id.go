@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 
 	"github.com/ponderosa-chess/ponderosa/engine/board"
 )
@@ -19,8 +20,14 @@ func (w *Weights) ID() string {
 	return idOf(w, NewEvaluatorWith(w).Evaluate)
 }
 
-// DefaultID is the ID of the built-in weights.
-func DefaultID() string { return defaultWeights.ID() }
+// DefaultID is the ID of the built-in weights, computed at the first call
+// and kept: callers ask for it per game.
+func DefaultID() string { return defaultID() }
+
+// defaultID computes the built-in weights' ID once. It is set at package
+// initialisation and never reassigned: the only state it holds is the
+// sync.OnceValue's own, the ID of weights that are read-only.
+var defaultID = sync.OnceValue(defaultWeights.ID)
 
 // idOf is ID with the evaluation function given.
 func idOf(w *Weights, evaluate func(*board.Position) int) string {

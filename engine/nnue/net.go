@@ -112,6 +112,8 @@ type Net struct {
 	InputBiases   []int16 // Hidden
 	OutputWeights []int16 // 2·Hidden: the side to move's hidden units, then the other side's
 	OutputBias    int32   // scale QA·QB
+
+	id string // set by Read: the ID, computed once (see ID)
 }
 
 // PayloadSize returns the bytes after the header of a net with hidden size h.
@@ -286,6 +288,7 @@ func Read(r io.Reader) (*Net, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
+	n.id = n.computeID() // once per net, not per game (see ID)
 	return n, nil
 }
 

@@ -78,8 +78,11 @@ func TestNetFileRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(n, m) {
+		if !sameFields(n, m) {
 			t.Fatalf("%v: read net differs from the written one", act)
+		}
+		if m.id == "" || m.ID() != n.ID() {
+			t.Fatalf("%v: read net's ID %q (kept %q), the written one's %q", act, m.ID(), m.id, n.ID())
 		}
 	}
 	// Save and Load through a file.
@@ -92,9 +95,20 @@ func TestNetFileRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(n, m) {
+	if !sameFields(n, m) {
 		t.Fatal("loaded net differs from the saved one")
 	}
+	if m.ID() != n.ID() {
+		t.Fatalf("loaded net's ID %q, the saved one's %q", m.ID(), n.ID())
+	}
+}
+
+// sameFields reports whether a and b have the same exported fields (the
+// ID Read keeps aside).
+func sameFields(a, b *Net) bool {
+	c := *b
+	c.id = a.id
+	return reflect.DeepEqual(a, &c)
 }
 
 func TestNetFileHeaderLayout(t *testing.T) {

@@ -533,12 +533,12 @@ func (c *control) hardLeft(now time.Time) (time.Duration, bool) {
 	return c.budget.hard - c.elapsed(now), true
 }
 
-// softUp reports whether an iteration should not be started.
+// softUp reports whether an iteration should not be started: no time is
+// left until the soft limit scaled by scale (softLeft; never for scale 0,
+// which no caller passes: softScale gives at least 0.4).
 func (c *control) softUp(scale float64) bool {
-	if !c.timed || c.pondering() {
-		return false
-	}
-	return c.elapsed(time.Now()) >= c.budget.scaledSoft(scale)
+	left, ok := c.softLeft(time.Now(), scale)
+	return ok && left <= 0
 }
 
 // softLeft is the time left until the soft limit scaled by scale (see

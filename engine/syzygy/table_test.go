@@ -105,3 +105,26 @@ func TestReadFileLimit(t *testing.T) {
 		t.Errorf("a small file: %v", err)
 	}
 }
+
+// TestCovers: the tables are used up to their largest table's pieces, and
+// up to a positive limit; none at all when there are no tables.
+func TestCovers(t *testing.T) {
+	five, none := &Tablebase{largest: 5}, &Tablebase{}
+	for _, c := range []struct {
+		tb            *Tablebase
+		pieces, limit int
+		want          bool
+	}{
+		{five, 5, 0, true},
+		{five, 6, 0, false},
+		{five, 3, -1, true},
+		{five, 4, 4, true},
+		{five, 5, 4, false},
+		{five, 5, 7, true},
+		{none, 2, 0, false},
+	} {
+		if got := c.tb.Covers(c.pieces, c.limit); got != c.want {
+			t.Errorf("largest %d: Covers(%d, %d) = %v, want %v", c.tb.largest, c.pieces, c.limit, got, c.want)
+		}
+	}
+}

@@ -192,6 +192,15 @@ func Open(dirs ...string) (*Tablebase, error) {
 // found; 0 when there are none.
 func (tb *Tablebase) MaxPieces() int { return tb.largest }
 
+// Covers reports whether the tables are used at all in a position of
+// pieces pieces (kings included) under a probe limit: not beyond the
+// largest table (MaxPieces), nor beyond a positive limit (0 or less: no
+// limit). The search's own probe applies its limit with a depth rule
+// besides (engine/search).
+func (tb *Tablebase) Covers(pieces, limit int) bool {
+	return pieces <= tb.largest && (limit <= 0 || pieces <= limit)
+}
+
 // Holds reports whether the tables found hold p for a root probe
 // (ProbeRoot): no castling right, at most MaxPieces pieces, both the WDL
 // and the DTZ table of p's material (two bare kings need none), and every
