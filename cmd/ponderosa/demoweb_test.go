@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -59,15 +58,7 @@ func TestDemoWebView(t *testing.T) {
 	id := gs[0].ID
 	var bodies []string
 	for _, p := range []string{"/", "/assets/app.js", "/api/games", "/api/games/" + id, "/api/games/" + id + "/tree", "/api/queue", "/api/archive"} {
-		resp, err := http.Get(srv.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %s", p, resp.StatusCode, b)
-		}
+		b := []byte(getOK(t, srv.URL+p))
 		bodies = append(bodies, string(b))
 		if p == "/api/games" {
 			var list []map[string]any

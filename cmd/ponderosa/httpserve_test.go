@@ -39,6 +39,21 @@ func scrape(t *testing.T, addr net.Addr, path, token string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// getOK GETs url and returns its body; any answer but 200 fails t.
+func getOK(t testing.TB, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", url, resp.StatusCode, b)
+	}
+	return string(b)
+}
+
 var movesTotalRE = regexp.MustCompile(`(?m)^ponderosa_moves_total (\d+)$`)
 
 func movesTotal(t *testing.T, body string) int {

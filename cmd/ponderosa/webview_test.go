@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -64,33 +62,25 @@ func TestBotWebView(t *testing.T) {
 		return len(gs) == 1 && gs[0].ID == id && len(gs[0].Snapshot.Moves) >= 2
 	})
 	var bodies []string
-	getOK := func(p string) string {
+	get := func(p string) string {
 		t.Helper()
-		resp, err := http.Get(hs.URL + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("GET %s: %d %s", p, resp.StatusCode, b)
-		}
-		bodies = append(bodies, string(b))
-		return string(b)
+		b := getOK(t, hs.URL+p)
+		bodies = append(bodies, b)
+		return b
 	}
-	getOK("/")
-	if g := getOK("/api/games/" + id); !strings.Contains(g, `"our":"black"`) || !strings.Contains(g, `"House"`) {
+	get("/")
+	if g := get("/api/games/" + id); !strings.Contains(g, `"our":"black"`) || !strings.Contains(g, `"House"`) {
 		t.Fatalf("game: %s", g)
 	}
-	getOK("/api/games/" + id + "/tree")
-	getOK("/api/queue")
+	get("/api/games/" + id + "/tree")
+	get("/api/queue")
 	if _, err := srv.WaitGameOver(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	var list []map[string]any
 	testsupport.WaitFor(t, "the game in the archive", func() bool {
 		list = nil
-		return json.Unmarshal([]byte(getOK("/api/archive")), &list) == nil && len(list) == 1
+		return json.Unmarshal([]byte(get("/api/archive")), &list) == nil && len(list) == 1
 	})
 	if list[0]["id"] != id || !strings.HasSuffix(list[0]["url"].(string), "/"+id) || list[0]["pgn"] == "" {
 		t.Fatalf("archive: %v", list[0])
