@@ -198,8 +198,8 @@ func (b *Bot) Run(ctx context.Context) error {
 	}
 	if errors.Is(context.Cause(ctx), lichess.ErrTokenRefused) {
 		b.logRefused()
-		return fmt.Errorf("%w (HTTP 401; revoked?): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play",
-			lichess.ErrTokenRefused, b.c.BaseURL())
+		return fmt.Errorf("%w (HTTP 401; revoked?): create a new API token with the bot:play scope at %s",
+			lichess.ErrTokenRefused, lichess.TokenCreateURL(b.c.BaseURL(), lichess.ScopeBotPlay))
 	}
 	b.log.Info().Msg("bot stopping")
 	b.withdrawArenas(context.WithoutCancel(ctx)) // unless Drain did: no pairing for a bot that is gone

@@ -85,9 +85,9 @@ func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
 	if err != nil {
 		switch StatusCode(err) {
 		case http.StatusUnauthorized: // err matches ErrTokenRefused
-			return a, nil, fmt.Errorf("check token: Lichess refused the token (%w): create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", err, c.BaseURL())
+			return a, nil, fmt.Errorf("check token: Lichess refused the token (%w): create a new API token with the bot:play scope at %s", err, TokenCreateURL(c.BaseURL(), ScopeBotPlay))
 		case http.StatusForbidden:
-			return a, nil, fmt.Errorf("check token: %w (%w): is the account closed? Create a new API token with the bot:play scope at %s/account/oauth/token/create?scopes[]=bot:play", ErrTokenRefused, err, c.BaseURL())
+			return a, nil, fmt.Errorf("check token: %w (%w): is the account closed? Create a new API token with the bot:play scope at %s", ErrTokenRefused, err, TokenCreateURL(c.BaseURL(), ScopeBotPlay))
 		}
 		return a, nil, fmt.Errorf("check token: %w", err)
 	}
@@ -105,8 +105,8 @@ func (c *Client) CheckToken(ctx context.Context) (Account, []string, error) {
 			return a, scopes, nil
 		}
 	}
-	return a, scopes, fmt.Errorf("check token: the token of %s %w (it has: %q): create a token with \"Play games with the bot API\" at %s/account/oauth/token/create?scopes[]=bot:play",
-		a.Username, ErrMissingScope, strings.Join(scopes, ","), c.BaseURL())
+	return a, scopes, fmt.Errorf("check token: the token of %s %w (it has: %q): create a token with \"Play games with the bot API\" at %s",
+		a.Username, ErrMissingScope, strings.Join(scopes, ","), TokenCreateURL(c.BaseURL(), ScopeBotPlay))
 }
 
 // testToken asks POST /api/token/test for the scopes of our token.
