@@ -42,6 +42,10 @@ type Bot struct {
 	// acceptRetry is acceptRetryDelay (tests shorten it).
 	acceptRetry time.Duration
 	parked      map[string]parkedGame // correspondence games waiting without a worker (correspondence.go)
+	// ended are the games whose end a worker of this process saw, with
+	// when (noteEnded): the end is told once per game, and a game that
+	// Lichess still lists as in progress after it ended gets no worker.
+	ended       map[string]time.Time
 	draining    bool
 	drainC      chan struct{} // closed when draining begins
 	idleFrom    time.Time
@@ -70,6 +74,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		declined:    map[string]time.Time{},
 		acceptRetry: acceptRetryDelay,
 		parked:      map[string]parkedGame{},
+		ended:       map[string]time.Time{},
 		changed:     make(chan struct{}),
 		drainC:      make(chan struct{}),
 		mm:          matchState{declined: map[string]time.Time{}},
@@ -402,6 +407,13 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 			old.wake = true // it may be parking: take it up again then
 		}
 		b.mu.Unlock()
+		return
+	}
+	if b.endedLocked(id) {
+		// Listed late (the event stream's opening, the games in progress):
+		// a new worker would only hear the end again.
+		b.mu.Unlock()
+		b.log.Debug().Str("game", id).Msg("game listed after its end here; no worker")
 		return
 	}
 	delete(b.pending, id)

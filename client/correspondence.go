@@ -118,9 +118,9 @@ func (b *Bot) startListedGame(ctx context.Context, gi *lichess.GameEventInfo) {
 }
 
 // parkLocked records a correspondence game without a worker, unless one
-// runs for it.
+// runs for it or one saw it end.
 func (b *Bot) parkLocked(id, opponent string) {
-	if _, running := b.games[id]; running {
+	if _, running := b.games[id]; running || b.endedLocked(id) {
 		return
 	}
 	delete(b.pending, id)

@@ -446,8 +446,12 @@ func gameResult(status, winner, color string) string {
 
 // finish ends the game: stops the mover, tells the player, says goodbye
 // and saves the record.
+//
+// The end is told (Observer, the player's ResultTaker) by the first worker
+// of the game to get here: a worker rebuilt after a panic in finish hears
+// the end again from its gameFull. The rest (goodbye, record, archive) is
+// done by whichever worker has not done it (rebuilt keeps those flags).
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
-	wasFinished := g.finished
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
 	// finished", logged by the Bot), not with the game stream.
@@ -457,14 +461,15 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	// The mover first: a move it posted is told to the Observer before
 	// the end.
 	g.stopMover()
-	if !wasFinished {
+	first := g.bot.noteEnded(g.id, time.Now())
+	if first {
 		g.bot.obs.GameFinished(g.gameFacts(), gameResult(st.Status, st.Winner, colorName(g.white)))
 	}
 	if p := g.player; p != nil {
 		if err := playerCall(*g.l(), "end game", func() error { return p.EndGame(ctx) }); err != nil {
 			g.l().Debug().Err(err).Msg("player end game")
 		}
-		if rt, ok := p.(ResultTaker); ok && !wasFinished {
+		if rt, ok := p.(ResultTaker); ok && first {
 			res := gameResult(st.Status, st.Winner, colorName(g.white))
 			_ = playerCall(*g.l(), "game result", func() error { rt.GameResult(res); return nil })
 		}
@@ -486,6 +491,36 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 		}
 	}
 	g.archive(ctx, st)
+}
+
+// endedMemory is how long the Bot remembers a game it saw end (Bot.ended):
+// Lichess lists a game as in progress for seconds at most after its end
+// (the event stream's opening, GET /api/account/playing), and a game never
+// starts again.
+const endedMemory = 24 * time.Hour
+
+// noteEnded records that a worker saw game id end and reports whether it
+// is the first of this process to: only that one tells the end. Games
+// that ended more than endedMemory ago are forgotten.
+func (b *Bot) noteEnded(id string, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, t := range b.ended {
+		if now.Sub(t) > endedMemory {
+			delete(b.ended, k)
+		}
+	}
+	if b.endedLocked(id) {
+		return false
+	}
+	b.ended[id] = now
+	return true
+}
+
+// endedLocked reports whether a worker of this process saw game id end.
+func (b *Bot) endedLocked(id string) bool {
+	_, ok := b.ended[id]
+	return ok
 }
 
 // stopMover cancels a running mover and waits for it.

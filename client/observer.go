@@ -17,7 +17,8 @@ type Observer interface {
 	// restart included).
 	GameStarted(g GameFacts)
 	// GameFinished: the game ended; result is from our side (win, loss,
-	// draw, aborted, unknown).
+	// draw, aborted, unknown). It is told once per game in a process,
+	// however many workers the game had (Bot.noteEnded).
 	GameFinished(g GameFacts, result string)
 	// MovePlayed: our move reached Lichess. c.Duration is the player's
 	// thinking time; c.Engine holds the built-in engine's figures (nil for

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -207,6 +209,76 @@ func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
 	defer o.mu.Unlock()
 	if o.moves[id] != 1 || o.late != 0 || o.finished[id] != resultWin {
 		t.Errorf("observer heard %d moves (%d after the end) and %q, want our move before the win", o.moves[id], o.late, o.finished[id])
+	}
+}
+
+// A game's end is told once, whichever of its workers hears it: a late
+// gameStart of a game that ended here (the event stream's opening lists
+// the games in progress; read after the worker saw the end, it made a
+// second worker, which told the end again) starts no worker, and a
+// second worker of the game anyway (one rebuilt after a panic in finish)
+// does the rest of the end's work without telling it again.
+func TestObserverGameEndToldOnce(t *testing.T) {
+	h := newHarness(t)
+	h.addHuman("opponent")
+	id := h.startGame("opponent", true, lichesstest.ChallengeParams{})
+	if err := h.srv.Resign(id, "opponent"); err != nil { // before any move: aborted
+		t.Fatal(err)
+	}
+	o := newObserved()
+	dir := t.TempDir()
+	s := Settings{PGNDir: dir}
+	b := NewBot(h.client(), nil, s, testsupport.Logger(t), WithObserver(o))
+	told := func(what string, started int) {
+		t.Helper()
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if len(o.started) != started || o.finished[id] != resultAborted {
+			t.Fatalf("%s: observer heard %d starts and the end %q, want %d and %q once", what, len(o.started), o.finished[id], started, resultAborted)
+		}
+	}
+	streams := func() int { return h.requests("GET /api/bot/game/stream/" + id) }
+
+	// The worker of the game hears its end.
+	b.startGame(h.ctx, id, "opponent", false)
+	b.wg.Wait()
+	told("first worker", 1)
+	if streams() != 1 {
+		t.Fatalf("game stream opened %d times, want once", streams())
+	}
+
+	// Lichess lists it as in progress once more.
+	b.handleEvent(h.ctx, lichess.Event{Type: lichess.EventGameStart,
+		Game: &lichess.GameEventInfo{GameID: id, Opponent: lichess.GameOpponent{Username: "opponent"}}})
+	b.wg.Wait()
+	told("a late gameStart", 1)
+	if n := streams(); n != 1 {
+		t.Errorf("game stream opened %d times, want once (a worker for a game over)", n)
+	}
+	// Nor is it parked, as a correspondence game listed waiting for the
+	// opponent would be.
+	b.mu.Lock()
+	b.parkLocked(id, "opponent")
+	parked := len(b.parked)
+	b.mu.Unlock()
+	if parked != 0 {
+		t.Errorf("a game over here parked")
+	}
+
+	// A second worker of the game: the record is saved again (it may not
+	// have been), the end not told again.
+	record := filepath.Join(dir, id+".pgn")
+	if err := os.Remove(record); err != nil {
+		t.Fatalf("the first worker saved no record: %v", err)
+	}
+	g := newGameWorker(b, id, b.Settings(), "opponent")
+	g.run(h.ctx)
+	if !g.finished {
+		t.Fatal("the second worker did not see the end")
+	}
+	told("a second worker", 2) // a worker that begins is told (GameStarted)
+	if _, err := os.Stat(record); err != nil {
+		t.Errorf("the second worker saved no record: %v", err)
 	}
 }
 
