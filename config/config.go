@@ -108,7 +108,9 @@ type Builtin struct {
 	Threads int `yaml:"threads"`
 	// ThreadsTotal is the most search threads of all games together,
 	// thinking and pondering: a game that must move takes threads from
-	// games that only ponder (ponder.CPUShare). 0 (the default) means the
+	// games that only ponder, and when more games must move than there
+	// are threads, one waits for a thread, at most a quarter of its move's
+	// soft time (ponder.CPUShare). 0 (the default) means the
 	// machine's cores (runtime.NumCPU); see ThreadsTotalOrCores.
 	ThreadsTotal int `yaml:"threads_total"`
 	// TreeMemoryMB caps the persistent search tree of one game, in MiB.

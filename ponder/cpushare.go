@@ -2,13 +2,15 @@ package ponder
 
 import (
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
 
 // CPUShare is the search threads that several Games share: their searches,
 // thinking and pondering together, run on no more than Total threads, save
-// when more searches must move at once than there are threads (below).
+// for the safety valve of a search for a move that waited too long (below).
 // One CPUShare serves all the games of a process (Options.CPU); each Game's
 // Options.Threads stays the most one of its searches may use.
 //
@@ -16,40 +18,126 @@ import (
 // end, wanting Options.Threads threads. The share hands them out in two
 // rounds, one thread per lease at a time (so that leases of a round get
 // equal shares, the earlier ones the odd thread): first to the searches
-// for a move (Think, a converted ponder search), then what is left to the
-// ponder searches. Each change (a search starts, ends, or a ponder hit
-// turns a ponder search into a search for a move) shares them out again,
-// and each search learns its new count through its search.Signals
-// (SetThreads): a search that has to move takes threads from searches that
-// only ponder, which pause the threads they lost (at their next check,
-// within 1024 nodes) and get them back when the threads are free again; a
-// ponder search is never restarted for it. Searches for a move share the
-// total among themselves likewise, except that each of them gets one
-// thread at least: when more games must move at once than there are
-// threads, they run on one thread each, over Total, rather than one of
-// them waiting (a game that must move never waits for a thread: it could
-// lose on time, or play its depth-1 move). Otherwise the threads handed
-// out never add up to more than Total.
+// for a move (Think, a converted ponder search), in the order they became
+// ones (first come, first served), then what is left to the ponder
+// searches, in the order they started. Each change (a search starts, ends,
+// a ponder hit turns a ponder search into a search for a move, a waiting
+// search reaches its bound) shares them out again, and each search learns
+// its new count through its search.Signals (SetThreads): a search that has
+// to move takes threads from searches that only ponder, which pause the
+// threads they lost (at their next check, within 1024 nodes) and get them
+// back when the threads are free again; a ponder search is never restarted
+// for it.
+//
+// When searches for a move already hold every thread (more games must move
+// at once than there are threads), a new one waits with none: its search
+// pauses as a ponder search does, save that its main thread first
+// completes depth 1 (search.Signals.SetThreads), so that it always has a
+// searched move. It gets a thread as soon as one frees, before any search
+// that became one for a move after it. Its wait is bounded: once it has
+// been a search for a move for thinkWait of its budget (a quarter of its
+// soft time, see there) it is overdue, and an overdue search for a move
+// that has no thread is given one over Total (the safety valve: what every
+// such search got at once before). A waiting search cannot lose on time
+// either way: its hard limit stops it whether it runs or waits, and a
+// stopped search returns at once with its best move so far. So the
+// threads handed out add up to more than Total only by one thread for each
+// overdue search that got none of them (InUse, Waits).
 //
 // A CPUShare is safe for concurrent use. A nil *CPUShare shares nothing:
 // each search runs on all its Game's threads.
 type CPUShare struct {
 	mu     sync.Mutex
 	total  int
-	leases []*lease // in the order they were taken
+	leases []*lease // ponder leases in the order taken, leases for a move in the order they became ones
+	clock  shareClock
+	waits  ShareWaits
 }
 
-// lease is one search's hold on a CPUShare.
+// ShareWaits counts the waits for a thread of the searches for a move on a
+// CPUShare that have ended (see CPUShare).
+type ShareWaits struct {
+	// Moves is how many searches for a move waited with no thread.
+	Moves int
+	// Total and Max are the time they waited, all together and the
+	// longest one.
+	Total, Max time.Duration
+	// Overdue is how many of them reached their bound while waiting and
+	// were given a thread over the total.
+	Overdue int
+}
+
+// Bounds of a search for a move's wait for a thread (see thinkWait).
+const (
+	thinkWaitShare   = 0.25        // of the move's soft time
+	untimedThinkWait = time.Second // a search without a time budget
+)
+
+// thinkWait is the longest that a search for a move under budget b waits
+// with no thread of a CPUShare before it is given one over the total.
+//
+// A timed move waits at most a quarter of its Soft time (the time the move
+// is to spend on our clock; a ponder hit's Soft is what is left after the
+// pondering). The wait costs the move no clock time beyond its budget (its
+// soft and hard limits count from the move's start whether it runs or
+// waits) and never its move: its main thread completes depth 1 before it
+// pauses, and the hard limit stops it, waiting or not. What the wait may
+// cost is depth: after a quarter, at least three quarters of Soft are left
+// to search (half of it when the soft stop ends a stable search at 0.75 of
+// Soft), which at the usual doubling of time per depth is about one depth
+// less than the move would reach alone on one thread; longer waits would
+// leave moves of depth 1 or 2, shorter ones would put most of the waiting
+// searches over the total, as before. A search with no time budget (a
+// depth, a node count, an analysis) waits at most a second.
+func thinkWait(b Budget) time.Duration {
+	if !b.Timed {
+		return untimedThinkWait
+	}
+	return time.Duration(thinkWaitShare * float64(b.Soft))
+}
+
+// shareClock is the time a CPUShare reads and its timers: the real one, or
+// a test's.
+type shareClock interface {
+	Now() time.Time
+	// AfterFunc calls f on its own goroutine after d; the function it
+	// returns cancels that (false once f was called).
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// realClock is the time of the machine.
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+
+func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// lease is one search's hold on a CPUShare. Its fields are the share's
+// (under its lock), save held.
 type lease struct {
 	want     int  // threads the search may use at most
 	thinking bool // a search for a move (served first), not a ponder search
 	granted  int  // threads handed out now
 	sig      *search.Signals
+	released bool
+
+	// granted as the search last heard it (SetThreads), for readers that
+	// do not take the share's lock (Game.SearchThreads).
+	held atomic.Int32
+
+	// A search for a move's wait (see CPUShare).
+	overdue   bool        // its bound has passed: it never waits any more
+	over      bool        // its one thread now is over the total
+	stopBound func() bool // the bound's timer, while it runs
+	waitFrom  time.Time   // since when it waits with no thread (zero: it does not)
+	waited    time.Duration
+	didWait   bool // it waited at some time
+	wentOver  bool // it was given a thread over the total at some time
 }
 
 // NewCPUShare returns a share of total threads (<1: 1).
 func NewCPUShare(total int) *CPUShare {
-	return &CPUShare{total: max(total, 1)}
+	return &CPUShare{total: max(total, 1), clock: realClock{}}
 }
 
 // Total is the number of threads shared.
@@ -68,7 +156,9 @@ func (s *CPUShare) SetTotal(n int) {
 	s.shareLocked()
 }
 
-// InUse is the number of threads handed out now (never above Total).
+// InUse is the number of threads handed out now: never above Total, save
+// one for each overdue search for a move that got none of Total's (see
+// CPUShare).
 func (s *CPUShare) InUse() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,30 +169,76 @@ func (s *CPUShare) InUse() int {
 	return n
 }
 
+// Waits counts the waits for a thread of the searches for a move that have
+// ended so far.
+func (s *CPUShare) Waits() ShareWaits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waits
+}
+
 // acquire gives sig's search a lease wanting want threads (<1: 1) and sets
-// its thread count. nil on a nil share.
-func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool) *lease {
+// its thread count; a search for a move (thinking) waits at most bound
+// when it finds no thread (thinkWait; <= 0: it never waits). nil on a nil
+// share.
+func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool, bound time.Duration) *lease {
 	if s == nil {
 		return nil
 	}
-	l := &lease{want: max(want, 1), thinking: thinking, sig: sig}
+	l := &lease{want: max(want, 1), sig: sig}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sig.SetThreads(0)
 	s.leases = append(s.leases, l)
+	if thinking {
+		s.thinkLocked(l, bound)
+	}
 	s.shareLocked()
 	return l
 }
 
-// think turns l into the lease of a search for a move (a ponder hit).
-func (s *CPUShare) think(l *lease) {
+// think turns l into the lease of a search for a move (a ponder hit), which
+// waits at most bound for a thread (see acquire); it comes after the
+// searches for a move that were ones before it.
+func (s *CPUShare) think(l *lease, bound time.Duration) {
 	if s == nil || l == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !l.thinking {
-		l.thinking = true
+	if l.thinking || l.released {
+		return
+	}
+	for i, x := range s.leases {
+		if x == l {
+			s.leases = append(append(s.leases[:i:i], s.leases[i+1:]...), l)
+			break
+		}
+	}
+	s.thinkLocked(l, bound)
+	s.shareLocked()
+}
+
+// thinkLocked makes l a lease for a move and starts the timer of its bound.
+func (s *CPUShare) thinkLocked(l *lease, bound time.Duration) {
+	l.thinking = true
+	if bound <= 0 {
+		l.overdue = true
+		return
+	}
+	l.stopBound = s.clock.AfterFunc(bound, func() { s.expire(l) })
+}
+
+// expire marks l overdue (its bound has passed) and, when it waits, gives
+// it a thread.
+func (s *CPUShare) expire(l *lease) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.released || l.overdue {
+		return
+	}
+	l.overdue, l.stopBound = true, nil
+	if l.granted == 0 {
 		s.shareLocked()
 	}
 }
@@ -118,16 +254,39 @@ func (s *CPUShare) release(l *lease) {
 	for i, x := range s.leases {
 		if x == l {
 			s.leases = append(s.leases[:i], s.leases[i+1:]...)
-			l.granted = 0
+			l.released, l.granted, l.over = true, 0, false
+			l.held.Store(0)
+			if l.stopBound != nil {
+				l.stopBound()
+				l.stopBound = nil
+			}
+			s.endWaitLocked(l)
 			s.shareLocked()
 			return
 		}
 	}
 }
 
+// endWaitLocked counts l's waits into the share's (its search has ended).
+func (s *CPUShare) endWaitLocked(l *lease) {
+	if !l.waitFrom.IsZero() {
+		l.waited += s.clock.Now().Sub(l.waitFrom)
+		l.waitFrom = time.Time{}
+	}
+	if !l.didWait {
+		return
+	}
+	s.waits.Moves++
+	s.waits.Total += l.waited
+	s.waits.Max = max(s.waits.Max, l.waited)
+	if l.wentOver {
+		s.waits.Overdue++
+	}
+}
+
 // shareLocked hands the threads out again (see CPUShare) and tells each
 // search its count: those that lose threads first, so that the counts the
-// searches see never add up to more than the total either.
+// searches see never add up to more than the share hands out either.
 func (s *CPUShare) shareLocked() {
 	old := make([]int, len(s.leases))
 	for i, l := range s.leases {
@@ -146,18 +305,39 @@ func (s *CPUShare) shareLocked() {
 			}
 		}
 	}
+	var now time.Time
 	for _, l := range s.leases {
-		if l.thinking && l.granted == 0 {
-			l.granted = 1 // over the total: a search for a move never waits
+		if !l.thinking {
+			continue
+		}
+		// The safety valve: an overdue search for a move never waits.
+		l.over = l.granted == 0 && l.overdue
+		if l.over {
+			l.granted, l.wentOver = 1, true
+		}
+		switch waiting := l.granted == 0; {
+		case waiting && l.waitFrom.IsZero():
+			if now.IsZero() {
+				now = s.clock.Now()
+			}
+			l.waitFrom, l.didWait = now, true
+		case !waiting && !l.waitFrom.IsZero():
+			if now.IsZero() {
+				now = s.clock.Now()
+			}
+			l.waited += now.Sub(l.waitFrom)
+			l.waitFrom = time.Time{}
 		}
 	}
 	for i, l := range s.leases {
 		if l.granted < old[i] {
+			l.held.Store(int32(l.granted))
 			l.sig.SetThreads(l.granted)
 		}
 	}
 	for i, l := range s.leases {
 		if l.granted > old[i] {
+			l.held.Store(int32(l.granted))
 			l.sig.SetThreads(l.granted)
 		}
 	}

@@ -5,33 +5,122 @@ import (
 	"math/rand"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/ponderosa-chess/ponderosa/engine/board"
 	"github.com/ponderosa-chess/ponderosa/engine/search"
 )
 
 // checkShareLocked reports what breaks the CPUShare's invariant: more
-// threads handed out than the total (or than one each to the searches for
-// a move, when they alone are more), a lease given more than it wants, or
-// a search for a move given none.
+// threads handed out than the total, beyond one for each overdue search
+// for a move that got none of the total's; a lease given more than it
+// wants; an overdue search for a move given none; a search for a move
+// waiting while a thread is free or held by a ponder search, or while one
+// that became a search for a move after it holds one of the total's; a
+// lease's held out of step with its granted.
 func (s *CPUShare) checkShareLocked() (inUse int, ok bool) {
 	ok = true
-	thinking := 0
+	over, ponderHeld := 0, 0
+	waiting := false
 	for _, l := range s.leases {
 		inUse += l.granted
-		if l.granted > l.want || l.granted < 0 || l.thinking && l.granted < 1 {
+		if l.granted > l.want || l.granted < 0 || int(l.held.Load()) != l.granted {
 			ok = false
 		}
-		if l.thinking {
-			thinking++
+		if l.over {
+			over++
+			if !l.thinking || !l.overdue || l.granted != 1 {
+				ok = false
+			}
+		}
+		switch {
+		case !l.thinking:
+			ponderHeld += l.granted
+		case l.granted == 0:
+			waiting = true
+			if l.overdue {
+				ok = false
+			}
+		case waiting && !l.over:
+			ok = false // not first come, first served
 		}
 	}
-	return inUse, ok && inUse <= max(s.total, thinking)
+	if waiting && (ponderHeld > 0 || inUse-over != s.total) {
+		ok = false
+	}
+	return inUse, ok && inUse-over <= s.total
+}
+
+// fakeClock is a shareClock whose time moves only by advance, which calls
+// the functions that fall due on the caller's goroutine.
+type fakeClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	timers []*fakeTimer
+}
+
+type fakeTimer struct {
+	at   time.Time
+	f    func()
+	done bool
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{at: c.now.Add(d), f: f}
+	c.timers = append(c.timers, t)
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		was := !t.done
+		t.done = true
+		return was
+	}
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	keep := c.timers[:0]
+	for _, t := range c.timers {
+		switch {
+		case t.done:
+		case !t.at.After(c.now):
+			t.done = true
+			due = append(due, t)
+		default:
+			keep = append(keep, t)
+		}
+	}
+	c.timers = keep
+	c.mu.Unlock()
+	for _, t := range due {
+		t.f()
+	}
+}
+
+// newFakeShare is a share of total threads on a fake clock.
+func newFakeShare(total int) (*CPUShare, *fakeClock) {
+	s := NewCPUShare(total)
+	c := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	s.clock = c
+	return s, c
 }
 
 // Searches that start, get a ponder hit and end on many goroutines at once,
-// while the total changes, are never handed more threads than the total.
+// while the total changes and waiting searches reach their bounds, are
+// never handed more threads than the total, save one for each overdue
+// search for a move that got none of the total's.
 func TestCPUShareNeverOverTotal(t *testing.T) {
-	s := NewCPUShare(3)
+	s, clock := newFakeShare(3)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var bad []string
@@ -51,10 +140,10 @@ func TestCPUShareNeverOverTotal(t *testing.T) {
 			defer wg.Done()
 			rng := rand.New(rand.NewSource(int64(w)))
 			for range 300 {
-				l := s.acquire(new(search.Signals), 1+rng.Intn(3), rng.Intn(2) == 0)
+				l := s.acquire(new(search.Signals), 1+rng.Intn(3), rng.Intn(2) == 0, time.Duration(rng.Intn(3))*time.Millisecond)
 				check("acquire")
 				if rng.Intn(2) == 0 {
-					s.think(l)
+					s.think(l, time.Duration(rng.Intn(3))*time.Millisecond)
 					check("think")
 				}
 				s.release(l)
@@ -69,11 +158,13 @@ func TestCPUShareNeverOverTotal(t *testing.T) {
 		for i := range 300 {
 			s.SetTotal(1 + i%4)
 			check("set total")
+			clock.advance(time.Millisecond) // bounds fall due
+			check("bound")
 		}
 	}()
 	wg.Wait()
 	if len(bad) > 0 {
-		t.Fatalf("%d checks found more threads handed out than the total (first after %s)", len(bad), bad[0])
+		t.Fatalf("%d checks found the share broken: more threads handed out than the total and the overdue, or a wrong wait (first after %s)", len(bad), bad[0])
 	}
 	if n := s.InUse(); n != 0 {
 		t.Fatalf("%d threads in use after every lease was released", n)
@@ -83,16 +174,16 @@ func TestCPUShareNeverOverTotal(t *testing.T) {
 // Searches for a move are served before ponder searches, and take their
 // threads; leases of one kind share equally, the earlier the odd thread.
 func TestCPUShareThinkFirst(t *testing.T) {
-	s := NewCPUShare(2)
-	p1 := s.acquire(new(search.Signals), 2, false)
+	s, _ := newFakeShare(2)
+	p1 := s.acquire(new(search.Signals), 2, false, 0)
 	if p1.granted != 2 {
 		t.Fatalf("lone ponder search got %d threads, want 2", p1.granted)
 	}
-	p2 := s.acquire(new(search.Signals), 2, false)
+	p2 := s.acquire(new(search.Signals), 2, false, 0)
 	if p1.granted != 1 || p2.granted != 1 {
 		t.Fatalf("two ponder searches got %d and %d, want 1 and 1", p1.granted, p2.granted)
 	}
-	th := s.acquire(new(search.Signals), 2, true)
+	th := s.acquire(new(search.Signals), 2, true, time.Second)
 	if th.granted != 2 || p1.granted != 0 || p2.granted != 0 {
 		t.Fatalf("think %d, ponder %d and %d; want 2, 0, 0", th.granted, p1.granted, p2.granted)
 	}
@@ -100,23 +191,27 @@ func TestCPUShareThinkFirst(t *testing.T) {
 	if p1.granted != 1 || p2.granted != 1 {
 		t.Fatalf("after the think: ponder %d and %d, want 1 and 1", p1.granted, p2.granted)
 	}
-	s.think(p2) // a ponder hit
+	s.think(p2, time.Second) // a ponder hit
 	if p2.granted != 2 || p1.granted != 0 {
 		t.Fatalf("after a hit: hit %d, other ponder %d; want 2, 0", p2.granted, p1.granted)
 	}
 	s.release(p1)
 	s.release(p2)
 
-	// More games to move than threads: none waits, each gets one thread
-	// (over the total), and a ponder search gets none meanwhile.
-	p3 := s.acquire(new(search.Signals), 2, false)
-	t1 := s.acquire(new(search.Signals), 2, true)
-	t2 := s.acquire(new(search.Signals), 2, true)
-	t3 := s.acquire(new(search.Signals), 2, true)
-	if t1.granted != 1 || t2.granted != 1 || t3.granted != 1 || p3.granted != 0 {
-		t.Fatalf("three thinks and a ponder on two threads got %d %d %d and %d, want 1 1 1 and 0", t1.granted, t2.granted, t3.granted, p3.granted)
+	// More games to move than threads: the first two get one thread each,
+	// the third waits with none (within its bound), and a ponder search
+	// gets none meanwhile.
+	p3 := s.acquire(new(search.Signals), 2, false, 0)
+	t1 := s.acquire(new(search.Signals), 2, true, time.Second)
+	t2 := s.acquire(new(search.Signals), 2, true, time.Second)
+	t3 := s.acquire(new(search.Signals), 2, true, time.Second)
+	if t1.granted != 1 || t2.granted != 1 || t3.granted != 0 || p3.granted != 0 {
+		t.Fatalf("three thinks and a ponder on two threads got %d %d %d and %d, want 1 1 0 and 0", t1.granted, t2.granted, t3.granted, p3.granted)
 	}
 	s.release(t1)
+	if t2.granted != 1 || t3.granted != 1 || p3.granted != 0 {
+		t.Fatalf("after the first think ended: %d %d and the ponder %d, want 1 1 and 0", t2.granted, t3.granted, p3.granted)
+	}
 	s.release(t2)
 	if t3.granted != 2 || p3.granted != 0 {
 		t.Fatalf("the last think got %d threads once the others ended, the ponder %d; want 2 and 0", t3.granted, p3.granted)
@@ -126,7 +221,7 @@ func TestCPUShareThinkFirst(t *testing.T) {
 		t.Fatalf("the ponder search got %d threads back, want 2", p3.granted)
 	}
 	var nilShare *CPUShare
-	if l := nilShare.acquire(new(search.Signals), 4, true); l != nil {
+	if l := nilShare.acquire(new(search.Signals), 4, true, time.Second); l != nil {
 		t.Fatal("a nil share gave a lease")
 	}
 }
@@ -192,5 +287,216 @@ func TestThinkTakesThreadsFromPonder(t *testing.T) {
 	a.StopPonder()
 	if n := share.InUse(); n != 0 {
 		t.Fatalf("%d threads in use after every search ended", n)
+	}
+}
+
+// checkShare fails t when s's invariant is broken (see checkShareLocked).
+func checkShare(t *testing.T, s *CPUShare, when string) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.checkShareLocked(); !ok {
+		t.Fatalf("%s: the share is broken", when)
+	}
+}
+
+// A third search for a move on two threads, both held by searches for a
+// move, waits with none (and its search is told so), ahead of the ponder
+// searches; it gets a thread the moment one of them ends, without any time
+// passing, and its wait is counted.
+func TestCPUShareThirdThinkWaits(t *testing.T) {
+	s, clock := newFakeShare(2)
+	p := s.acquire(new(search.Signals), 1, false, 0)
+	t1 := s.acquire(new(search.Signals), 1, true, time.Second)
+	t2 := s.acquire(new(search.Signals), 1, true, time.Second)
+	t3 := s.acquire(new(search.Signals), 1, true, time.Second)
+	checkShare(t, s, "three thinks")
+	if granted(s, t3) != 0 || t3.held.Load() != 0 || s.InUse() != 2 {
+		t.Fatalf("the third think holds %d (told %d) with %d in use; want 0, 0 and 2", granted(s, t3), t3.held.Load(), s.InUse())
+	}
+	if granted(s, p) != 0 {
+		t.Fatalf("a ponder search holds %d threads while a think waits", granted(s, p))
+	}
+	clock.advance(300 * time.Millisecond) // within the bound
+	checkShare(t, s, "within the bound")
+	if granted(s, t3) != 0 {
+		t.Fatalf("the third think got %d threads before its bound with none free", granted(s, t3))
+	}
+	if w := s.Waits(); w.Moves != 0 {
+		t.Fatalf("waits counted before the waiting search ended: %+v", w)
+	}
+	s.release(t2)
+	checkShare(t, s, "a think ended")
+	if granted(s, t3) != 1 || t3.held.Load() != 1 || granted(s, p) != 0 {
+		t.Fatalf("after a think ended the waiting one holds %d (told %d), the ponder %d; want 1, 1, 0",
+			granted(s, t3), t3.held.Load(), granted(s, p))
+	}
+	clock.advance(time.Second) // past the bound: nothing changes, it has a thread
+	if granted(s, t3) != 1 || s.InUse() != 2 {
+		t.Fatalf("past its bound the think holds %d with %d in use, want 1 and 2", granted(s, t3), s.InUse())
+	}
+	s.release(t3)
+	s.release(t1)
+	w := s.Waits()
+	if w.Moves != 1 || w.Total != 300*time.Millisecond || w.Max != 300*time.Millisecond || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want one move that waited 300ms, not overdue", w)
+	}
+	if granted(s, p) != 1 {
+		t.Fatalf("the ponder search got %d threads back, want 1", granted(s, p))
+	}
+	s.release(p)
+}
+
+// A search for a move that waits its whole bound is given one thread over
+// the total, and only then; it goes back within the total the moment a
+// thread frees. Searches for a move are served first come, first served:
+// a ponder hit waits behind the searches for a move that came before it.
+func TestCPUShareOverdueThinkGoesOver(t *testing.T) {
+	s, clock := newFakeShare(2)
+	t1 := s.acquire(new(search.Signals), 2, true, time.Second)
+	t2 := s.acquire(new(search.Signals), 2, true, time.Second)
+	t3 := s.acquire(new(search.Signals), 2, true, 100*time.Millisecond)
+	p := s.acquire(new(search.Signals), 2, false, 0)
+	clock.advance(99 * time.Millisecond)
+	checkShare(t, s, "before the bound")
+	if granted(s, t3) != 0 || s.InUse() != 2 {
+		t.Fatalf("before its bound the third think holds %d with %d in use, want 0 and 2", granted(s, t3), s.InUse())
+	}
+	clock.advance(time.Millisecond)
+	checkShare(t, s, "at the bound")
+	if granted(s, t3) != 1 || t3.held.Load() != 1 || s.InUse() != 3 || granted(s, p) != 0 {
+		t.Fatalf("at its bound the third think holds %d (told %d) with %d in use, the ponder %d; want 1, 1, 3 and 0",
+			granted(s, t3), t3.held.Load(), s.InUse(), granted(s, p))
+	}
+	// A ponder hit now: it comes after t3, and waits.
+	s.think(p, 50*time.Millisecond)
+	checkShare(t, s, "a ponder hit")
+	if granted(s, p) != 0 || s.InUse() != 3 {
+		t.Fatalf("the ponder hit holds %d with %d in use, want 0 and 3", granted(s, p), s.InUse())
+	}
+	s.release(t1)
+	checkShare(t, s, "a think ended")
+	if granted(s, t3) != 1 || t3.over || granted(s, p) != 0 || s.InUse() != 2 {
+		t.Fatalf("after a think ended: the overdue one holds %d (over %v), the hit %d, %d in use; want 1 within the total, 0, 2",
+			granted(s, t3), t3.over, granted(s, p), s.InUse())
+	}
+	s.release(t2)
+	checkShare(t, s, "another think ended")
+	if granted(s, t3) != 1 || granted(s, p) != 1 || s.InUse() != 2 {
+		t.Fatalf("after two thinks ended: %d and the hit %d with %d in use, want 1, 1 and 2", granted(s, t3), granted(s, p), s.InUse())
+	}
+	s.release(t3)
+	s.release(p)
+	w := s.Waits()
+	if w.Moves != 2 || w.Overdue != 1 || w.Max != 100*time.Millisecond || w.Total != 100*time.Millisecond {
+		t.Fatalf("waits %+v, want 2 moves (100ms, overdue; 0ms), 1 overdue", w)
+	}
+	if n := s.InUse(); n != 0 {
+		t.Fatalf("%d threads in use after every lease was released", n)
+	}
+
+	// Without a bound a search for a move never waits (as it did before).
+	t4 := s.acquire(new(search.Signals), 1, true, time.Second)
+	t5 := s.acquire(new(search.Signals), 1, true, time.Second)
+	t6 := s.acquire(new(search.Signals), 1, true, 0)
+	checkShare(t, s, "a think without a bound")
+	if granted(s, t6) != 1 || s.InUse() != 3 {
+		t.Fatalf("a think without a bound holds %d with %d in use, want 1 and 3", granted(s, t6), s.InUse())
+	}
+	// A smaller total makes a running think wait; past its bound it goes over.
+	s.release(t6)
+	s.SetTotal(1)
+	checkShare(t, s, "a smaller total")
+	if granted(s, t4) != 1 || granted(s, t5) != 0 {
+		t.Fatalf("on one thread the thinks hold %d and %d, want 1 and 0", granted(s, t4), granted(s, t5))
+	}
+	clock.advance(time.Second)
+	checkShare(t, s, "past the bounds")
+	if granted(s, t5) != 1 || s.InUse() != 2 {
+		t.Fatalf("past its bound the think holds %d with %d in use, want 1 and 2", granted(s, t5), s.InUse())
+	}
+	s.release(t4)
+	s.release(t5)
+}
+
+// The bound of a search for a move's wait is a quarter of its soft time, a
+// second without a time budget.
+func TestThinkWait(t *testing.T) {
+	if got := thinkWait(Budget{Soft: 2 * time.Second, Hard: 5 * time.Second, Timed: true}); got != 500*time.Millisecond {
+		t.Fatalf("soft 2s waits %v, want 500ms", got)
+	}
+	if got := thinkWait(Budget{}); got != time.Second {
+		t.Fatalf("an untimed search waits %v, want 1s", got)
+	}
+}
+
+// A Think whose search finds every thread held by another game's search
+// for a move waits with none: it completes depth 1 and pauses
+// (SearchThreads says 0), goes on the moment the thread frees, and its
+// wait is counted. A timed one that waits to its hard limit still plays a
+// move of depth 1 at least, in its time.
+func TestThinkWaitsForAThread(t *testing.T) {
+	share, _ := newFakeShare(1) // no bound falls due: time does not move
+	g := newTestGame(t, Options{Threads: 1, CPU: share})
+	other := share.acquire(new(search.Signals), 1, true, time.Second)
+
+	depth1 := make(chan int, 1)
+	var mu sync.Mutex
+	freed, early := false, false
+	type result struct {
+		d   Decision
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		d, err := g.Think(context.Background(), ThinkLimits{Depth: 3}, func(inf search.Info) {
+			mu.Lock()
+			defer mu.Unlock()
+			if inf.Depth == 1 && inf.MultiPV == 1 {
+				select {
+				case depth1 <- g.SearchThreads():
+				default:
+				}
+			}
+			if inf.Depth >= 2 && !freed {
+				early = true
+			}
+		})
+		done <- result{d, err}
+	}()
+	if n := <-depth1; n != 0 {
+		t.Fatalf("the waiting search ran depth 1 with %d threads, want 0", n)
+	}
+	mu.Lock()
+	freed = true
+	mu.Unlock()
+	share.release(other)
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("think: %v", res.err)
+	}
+	if early {
+		t.Fatal("the search went past depth 1 while it had no thread")
+	}
+	if res.d.Depth != 3 || res.d.Move == board.NoMove {
+		t.Fatalf("the search that got its thread back ended at depth %d with %v, want depth 3 and a move", res.d.Depth, res.d.Move)
+	}
+	if w := share.Waits(); w.Moves != 1 || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want one move, not overdue", w)
+	}
+	if n := g.SearchThreads(); n != 0 {
+		t.Fatalf("SearchThreads is %d with no search running", n)
+	}
+
+	// Timed, and the thread never frees (nor does the bound fall due): the
+	// hard limit ends the wait with the depth-1 move.
+	other = share.acquire(new(search.Signals), 1, true, time.Second)
+	d := think(t, g, ThinkLimits{MoveTime: 50 * time.Millisecond})
+	share.release(other)
+	if d.Source != FromSearch || d.Depth < 1 || d.Move == board.NoMove || d.Time > 2*time.Second {
+		t.Fatalf("a timed think that never got a thread: %v from %v at depth %d after %v, want a searched move of depth 1 or more within its 50ms (2s allowed)", d.Move, d.Source, d.Depth, d.Time)
+	}
+	if w := share.Waits(); w.Moves != 2 {
+		t.Fatalf("waits %+v, want two moves", w)
 	}
 }

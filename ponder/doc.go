@@ -138,7 +138,11 @@
 // first, a ponder search gets what is left, and a ponder hit (convert)
 // turns the run's lease into one for a move. Threads go from one search to
 // another through the runs' search.Signals (SetThreads): a ponder search
-// pauses the threads it lost and is never restarted for it. See CPUShare.
+// pauses the threads it lost and is never restarted for it. When runs for
+// a move hold every thread, another one waits with none (after depth 1),
+// first come first served, for at most a quarter of its soft time; then it
+// gets one thread over the total. Its hard limit stops it waiting or not.
+// Game.SearchThreads tells what the running search holds. See CPUShare.
 //
 // Panics: a panic on a run's search goroutine (in the engine or one of its
 // helper threads, in recording the search into the tree, in the info

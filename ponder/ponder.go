@@ -62,7 +62,7 @@ func (g *Game) convert(r *run, lim ThinkLimits) {
 		}
 	}
 	r.immediate = immediate
-	g.opts.CPU.think(r.lease) // our move now: served before ponder searches
+	g.opts.CPU.think(r.lease, thinkWait(b)) // our move now: served before ponder searches
 	r.sig.PonderHit()
 	if immediate {
 		r.stop()

@@ -21,6 +21,7 @@ type run struct {
 	done       chan struct{}
 	sig        *search.Signals // this run's own stop and ponder-hit (see stop)
 	lease      *lease          // its threads from Options.CPU (nil without one)
+	threads    int             // its threads without Options.CPU (see Game.SearchThreads)
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
 	learn      bool         // the memory may record this search (not restricted to some moves)
@@ -68,7 +69,9 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
 	r.sig = new(search.Signals)
-	r.lease = g.opts.CPU.acquire(r.sig, g.opts.Threads, !r.ponder || r.converted)
+	r.lease = g.opts.CPU.acquire(r.sig, g.opts.Threads, !r.ponder || r.converted, thinkWait(r.budget))
+	r.threads = max(g.opts.Threads, 1)
+	g.searching.Store(r)
 	stopAfter := context.AfterFunc(ctx, func() {
 		g.mu.Lock()
 		if g.run == r {
@@ -105,12 +108,35 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	go func() {
 		defer stopAfter()
 		defer g.recoverRun(r)
-		defer g.opts.CPU.release(r.lease) // on a panic too (a second release does nothing)
+		defer g.endLease(r) // on a panic too (a second time does nothing)
 		res := g.eng.Search(context.Background(), pos, slim, r.sig, func(inf search.Info) { g.onInfo(r, inf) })
-		g.opts.CPU.release(r.lease) // before the run is seen to end: its threads are free
+		g.endLease(r) // before the run is seen to end: its threads are free
 		g.endRun(r, res)
 		close(r.done)
 	}()
+}
+
+// endLease gives r's threads back (its search has returned); a second
+// call does nothing.
+func (g *Game) endLease(r *run) {
+	g.opts.CPU.release(r.lease)
+	g.searching.CompareAndSwap(r, nil)
+}
+
+// SearchThreads is the number of threads the Game's running search may
+// use now: those its lease on Options.CPU holds (0 while it waits for one,
+// or while a ponder search is paused; see CPUShare), all of
+// Options.Threads without a share, 0 when no search runs. It takes no lock
+// (two atomic loads), so a sampler may call it often.
+func (g *Game) SearchThreads() int {
+	r := g.searching.Load()
+	switch {
+	case r == nil:
+		return 0
+	case r.lease == nil:
+		return r.threads
+	}
+	return int(r.lease.held.Load())
 }
 
 // endRun records r's result (on the search goroutine, when it returned).

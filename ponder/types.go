@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -243,8 +244,9 @@ type Game struct {
 	pending      MoveStats // stats gathered for the move being decided
 	rootTB       TBResult  // the tables' result for the position of the Think in progress (finish hands it on)
 	stats        GameStats
-	searches     int               // engine searches started
-	tbMoves      []syzygy.RootMove // buffer of tablebaseMoves
+	searches     int                 // engine searches started
+	searching    atomic.Pointer[run] // the run whose search holds its threads (SearchThreads)
+	tbMoves      []syzygy.RootMove   // buffer of tablebaseMoves
 	// Viewers (see Snapshot, Watch, Expand).
 	live    live          // latest iteration
 	version uint64        // snapshot version

@@ -4,8 +4,10 @@ package main
 // once, their Games sharing a ponder.CPUShare, each against a light
 // opponent that mostly waits (as a remote opponent on Lichess would: it
 // takes no CPU of ours), under a real clock. It reports the nodes per
-// second of the bot's thinking and of its pondering searches, and the
-// bot's time forfeits.
+// second of the bot's thinking searches (over all their time, and over the
+// time they held a thread: a search for a move may wait for one, see
+// ponder.CPUShare) and of its pondering searches, the waits, and the bot's
+// time forfeits.
 
 import (
 	"context"
@@ -51,11 +53,14 @@ func (n nps) String() string {
 }
 
 // sampler reads every meter each tick and books the nodes searched since
-// the last tick on the kind of search the game runs.
+// the last tick on the kind of search the game runs. A thinking game's
+// nodes and time go to think (all of its time, waits for a thread
+// included: the figure before searches for a move could wait) and, while
+// its search holds a thread (Game.SearchThreads), to running too.
 type sampler struct {
-	mu             sync.Mutex
-	meters         map[*meter]bool
-	think, ponders nps
+	mu                      sync.Mutex
+	meters                  map[*meter]bool
+	think, running, ponders nps
 }
 
 func (s *sampler) add(m *meter)    { s.mu.Lock(); s.meters[m] = true; s.mu.Unlock() }
@@ -88,6 +93,10 @@ func (s *sampler) run(ctx context.Context, tick time.Duration) {
 			case m.thinking.Load():
 				s.think.nodes += d
 				s.think.time += dt
+				if m.g.SearchThreads() > 0 {
+					s.running.nodes += d
+					s.running.time += dt
+				}
 			case m.g.Pondering():
 				s.ponders.nodes += d
 				s.ponders.time += dt
@@ -140,7 +149,10 @@ func runShare(cfg shareConfig, ops []opening) error {
 	defer s.mu.Unlock()
 	fmt.Printf("cpu share: %d game(s), %d at once, threads_total %d, tc %v+%v, %v: %d moves of ours, %d time forfeit(s)\n",
 		played, cfg.atOnce, cfg.total, cfg.base, cfg.inc, time.Since(start).Round(time.Second), moves, forfeits)
-	fmt.Printf("thinking searches: %s\npondering searches: %s\n", s.think, s.ponders)
+	fmt.Printf("thinking searches: %s\nthinking while running: %s\npondering searches: %s\n", s.think, s.running, s.ponders)
+	w := share.Waits()
+	fmt.Printf("waits for a thread: %d of %d moves of ours, %v in all, longest %v, %d given one over threads_total at their bound\n",
+		w.Moves, moves, w.Total.Round(time.Millisecond), w.Max.Round(time.Millisecond), w.Overdue)
 	return nil
 }
 

@@ -12,8 +12,10 @@
 // With -cpu-games N it measures instead how the games of one bot share the
 // CPU (ponder.CPUShare): -games games, N at a time, of a pondering bot
 // against a light opponent that mostly waits; it prints the nodes per second
-// of the thinking and of the pondering searches, and the time forfeits
-// (scripts/cpushare.sh compares 4 games at once with one alone):
+// of the thinking searches (over all their time, and over the time they
+// held a thread) and of the pondering searches, the waits of searches for
+// a move for a thread, and the time forfeits (scripts/cpushare.sh compares
+// 4 games at once with one alone):
 //
 //	go run ./cmd/pondermatch -cpu-games 4 -games 8 -tc 60+0 -threads-total 2
 //
