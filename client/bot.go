@@ -99,7 +99,8 @@ func (b *Bot) UpdateSettings(s Settings) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.settings = s.withDefaults()
-	b.notifyLocked() // the queue may fit more games now
+	b.notifyLocked()       // the queue may fit more games now
+	b.rereadArenasLocked() // `ponderosa tournament join` may have recorded arenas meanwhile
 	b.log.Info().Msg("settings updated")
 }
 
@@ -140,6 +141,10 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.mu.Unlock()
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 	b.loadState(ctx)
+	as := b.arenaStore()
+	if as != nil {
+		b.loadArenas(ctx, as)
+	}
 
 	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -166,6 +171,10 @@ func (b *Bot) Run(ctx context.Context) error {
 	go func() { defer b.wg.Done(); b.checkinLoop(ctx) }()
 	b.wg.Add(1)
 	go func() { defer b.wg.Done(); b.arenaLoop(ctx) }()
+	if as != nil {
+		b.wg.Add(1)
+		go func() { defer b.wg.Done(); b.arenaStoreLoop(ctx, as) }()
+	}
 
 	var bo backoff
 	for first := true; ctx.Err() == nil; first = false {

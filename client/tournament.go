@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,6 +56,14 @@ import (
 // followed again when a reload puts it back on the list or changes its
 // password or team. UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
+//
+// The list is TournamentSettings.Join followed by the arenas that the
+// Store records (when it is an ArenaStore: `ponderosa tournament join`
+// records them there, `ponderosa tournament withdraw` removes them), read
+// when Run starts, at each reload and every StoreEvery: an arena recorded
+// while the bot runs is joined and played like one of the settings, and one
+// removed is withdrawn from. A recorded arena that is over (or that
+// Lichess no longer knows) is removed from the store.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
@@ -70,6 +79,20 @@ type TournamentSettings struct {
 	// WithdrawTimeout bounds the withdrawals when the bot stops. Default
 	// 10 s.
 	WithdrawTimeout time.Duration
+	// StoreEvery: how often the arenas recorded in the store (ArenaStore)
+	// are read again, to see the ones `ponderosa tournament join` and
+	// `withdraw` added or removed meanwhile. Default 20 s.
+	StoreEvery time.Duration
+}
+
+// ArenaStore is a Store that also keeps arenas to play (cmd/ponderosa's
+// store: the arenas `ponderosa tournament join` recorded). A Bot whose
+// Store is one plays them besides TournamentSettings.Join.
+type ArenaStore interface {
+	// Arenas returns the recorded arenas, in order of preference.
+	Arenas(ctx context.Context) ([]ArenaEntry, error)
+	// RemoveArena forgets arena id (no error when it is not recorded).
+	RemoveArena(ctx context.Context, id string) error
 }
 
 // ArenaEntry is one arena to join: its id and, when it asks for them, the
@@ -90,6 +113,9 @@ func (t TournamentSettings) withDefaults() TournamentSettings {
 	if t.WithdrawTimeout <= 0 {
 		t.WithdrawTimeout = 10 * time.Second
 	}
+	if t.StoreEvery <= 0 {
+		t.StoreEvery = 20 * time.Second
+	}
 	return t
 }
 
@@ -104,6 +130,13 @@ type arenaState struct {
 	// reqMu orders the join and withdraw requests: a withdrawal waits for
 	// a join in flight, so that the join cannot land after it.
 	reqMu chan struct{}
+	// stored: the arenas the store records (ArenaStore), as last read;
+	// those of the settings come first (arenaListLocked).
+	stored []ArenaEntry
+	// reread asks arenaStoreLoop to read the store now (a reload).
+	reread chan struct{}
+	// storeFailing: the last read of the stored arenas failed (logged).
+	storeFailing bool
 }
 
 // arenaJoin is what the bot knows of one arena.
@@ -192,8 +225,100 @@ func (b *Bot) arenasLocked() *arenaState {
 		b.arenas.gameOf = map[string]string{}
 		b.arenas.counted = map[string]bool{}
 		b.arenas.reqMu = make(chan struct{}, 1)
+		b.arenas.reread = make(chan struct{}, 1)
 	}
 	return &b.arenas
+}
+
+// arenaListLocked is the list of arenas to play: the settings' (their
+// password and team win) and then the store's; b.mu must be held.
+func (b *Bot) arenaListLocked() []ArenaEntry {
+	list := slices.Clone(b.settings.Tournament.Join)
+	for _, e := range b.arenas.stored {
+		if !slices.ContainsFunc(list, func(l ArenaEntry) bool { return l.ID == e.ID }) {
+			list = append(list, e)
+		}
+	}
+	return list
+}
+
+// storedArenaLocked reports whether the store records arena id (as last
+// read); b.mu must be held.
+func (b *Bot) storedArenaLocked(id string) bool {
+	return slices.ContainsFunc(b.arenas.stored, func(e ArenaEntry) bool { return e.ID == id })
+}
+
+// rereadArenasLocked asks arenaStoreLoop to read the store now (a reload);
+// b.mu must be held.
+func (b *Bot) rereadArenasLocked() {
+	select {
+	case b.arenasLocked().reread <- struct{}{}:
+	default: // a read is due already
+	}
+}
+
+// arenaStore is the Store as an ArenaStore; nil when it is none.
+func (b *Bot) arenaStore() ArenaStore {
+	as, _ := b.storeOf().(ArenaStore)
+	return as
+}
+
+// loadArenas reads the arenas the store records; on failure the list read
+// before stays (logged).
+func (b *Bot) loadArenas(ctx context.Context, as ArenaStore) {
+	got, err := as.Arenas(ctx)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	st := b.arenasLocked()
+	if err != nil {
+		if ctx.Err() == nil && !st.storeFailing { // once, not every StoreEvery
+			b.log.Warn().Err(err).Msg("state store: cannot read the recorded arena tournaments; playing those read before, trying again")
+		}
+		st.storeFailing = ctx.Err() == nil
+		return
+	}
+	if st.storeFailing {
+		st.storeFailing = false
+		b.log.Info().Msg("state store: the recorded arena tournaments can be read again")
+	}
+	if slices.Equal(got, st.stored) {
+		return
+	}
+	for _, e := range got {
+		if !b.storedArenaLocked(e.ID) {
+			b.log.Info().Str("tournament", e.ID).Msg("arena tournament recorded in the state store: playing it")
+		}
+	}
+	for _, e := range st.stored {
+		if !slices.ContainsFunc(got, func(g ArenaEntry) bool { return g.ID == e.ID }) {
+			b.log.Info().Str("tournament", e.ID).Msg("arena tournament no longer recorded in the state store: leaving it")
+		}
+	}
+	st.stored = got
+	b.notifyLocked() // the arena loop plans again
+}
+
+// arenaStoreLoop reads the arenas that the store records every
+// StoreEvery, and at once when a reload asks, until ctx ends.
+func (b *Bot) arenaStoreLoop(ctx context.Context, as ArenaStore) {
+	b.mu.Lock()
+	reread := b.arenasLocked().reread
+	b.mu.Unlock()
+	for {
+		b.mu.Lock()
+		every := b.settings.Tournament.StoreEvery
+		b.mu.Unlock()
+		t := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-reread:
+		case <-t.C:
+		}
+		t.Stop()
+		b.loadArenas(ctx, as)
+	}
 }
 
 // noteArenaGame records a game that an arena paired us in (gi from a
@@ -387,8 +512,9 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			next = t
 		}
 	}
+	list := b.arenaListLocked()
 	listed := map[string]bool{}
-	for _, e := range ts.Join {
+	for _, e := range list {
 		listed[e.ID] = true
 	}
 	for id, a := range st.arenas {
@@ -401,7 +527,7 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
 	}
-	for _, e := range ts.Join {
+	for _, e := range list {
 		a := st.arenas[e.ID]
 		if a == nil {
 			a = &arenaJoin{}
@@ -468,6 +594,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		if code := lichess.StatusCode(err); code == http.StatusNotFound {
 			a.done = true
 			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
+			b.forgetStoredArenaLocked(id)
 		} else if ctx.Err() == nil {
 			b.log.Warn().Err(err).Str("tournament", id).Msg("cannot ask the arena's state; trying again later")
 		}
@@ -499,9 +626,31 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		a.done, a.joined = true, false
 		b.log.Info().Str("tournament", id).Str("name", info.FullName).Msg("arena tournament over: no longer following it")
 		b.notifyLocked() // matchmaking may go on
+		b.forgetStoredArenaLocked(id)
 	case old != a.state:
 		b.log.Info().Str("tournament", id).Str("name", info.FullName).Str("state", a.state).Msg("arena tournament")
 	}
+}
+
+// forgetStoredArenaLocked removes arena id, over or unknown to Lichess,
+// from the store when the store records it (through the store writer: no
+// waiting under b.mu); b.mu must be held.
+func (b *Bot) forgetStoredArenaLocked(id string) {
+	if !b.storedArenaLocked(id) {
+		return
+	}
+	b.arenas.stored = slices.DeleteFunc(slices.Clone(b.arenas.stored), func(e ArenaEntry) bool { return e.ID == id })
+	b.persist("arena over", func(ctx context.Context, s Store) error {
+		as, ok := s.(ArenaStore)
+		if !ok {
+			return nil
+		}
+		if err := as.RemoveArena(ctx, id); err != nil {
+			return err
+		}
+		b.log.Info().Str("tournament", id).Msg("arena tournament removed from the state store")
+		return nil
+	})
 }
 
 // ArenaVerdict checks an arena's variant and speed by the rules that the

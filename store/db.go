@@ -388,4 +388,14 @@ CREATE TABLE learn (
 CREATE INDEX learn_evict ON learn (depth, used_at);
 CREATE INDEX learn_game ON learn (game);
 `,
+	// 5: the arenas that `ponderosa tournament join` recorded for the
+	// daemon (see Arena).
+	`
+CREATE TABLE arenas (
+	id       TEXT PRIMARY KEY,                      -- the Lichess arena id
+	team     TEXT NOT NULL DEFAULT '',              -- the team to play for; '' none
+	password TEXT NOT NULL DEFAULT '',              -- its password or entry code, as given; '' none
+	added_at TEXT NOT NULL                          -- UTC, when first recorded
+);
+`,
 }

@@ -3,7 +3,10 @@
 // that holds the game archive (every finished game with its PGN and the
 // figures of each move) and the daemon's counters that must survive a
 // restart (the bot games of the last 24 hours, the bots that declined our
-// challenges, the matchmaker's pause for Lichess' daily bot-game limit).
+// challenges, the matchmaker's pause for Lichess' daily bot-game limit),
+// and the arena tournaments that `ponderosa tournament join` recorded for
+// the daemon (Arena: with their passwords, so the file stays the bot's
+// user's and group's, mode 0640).
 //
 // The driver is modernc.org/sqlite, pure Go: no cgo, so `go install` and
 // static builds keep working. The database runs in WAL mode, so that

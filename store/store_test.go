@@ -56,7 +56,7 @@ func TestMigrateFromEmptyAndReopen(t *testing.T) {
 	if err := d.SQL().QueryRow("PRAGMA foreign_keys").Scan(&fk); err != nil || fk != 1 {
 		t.Fatalf("foreign_keys %d (%v), want 1", fk, err)
 	}
-	for _, tbl := range []string{"games", "moves", "bot_games", "declines", "pending_rating_diffs"} {
+	for _, tbl := range []string{"games", "moves", "bot_games", "declines", "pending_rating_diffs", "arenas"} {
 		var n int
 		if err := d.SQL().QueryRow("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", tbl).Scan(&n); err != nil || n != 1 {
 			t.Errorf("table %s: %d (%v)", tbl, n, err)

@@ -63,6 +63,25 @@ func (s storeAdapter) PauseUntil(ctx context.Context, name string) (time.Time, e
 	return s.a.PauseUntil(ctx, name)
 }
 
+// ArenaStore: the arenas `ponderosa tournament join` recorded.
+var _ client.ArenaStore = storeAdapter{}
+
+func (s storeAdapter) Arenas(ctx context.Context) ([]client.ArenaEntry, error) {
+	as, err := s.a.Arenas(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.ArenaEntry, 0, len(as))
+	for _, a := range as {
+		out = append(out, client.ArenaEntry{ID: a.ID, Password: a.Password, Team: a.Team})
+	}
+	return out, nil
+}
+
+func (s storeAdapter) RemoveArena(ctx context.Context, id string) error {
+	return s.a.RemoveArena(ctx, id)
+}
+
 // storeGame is the archive's form of a game record.
 func storeGame(r client.GameRecord) store.Game {
 	g := store.Game{

@@ -14,6 +14,7 @@ import (
 	"github.com/ponderosa-chess/ponderosa/client"
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/store"
 )
 
 // tournamentSettings are the client's arena settings from tournament.join.
@@ -22,26 +23,34 @@ func tournamentSettings(cfg *config.Config) client.TournamentSettings {
 	for _, e := range cfg.Tournament.Join {
 		ts.Join = append(ts.Join, client.ArenaEntry{ID: e.ID, Password: e.Password, Team: e.Team})
 	}
+	ts.StoreEvery = arenaStoreEvery // what `tournament join` tells
 	return ts
 }
 
-const tournamentUsage = `usage: ponderosa tournament join ID [-password-file F | -password P] [-team T] [-pair] [-config FILE]
-       ponderosa tournament withdraw ID [-config FILE]
+const tournamentUsage = `usage: ponderosa tournament join ID [-password-file F | -password P] [-team T] [-pair] [-config FILE] [-state-dir DIR]
+       ponderosa tournament withdraw ID [-config FILE] [-state-dir DIR]
 
 join joins the Lichess arena tournament ID with the bot's token (the token
-needs the tournament:write scope); with -pair it also asks to be paired for
-the next minute, which only a running bot can play (a pairing nobody plays
-is lost and Lichess pauses the bot). The password (or entry code) is read
-from -password-file, -password or $` + arenaPasswordEnv + `. withdraw leaves
-the arena before it starts, or pauses it while it runs. A bot is paired only
-while it asks: to play a whole arena, list it in tournament.join and start
-(or reload) the bot, which asks while it has a free slot and withdraws when
-it stops.
+needs the tournament:write scope) and records it, with its password and
+team, in the database of the bot's state directory (ponderosa.db, mode
+0640: the bot's user and group read it). The bot plays the arenas recorded
+there besides those of tournament.join: a running bot reads the record
+within 20 seconds, a stopped one at its next start; it asks to be paired
+while it has a free slot, plays its pairings, withdraws when it stops (and
+joins again at its next start), and forgets the arena once it is over. With
+-pair the join also asks to be paired for the next minute, which only a
+running bot can play (a pairing nobody plays is lost and Lichess pauses the
+bot). The password (or entry code) is read from -password-file, -password
+or $` + arenaPasswordEnv + `. withdraw removes the record, so that a
+running bot stops asking there, and leaves the arena before it starts, or
+pauses it while it runs. Run both as the bot's user (sudo -u ponderosa
+under systemd, with -state-dir /var/lib/ponderosa).
 
 Exit codes: 0 done, 64 bad command line (-h too), 69 Lichess unreachable
-(or a server error), 75 rate limited, 77 token without tournament:write or
-refused, 78 no token or a bad configuration, 1 Lichess refused (its reason
-is printed).`
+(or a server error), 73 the state directory's database cannot be written,
+75 rate limited, 77 token without tournament:write or refused, 78 no token,
+no state directory or a bad configuration, 1 Lichess refused (its reason is
+printed).`
 
 // arenaPasswordEnv may hold the password of `tournament join`, so that it
 // need not be on the command line (where other users may see it).
@@ -69,14 +78,15 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	fs := flag.NewFlagSet("tournament "+action, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() { fmt.Fprintln(e.stderr, tournamentUsage); fs.PrintDefaults() }
-	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url and the token)")
+	path := fs.String("config", defaultConfigPath, "the configuration file (for lichess.base_url, the token and state_dir)")
+	stateDir := fs.String("state-dir", "", "the bot's state directory, whose database records the arena for the bot (default: state_dir of the configuration, else $STATE_DIRECTORY, $XDG_STATE_HOME/ponderosa or ~/.local/state/ponderosa)")
 	var password, passwordFile, team *string
 	var pair *bool
 	if action == "join" {
 		password = fs.String("password", "", "the arena's password or entry code, if it has one (visible to other users of the machine: prefer -password-file or $"+arenaPasswordEnv+")")
 		passwordFile = fs.String("password-file", "", "a file holding the arena's password or entry code")
 		team = fs.String("team", "", "the team to play for, in a team battle (the id of the team's address)")
-		pair = fs.Bool("pair", false, "also ask to be paired for the next minute (for a running bot that does not list the arena)")
+		pair = fs.Bool("pair", false, "also ask to be paired for the next minute (only a running bot plays the pairing)")
 	}
 	// The id may come before the flags or after them.
 	var id string
@@ -111,13 +121,51 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	if c == nil {
 		return code
 	}
+	dir := *stateDir
+	if dir == "" {
+		d, _, err := cfg.ResolveStateDir(e.getenv)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "state directory: %v (give -state-dir, the bot's)\n", err)
+			return exitConfig
+		}
+		dir = d
+	}
+	dbPath := store.Path(dir)
+	// The database first: a join that the bot cannot be told of is not
+	// sent (nor a withdrawal that a running bot would undo).
+	var db *store.DB
+	if _, err := os.Stat(dbPath); action == "join" || err == nil {
+		if action == "join" {
+			if err := makeStateDir(dir); err != nil {
+				fmt.Fprintln(e.stderr, err)
+				return exitCantCreat
+			}
+		}
+		d, err := store.Open(dbPath, store.Options{})
+		if err != nil {
+			fmt.Fprintf(e.stderr, "cannot open the bot's record of arenas: %v (run this as the bot's user, with its state directory); not %s\n", err, map[string]string{"join": "joined", "withdraw": "withdrawn"}[action])
+			return exitCantCreat
+		}
+		defer d.Close()
+		db = d
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	removed := false
 	var err error
 	if action == "join" {
 		err = c.JoinArena(ctx, id, lichess.JoinRequest{Password: entry.Password, Team: entry.Team, PairMeAsap: *pair})
-	} else {
+	} else if db != nil {
+		if removed, err = db.RemoveArena(ctx, id); err != nil {
+			fmt.Fprintf(e.stderr, "cannot remove the arena from the bot's record: %v (run this as the bot's user); not withdrawn\n", err)
+			return exitCantCreat
+		}
+	}
+	if action == "withdraw" {
 		err = c.WithdrawArena(ctx, id)
+		if err != nil && removed {
+			fmt.Fprintf(e.stderr, "removed arena %s from the bot's arenas in %s: a running bot withdraws from it within %s\n", id, dbPath, arenaStoreEvery)
+		}
 	}
 	if err != nil {
 		return tournamentFailed(e, c, action, err)
@@ -126,19 +174,40 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	if a, err := c.ArenaInfo(ctx, id); err == nil {
 		name, state = fmt.Sprintf("%s (%s)", id, a.FullName), ", "+a.State()
 	}
-	if action == "join" {
-		fmt.Fprintf(e.stdout, "joined arena %s%s: %s/tournament/%s\n", name, state, c.BaseURL(), id)
-		if *pair {
-			fmt.Fprintln(e.stdout, "Asked to be paired for the next minute: only a running bot plays the pairing.")
-		}
-		if !listed(cfg, id) {
-			fmt.Fprintf(e.stdout, "The bot is paired only while it asks: add %s to tournament.join in %s and start or reload the bot to play the arena.\n", id, *path)
-		}
-	} else {
+	if action == "withdraw" {
 		fmt.Fprintf(e.stdout, "withdrew from arena %s%s\n", name, state)
+		if removed {
+			fmt.Fprintf(e.stdout, "Removed it from the bot's arenas in %s: a running bot stops asking for pairings there within %s.\n", dbPath, arenaStoreEvery)
+		}
+		if listed(cfg, id) {
+			fmt.Fprintf(e.stdout, "It is still in tournament.join of %s: a running bot joins it again; take it off the list and reload the bot.\n", *path)
+		}
+		return exitOK
 	}
+	fmt.Fprintf(e.stdout, "joined arena %s%s: %s/tournament/%s\n", name, state, c.BaseURL(), id)
+	if *pair {
+		fmt.Fprintln(e.stdout, "Asked to be paired for the next minute: only a running bot plays the pairing.")
+	}
+	if err := db.AddArena(ctx, store.Arena{ID: id, Team: entry.Team, Password: entry.Password}); err != nil {
+		fmt.Fprintf(e.stderr, "cannot record the arena for the bot: %v (add it to tournament.join instead)\n", err)
+		return exitCantCreat
+	}
+	kept := ""
+	if entry.Password != "" {
+		kept = " with its password"
+		if m, err := store.FileMode(dbPath); err == nil {
+			kept += fmt.Sprintf(" (the file's mode is %04o: keep it closed to others)", m)
+		}
+	}
+	fmt.Fprintf(e.stdout, "Recorded it for the bot in %s%s: the bot plays the arena while it runs (a running bot takes it up within %s, a stopped one at its next start), and forgets it once it is over.\n",
+		dbPath, kept, arenaStoreEvery)
 	return exitOK
 }
+
+// arenaStoreEvery is how soon a running bot reads what the commands
+// recorded (the daemon's client.TournamentSettings.StoreEvery, set by
+// tournamentSettings).
+const arenaStoreEvery = 20 * time.Second
 
 // arenaPassword is the password of `tournament join`: of -password-file
 // (the file's first line), of -password, or of $PONDEROSA_ARENA_PASSWORD;

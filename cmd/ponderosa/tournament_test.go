@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,11 +10,36 @@ import (
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
 	"github.com/ponderosa-chess/ponderosa/config"
+	"github.com/ponderosa-chess/ponderosa/store"
 )
+
+// arenaConfig writes a configuration for srv whose state_dir is a new
+// directory, and returns both.
+func arenaConfig(t *testing.T, srv *lichesstest.Server) (cfg, stateDir string) {
+	t.Helper()
+	stateDir = t.TempDir()
+	return writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\nstate_dir: "+stateDir+"\n"), stateDir
+}
+
+// recordedArenas reads the arenas recorded in the database of stateDir.
+func recordedArenas(t *testing.T, stateDir string) []store.Arena {
+	t.Helper()
+	db, err := store.OpenReadOnly(store.Path(stateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	as, err := db.Arenas(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as
+}
 
 // `ponderosa tournament join ID` and `withdraw ID` with the config's token:
 // the join sends the password and team and, with -pair, asks for a
-// pairing; the exit
+// pairing, and records the arena (password and team too) in the state
+// directory's database for the bot; withdraw removes it there; the exit
 // codes follow the others (64 usage, 77 a token without the scope, 78 no
 // token, 1 a refusal); neither the token nor the password is printed.
 func TestTournamentCmd(t *testing.T) {
@@ -25,7 +51,7 @@ func TestTournamentCmd(t *testing.T) {
 	if err := srv.StartArena(id); err != nil {
 		t.Fatal(err)
 	}
-	cfg := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\n")
+	cfg, stateDir := arenaConfig(t, srv)
 	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
 	var printed strings.Builder // everything printed, for the secrets' check
 	runWith := func(t *testing.T, environ map[string]string, args ...string) (int, string, string) {
@@ -45,10 +71,21 @@ func TestTournamentCmd(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "Wrong entry code") {
 		t.Fatalf("wrong password: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
+	if as := recordedArenas(t, stateDir); len(as) != 0 {
+		t.Fatalf("a refused join was recorded: %+v", as)
+	}
 	// The flags may come before the id too.
 	code, stdout, stderr = runWith(t, env, "tournament", "join", "-password", "s3cret-pw", "-team", "bot-team", "-pair", "-config", cfg, id)
-	if code != exitOK || !strings.Contains(stdout, "joined arena "+id+" (Bots Only), started") || !strings.Contains(stdout, "tournament.join") {
+	if code != exitOK || !strings.Contains(stdout, "joined arena "+id+" (Bots Only), started") ||
+		!strings.Contains(stdout, "Recorded it for the bot in "+store.Path(stateDir)+" with its password (the file's mode is 0") ||
+		!strings.Contains(stdout, "the bot plays the arena while it runs") {
 		t.Fatalf("join: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if as := recordedArenas(t, stateDir); len(as) != 1 || as[0].ID != id || as[0].Password != "s3cret-pw" || as[0].Team != "bot-team" {
+		t.Fatalf("recorded arenas after the join: %+v, want %s with its password and team", as, id)
+	}
+	if m, err := store.FileMode(store.Path(stateDir)); err != nil || m&0o007 != 0 {
+		t.Errorf("the database holding the password has mode %04o (%v): open to others", m, err)
 	}
 	if !srv.ArenaWaiting(id, "ArenaBot") {
 		t.Error("the join did not ask for a pairing (pairMeAsap)")
@@ -58,8 +95,11 @@ func TestTournamentCmd(t *testing.T) {
 		t.Errorf("after the join: %+v", snap)
 	}
 	code, stdout, stderr = runWith(t, env, "tournament", "withdraw", id, "-config", cfg)
-	if code != exitOK || !strings.Contains(stdout, "withdrew from arena "+id) {
+	if code != exitOK || !strings.Contains(stdout, "withdrew from arena "+id) || !strings.Contains(stdout, "Removed it from the bot's arenas in "+store.Path(stateDir)) {
 		t.Fatalf("withdraw: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if as := recordedArenas(t, stateDir); len(as) != 0 {
+		t.Fatalf("recorded arenas after the withdrawal: %+v, want none", as)
 	}
 	if snap, _ := srv.Arena(id); !snap.Players[0].Paused {
 		t.Errorf("not paused after the withdrawal: %+v", snap)
@@ -99,7 +139,7 @@ func TestTournamentCmdPairPassword(t *testing.T) {
 	if err := srv.StartArena(id); err != nil {
 		t.Fatal(err)
 	}
-	cfg := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\n")
+	cfg, _ := arenaConfig(t, srv)
 	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
 	pwFile := filepath.Join(t.TempDir(), "arena-password")
 	if err := os.WriteFile(pwFile, []byte("s3cret-pw\n"), 0o600); err != nil {
@@ -121,7 +161,7 @@ func TestTournamentCmdPairPassword(t *testing.T) {
 	if code, _, _ := runWith(t, env, "tournament", "join", id, "-password", "x", "-password-file", pwFile, "-config", cfg); code != exitUsage {
 		t.Errorf("-password and -password-file together: code %d, want %d", code, exitUsage)
 	}
-	down := writeConfig(t, "lichess:\n  base_url: http://127.0.0.1:1\n")
+	down := writeConfig(t, "lichess:\n  base_url: http://127.0.0.1:1\nstate_dir: "+t.TempDir()+"\n")
 	if code, _, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", down); code != exitUnavailable {
 		t.Errorf("Lichess unreachable: code %d, want %d (%s)", code, exitUnavailable, stderr)
 	}
@@ -137,6 +177,9 @@ func TestTournamentSettings(t *testing.T) {
 	j := settingsFromConfig(cfg, t.TempDir()).Tournament.Join
 	if len(j) != 2 || j[0].ID != "hL7vMrFQ" || j[1].ID != "Xy12Ab34" || j[1].Password != "pw" || j[1].Team != "red" {
 		t.Errorf("Tournament.Join = %+v", j)
+	}
+	if got := settingsFromConfig(cfg, t.TempDir()).Tournament.StoreEvery; got != arenaStoreEvery {
+		t.Errorf("Tournament.StoreEvery = %v, want the %v that tournament join tells", got, arenaStoreEvery)
 	}
 }
 
@@ -185,5 +228,60 @@ func TestCheckConfigArenaVariantSpeed(t *testing.T) {
 	code, stdout, stderr = runWith(t, env, "check-config", "-online", "-config", cfg)
 	if code != exitOK || !strings.Contains(stderr, "warning: tournament.join[1] hL7vMrFQ") {
 		t.Fatalf("a playable arena and an unknown one: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
+
+// `tournament join` needs the bot's state directory: without one it
+// exits 78, and with one it cannot write 73, both before asking Lichess
+// (a join the bot would never hear of is not sent). withdraw of an arena
+// of tournament.join says that a running bot joins it again; withdraw
+// without a database withdraws on Lichess only; -state-dir overrides
+// state_dir.
+func TestTournamentCmdStateDir(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	id := srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"} // no HOME, no XDG_STATE_HOME, no STATE_DIRECTORY
+	noDir := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\n")
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", noDir); code != exitConfig || !strings.Contains(stderr, "state directory") {
+		t.Fatalf("no state directory: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", noDir, "-state-dir", notADir); code != exitCantCreat {
+		t.Fatalf("a state directory that cannot be made: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/join")); n != 0 {
+		t.Fatalf("%d joins sent although the arena could not be recorded", n)
+	}
+
+	// -state-dir wins over state_dir.
+	listedCfg, cfgDir := arenaConfig(t, srv)
+	if err := os.WriteFile(listedCfg, []byte("lichess:\n  base_url: "+srv.URL()+"\nstate_dir: "+cfgDir+"\ntournament:\n  join: ["+id+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flagDir := t.TempDir()
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", listedCfg, "-state-dir", flagDir); code != exitOK || strings.Contains(stdout, "password") {
+		t.Fatalf("join with -state-dir: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if as := recordedArenas(t, flagDir); len(as) != 1 || as[0].ID != id {
+		t.Fatalf("arenas in the -state-dir: %+v", as)
+	}
+	if _, err := os.Stat(store.Path(cfgDir)); err == nil {
+		t.Error("state_dir got a database although -state-dir was given")
+	}
+	code, stdout, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", listedCfg)
+	if code != exitOK || strings.Contains(stdout, "Removed") || !strings.Contains(stdout, "still in tournament.join") {
+		t.Fatalf("withdraw of a listed arena without a database: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(store.Path(cfgDir)); err == nil {
+		t.Error("withdraw made a database")
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 1 {
+		t.Errorf("%d withdrawals, want 1", n)
 	}
 }
