@@ -138,6 +138,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	b.mu.Lock()
 	b.me = acct
 	b.idleFrom = time.Now()
+	b.mm.corrIdleFrom = b.idleFrom
 	b.mu.Unlock()
 	b.log.Info().Str("account", acct.Username).Msg("bot started")
 	b.loadState(ctx)

@@ -125,6 +125,11 @@ func (b *Bot) parkLocked(id, opponent string) {
 	}
 	delete(b.pending, id)
 	b.queue.remove(id)
+	if b.mm.onGameStart(id) {
+		// Our matchmaking challenge's game, started on the opponent's
+		// move: it is a bot game, and our challenge is no longer out.
+		b.countBotGameLocked(id)
+	}
 	if _, ok := b.parked[id]; !ok {
 		b.parked[id] = parkedGame{opponent: opponent, at: time.Now()}
 		b.log.Info().Str("game", id).Str("opponent", opponent).Msg("correspondence game waits for the opponent's move")

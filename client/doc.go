@@ -16,7 +16,9 @@
 // progress at start-up and after each reconnect, runs one game worker per
 // game, and, when matchmaking is on and a real-time slot that no queued
 // challenge waits for and no slot reserved for humans has been free
-// idle_time, challenges an online bot (matchmaking.go; our challenge out,
+// idle_time (or, with correspondence days to offer, a correspondence slot
+// that no queued correspondence challenge waits for), challenges an online
+// bot (matchmaking.go; our challenge out,
 // its cancel when stale, in matchmaking_out.go; Lichess' daily bot-game
 // caps pause it or skip an opponent, matchmaking_daycaps.go; bots that
 // declined repeatedly are blocked by the persisted decline history, per

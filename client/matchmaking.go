@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
@@ -20,6 +21,15 @@ type MatchmakingSettings struct {
 	// VariantTimeControls: a variant's own time controls, chosen from in
 	// the place of TimeControls when that variant is offered.
 	VariantTimeControls map[string][]TimeControlSetting
+	// CorrespondenceDays: days per move offered in correspondence
+	// challenges (Lichess' days, no clock; lichess-bot's challenge_days),
+	// one at random. A correspondence challenge goes out only while a
+	// correspondence slot is free (CorrespondenceSettings.Concurrency),
+	// and with the days the challenge policy accepts (acceptedDays); with
+	// real-time clocks too, each challenge is real-time or correspondence
+	// at random (pickKind). Default none: with days and no TimeControls,
+	// only correspondence is offered.
+	CorrespondenceDays []int
 	// Mode: MatchRated, MatchCasual, or MatchRandom (each challenge rated
 	// or casual at random). Default ("") casual.
 	Mode string
@@ -68,29 +78,71 @@ const (
 )
 
 // matchKind is what one challenge of ours offers: the variant, the clock
-// (and so the speed), rated or casual.
+// (and so the speed) or the days per move of a correspondence game, rated
+// or casual.
 type matchKind struct {
 	variant string
 	tc      TimeControlSetting
+	days    int // > 0: a correspondence challenge, without a clock
 	rated   bool
 }
 
-// pickKind draws the kind of the next challenge: a variant, then a clock
-// among that variant's time controls, then rated or casual by Mode.
-func (m MatchmakingSettings) pickKind() matchKind {
-	k := matchKind{variant: m.Variants[rand.IntN(len(m.Variants))]}
-	tcs := m.TimeControls
-	if own := m.VariantTimeControls[k.variant]; len(own) > 0 {
-		tcs = own
+// corr reports whether k is a correspondence challenge.
+func (k matchKind) corr() bool { return k.days > 0 }
+
+// speed is Lichess' speed of a game of kind k: correspondence, or its
+// clock's.
+func (k matchKind) speed() string {
+	if k.corr() {
+		return speedCorrespondence
 	}
-	k.tc = tcs[rand.IntN(len(tcs))]
+	return speedOf(k.tc)
+}
+
+// clocksOf is the real-time clocks offered with variant: its own
+// (VariantTimeControls), or TimeControls.
+func (m MatchmakingSettings) clocksOf(variant string) []TimeControlSetting {
+	if own := m.VariantTimeControls[variant]; len(own) > 0 {
+		return own
+	}
+	return m.TimeControls
+}
+
+// pickKind draws the kind of the next challenge, or reports false when
+// none may go: real-time (when realtime, a real-time slot being free) or
+// correspondence (days, the days that may be offered now: none when no
+// correspondence slot is free), at random when both may (as lichess-bot
+// chooses between challenge_days and its clocks); then a variant (for
+// real-time, one that has clocks), a clock among that variant's time
+// controls or days among days, and rated or casual by Mode.
+func (m MatchmakingSettings) pickKind(realtime bool, days []int) (matchKind, bool) {
+	var rtVariants []string
+	if realtime {
+		for _, v := range m.Variants {
+			if len(m.clocksOf(v)) > 0 {
+				rtVariants = append(rtVariants, v)
+			}
+		}
+	}
+	if len(rtVariants) == 0 && len(days) == 0 {
+		return matchKind{}, false
+	}
+	var k matchKind
+	if len(days) > 0 && (len(rtVariants) == 0 || rand.IntN(2) == 0) {
+		k.variant = m.Variants[rand.IntN(len(m.Variants))]
+		k.days = days[rand.IntN(len(days))]
+	} else {
+		k.variant = rtVariants[rand.IntN(len(rtVariants))]
+		tcs := m.clocksOf(k.variant)
+		k.tc = tcs[rand.IntN(len(tcs))]
+	}
 	switch m.Mode {
 	case MatchRated:
 		k.rated = true
 	case MatchRandom:
 		k.rated = rand.IntN(2) == 0
 	}
-	return k
+	return k, true
 }
 
 // mode is MatchRated or MatchCasual.
@@ -102,6 +154,9 @@ func (k matchKind) mode() string {
 }
 
 func (k matchKind) String() string {
+	if k.corr() {
+		return fmt.Sprintf("%s correspondence %dd %s", k.variant, k.days, k.mode())
+	}
 	return k.variant + " " + speedOf(k.tc) + " " + k.mode()
 }
 
@@ -114,7 +169,7 @@ func (m MatchmakingSettings) withDefaults() MatchmakingSettings {
 	if len(m.Variants) == 0 {
 		m.Variants = []string{"standard"}
 	}
-	if len(m.TimeControls) == 0 {
+	if len(m.TimeControls) == 0 && len(m.CorrespondenceDays) == 0 {
 		m.TimeControls = []TimeControlSetting{{Base: 3 * time.Minute, Increment: 2 * time.Second}}
 	}
 	if m.IdleTime <= 0 {
@@ -168,6 +223,10 @@ type matchState struct {
 	// still tried in the background). A game that starts from one is
 	// still ours to count.
 	lateOurs map[string]time.Time
+	// corrIdleFrom: the last time a round saw no correspondence slot free
+	// for matchmaking (or the start): matchmaking.idle_time counts from it
+	// for correspondence challenges, as idleFrom does for real-time ones.
+	corrIdleFrom time.Time
 	// dayLimitUntil: Lichess refused our challenge for the daily bot-game
 	// limit (429 bot.vsBot.day); no challenge before this time. Kept in
 	// the store (PauseBotDayLimit): a restart keeps it.
@@ -238,10 +297,13 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	opp := cands[rand.IntN(len(cands))]
-	ch, err := b.c.CreateChallenge(ctx, opp.ID, lichess.ChallengeRequest{
-		Limit: int(kind.tc.Base / time.Second), Increment: int(kind.tc.Increment / time.Second),
-		Rated: kind.rated, Variant: kind.variant,
-	})
+	req := lichess.ChallengeRequest{Rated: kind.rated, Variant: kind.variant}
+	if kind.corr() {
+		req.Days = kind.days // no clock: Lichess wants none beside days
+	} else {
+		req.Limit, req.Increment = int(kind.tc.Base/time.Second), int(kind.tc.Increment/time.Second)
+	}
+	ch, err := b.c.CreateChallenge(ctx, opp.ID, req)
 	if err != nil {
 		switch {
 		case lichess.IsBotDayLimit(err):
@@ -256,7 +318,7 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		return
 	}
 	sent = true // challengeSent ends the reservation
-	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Msg("matchmaking: challenge sent")
+	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Stringer("kind", kind).Msg("matchmaking: challenge sent")
 	b.challengeSent(ctx, ch.ID, opp.ID, kind)
 }
 
@@ -266,10 +328,11 @@ type matchmakeView struct {
 	stale    bool   // and it is past the challenge timeout: to be cancelled
 	givenUp  string // our challenge just given up (staleGiveUp): cancelled in the background
 	settings Settings
-	// reserved: a slot is free for a bot game (and has been for
-	// IdleTime), the daily caps allow one more, and the view reserved the
-	// slot (mm.sending) for this round; the round must give it back
-	// (sendingChallenge(false)) or end it with challengeSent.
+	// reserved: a slot is free for a bot game of kind (real-time, or
+	// correspondence: see matchmakeView), the daily caps allow one more,
+	// and the view reserved the slot (mm.sending) for this round; the
+	// round must give it back (sendingChallenge(false)) or end it with
+	// challengeSent.
 	reserved bool
 	me       lichess.Account
 	kind     matchKind       // what this round offers
@@ -302,11 +365,12 @@ func (v matchmakeView) candidates(bots []lichess.User, mm MatchmakingSettings) [
 }
 
 // perfOf is the Lichess perf (rating) a game of kind k counts in: its
-// speed for standard chess (and a position set up), else its variant.
+// speed for standard chess (and a position set up; correspondence for a
+// correspondence game), else its variant.
 func perfOf(k matchKind) string {
 	switch k.variant {
 	case "", "standard", "fromPosition":
-		return speedOf(k.tc)
+		return k.speed()
 	}
 	return k.variant
 }
@@ -317,6 +381,9 @@ func perfOf(k matchKind) string {
 func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.freeCorrSlotsLocked() <= 0 {
+		b.mm.corrIdleFrom = now // idle_time counts from when one frees
+	}
 	if id := b.mm.outID; id != "" {
 		// A stale challenge stays pending (holding its slot, and counted
 		// as a bot game to come) until its cancel answers: Lichess may
@@ -339,19 +406,31 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	if b.inArenaLocked() { // tournament.go: the arena's pairings need the slots
 		return matchmakeView{}
 	}
-	free := !b.draining && !b.mm.sending && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
-	if !free || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
+	if b.draining || b.mm.sending || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
+		return matchmakeView{}
+	}
+	// A real-time slot free for a bot game, or a correspondence slot (its
+	// own budget) with days that our own rules accept; each free for
+	// IdleTime.
+	rtFree := b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	var days []int
+	if len(mm.CorrespondenceDays) > 0 && b.freeCorrSlotsLocked() > 0 && now.Sub(b.mm.corrIdleFrom) >= mm.IdleTime {
+		days = b.settings.Challenge.acceptedDays(mm.CorrespondenceDays)
+	}
+	kind, ok := mm.pickKind(rtFree, days)
+	if !ok {
 		return matchmakeView{}
 	}
 	// Reserve the slot under the lock that saw it free: the queue and the
-	// rules count it (as a game and as a bot game) until the round ends.
+	// rules count it (as a game, real-time or correspondence by its kind,
+	// and as a bot game) until the round ends.
 	b.mm.sending = true
 	clear(b.mm.startedEarly)
 	v := matchmakeView{
 		settings: b.settings,
 		reserved: true,
 		me:       b.me,
-		kind:     mm.pickKind(),
+		kind:     kind,
 		declined: make(map[string]bool, len(b.mm.declined)),
 	}
 	b.mm.sendKind = v.kind
@@ -417,6 +496,38 @@ func (b *Bot) freeBotSlotsLocked() int {
 	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
 }
 
+// freeCorrSlotsLocked is how many correspondence slots a game of ours
+// may take now: of correspondence.concurrency, those not held by a
+// correspondence game (running, parked, or accepted) nor taken by the
+// correspondence challenges waiting in the queue (they come first). Our
+// own pending challenge is handled by the caller, as in freeBotSlotsLocked.
+func (b *Bot) freeCorrSlotsLocked() int {
+	_, corr := b.slotsLocked()
+	for _, e := range b.queue.items {
+		if isCorrespondenceChallenge(e.ch) {
+			corr++
+		}
+	}
+	return b.settings.Correspondence.Concurrency - corr
+}
+
+// acceptedDays is the days of offered that p accepts in a correspondence
+// challenge (verdict): challenges accepted, correspondence among the
+// speeds, within MinDays..MaxDays. The matchmaker offers only those: a
+// game we would decline is not one to ask for.
+func (p ChallengePolicy) acceptedDays(offered []int) []int {
+	if p.DeclineAll || !containsFold(p.Speeds, speedCorrespondence) {
+		return nil
+	}
+	var out []int
+	for _, d := range offered {
+		if d >= p.MinDays && (p.MaxDays <= 0 || d <= p.MaxDays) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // gameOverLocked forgets the game id that ended at now. A real-time game
 // that frees a slot while none sat free for a bot game restarts
 // matchmaking.idle_time (the bot goes from busy to idle now); one that ends
@@ -426,8 +537,8 @@ func (b *Bot) freeBotSlotsLocked() int {
 // from being filled.
 func (b *Bot) gameOverLocked(id string, corr bool, now time.Time) {
 	free := b.freeBotSlotsLocked()
-	if b.matchPendingLocked() {
-		free-- // the slot our own challenge holds
+	if rt, _ := b.matchPendingSlotsLocked(); rt > 0 {
+		free-- // the slot our own real-time challenge holds
 	}
 	idleBefore := free > 0
 	delete(b.games, id)

@@ -95,7 +95,7 @@ func (b *Bot) opponentCapped(opp lichess.User, kind matchKind, err error, now ti
 		b.mm.declined[id] = now
 		until = now.Add(b.settings.Matchmaking.DeclineCooldown)
 	}
-	d := DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now, Variant: kind.variant, Speed: speedOf(kind.tc), Mode: kind.mode()}
+	d := DeclineRecord{Opponent: id, Reason: DeclineCapped, At: now, Variant: kind.variant, Speed: kind.speed(), Mode: kind.mode()}
 	b.mm.history = append(b.mm.history, d)
 	b.persist("decline", func(ctx context.Context, s Store) error { return s.AddDecline(ctx, d) })
 	b.mu.Unlock()

@@ -52,7 +52,7 @@ func (d DeclineRecord) refuses(k matchKind) bool {
 	case aboutMode:
 		return d.Mode != "" && d.Mode == k.mode()
 	case aboutSpeed:
-		was, is := speedRank(d.Speed), speedRank(speedOf(k.tc))
+		was, is := speedRank(d.Speed), speedRank(k.speed())
 		switch {
 		case was < 0:
 			return false

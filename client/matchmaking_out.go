@@ -44,9 +44,27 @@ func (b *Bot) sendingChallenge(on bool) {
 }
 
 // matchPendingLocked reports whether the matchmaker's challenge is out or
-// being sent: it holds a real-time slot, and is a bot game to come.
+// being sent: it holds a slot (matchPendingSlotsLocked), and is a bot
+// game to come.
 func (b *Bot) matchPendingLocked() bool {
 	return b.mm.outID != "" || b.mm.sending
+}
+
+// matchPendingSlotsLocked is the slot the matchmaker's challenge out or
+// being sent holds, by its kind: a real-time one (rt 1) or a
+// correspondence one (corr 1); none when nothing is pending.
+func (b *Bot) matchPendingSlotsLocked() (rt, corr int) {
+	if !b.matchPendingLocked() {
+		return 0, 0
+	}
+	k := b.mm.outKind
+	if b.mm.outID == "" {
+		k = b.mm.sendKind
+	}
+	if k.corr() {
+		return 0, 1
+	}
+	return 1, 0
 }
 
 // onOutgoingClosed notes a decline or cancel of our challenge.
@@ -79,7 +97,7 @@ func (b *Bot) onOutgoingClosed(ev lichess.Event) {
 					d.Mode = k.mode() // a bare event: its rated says nothing either
 				}
 				d.Variant = cmp.Or(d.Variant, k.variant)
-				d.Speed = cmp.Or(d.Speed, speedOf(k.tc))
+				d.Speed = cmp.Or(d.Speed, k.speed())
 			}
 		}
 		switch about := declineAbout(d.Reason); {

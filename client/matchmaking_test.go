@@ -280,7 +280,7 @@ func TestPickKindModeAndVariantClocks(t *testing.T) {
 	}.withDefaults()
 	seen := map[string]bool{}
 	for range 400 {
-		k := m.pickKind()
+		k, _ := m.pickKind(true, nil)
 		want := blitz
 		if k.variant == "chess960" {
 			want = rapid
@@ -299,7 +299,7 @@ func TestPickKindModeAndVariantClocks(t *testing.T) {
 	for mode, rated := range map[string]bool{MatchRated: true, MatchCasual: false, "": false} {
 		m.Mode = mode
 		for range 50 {
-			if k := m.pickKind(); k.rated != rated {
+			if k, _ := m.pickKind(true, nil); k.rated != rated {
 				t.Fatalf("mode %q gave rated=%v", mode, k.rated)
 			}
 		}

@@ -322,9 +322,10 @@ func (b *Bot) serveQueueLocked(now time.Time) []answer {
 	}
 	p := b.settings.Challenge
 	rt, corr := b.slotsLocked()
-	if b.matchPendingLocked() {
-		rt++ // our own challenge (out or being sent), if accepted, starts a game too
-	}
+	// Our own challenge (out or being sent), if accepted, starts a game
+	// too: a real-time or a correspondence one, by its kind.
+	prt, pcorr := b.matchPendingSlotsLocked()
+	rt, corr = rt+prt, corr+pcorr
 	rt += b.arenaAsksLocked(now) // an arena's pairMeAsap in force may start a game too
 	for _, e := range b.queue.sorted(p.SortBy) {
 		ch := e.ch

@@ -502,8 +502,8 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
-	if b.matchPendingLocked() {
-		free-- // our matchmaking challenge, if accepted, starts a game too
+	if prt, _ := b.matchPendingSlotsLocked(); prt > 0 {
+		free-- // our real-time matchmaking challenge, if accepted, starts a game too
 	}
 	var steps []arenaStep
 	var next time.Time

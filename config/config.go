@@ -379,8 +379,20 @@ type Matchmaking struct {
 	// Enabled turns matchmaking on. Default false.
 	Enabled bool `yaml:"enabled"`
 	// TimeControls offered, "minutes+seconds" like "3+2"; one is picked at
-	// random per challenge. Default ["3+2", "5+3"].
+	// random per challenge. Default ["3+2", "5+3"], or none when
+	// CorrespondenceDays is written and TimeControls is not (then only
+	// correspondence is offered).
 	TimeControls []TimeControl `yaml:"time_controls"`
+	// CorrespondenceDays offered in correspondence challenges, days per
+	// move (Lichess' days: 1, 2, 3, 5, 7, 10 or 14; no clock), one picked
+	// at random: lichess-bot's challenge_days. With time controls too,
+	// each challenge is real-time or correspondence at random (as
+	// lichess-bot draws). A correspondence challenge goes out only while a
+	// slot of correspondence.concurrency is free (it takes that slot, not
+	// a real-time one), and its days must be ones the bot accepts:
+	// correspondence in challenge.speeds, within
+	// challenge.time_controls.correspondence. Default none.
+	CorrespondenceDays []int `yaml:"correspondence_days"`
 	// Variants offered; one is picked at random. Each must be playable,
 	// as for Challenge.Variants. Default [standard].
 	Variants []string `yaml:"variants"`
@@ -408,7 +420,10 @@ type Matchmaking struct {
 	// the bot started) before the bot challenges someone to fill it. A slot is free for matchmaking when fewer
 	// real-time games run (or are accepted) than challenge.concurrency,
 	// less challenge.games_reserved_for_humans and less the challenges
-	// waiting in the queue, and no challenge of ours is out. Default 10m.
+	// waiting in the queue, and no challenge of ours is out. For a
+	// correspondence challenge (CorrespondenceDays), a slot of
+	// correspondence.concurrency, less the correspondence challenges
+	// waiting, free this long. Default 10m.
 	IdleTime time.Duration `yaml:"idle_time"`
 	// ChallengeTimeout is how long to wait for an answer before cancelling
 	// the challenge; it holds its slot until Lichess confirms the cancel
@@ -473,6 +488,10 @@ type Correspondence struct {
 	// real-time games only. Default 5.
 	Concurrency int `yaml:"concurrency"`
 }
+
+// CorrespondenceDaysAllowed are the days per move Lichess takes in a
+// correspondence challenge. Read-only.
+var CorrespondenceDaysAllowed = []int{1, 2, 3, 5, 7, 10, 14}
 
 // MaxCheckinPeriod is the longest correspondence.checkin_period. The
 // check-in is what takes a game up when Lichess' word that the opponent

@@ -67,7 +67,7 @@ var lichessBotHints = map[string]string{
 	"matchmaking.allow_matchmaking":            "here matchmaking.enabled",
 	"matchmaking.challenge_initial_time":       "here matchmaking.time_controls, written \"minutes+seconds\" such as \"3+2\"",
 	"matchmaking.challenge_increment":          "here matchmaking.time_controls, written \"minutes+seconds\" such as \"3+2\"",
-	"matchmaking.challenge_days":               "ponderosa's matchmaking offers real-time games only",
+	"matchmaking.challenge_days":               "here matchmaking.correspondence_days, a list of days per move such as [1, 2, 3]",
 	"matchmaking.challenge_variant":            "here matchmaking.variants, a list",
 	"matchmaking.challenge_mode":               "here matchmaking.mode: rated, casual or random",
 	"matchmaking.opponent_min_rating":          "here matchmaking.opponent_rating.min",

@@ -155,6 +155,12 @@ func decode(data []byte, name string) (*Config, error) {
 		}
 	}
 	c.Lichess.BaseURL = strings.TrimRight(c.Lichess.BaseURL, "/")
+	// matchmaking.correspondence_days alone offers correspondence only:
+	// the default time controls stand only where no days are written, or
+	// time_controls is written too.
+	if _, tcs := c.keys["matchmaking.time_controls"]; !tcs && len(c.Matchmaking.CorrespondenceDays) > 0 {
+		c.Matchmaking.TimeControls = nil
+	}
 	if len(probs) > 0 {
 		return c, probs
 	}

@@ -113,3 +113,63 @@ func TestMatchmakingRefusesFromPosition(t *testing.T) {
 		t.Errorf("problems %q lack the refusal of fromPosition", probs.Error())
 	}
 }
+
+// matchmaking.correspondence_days (lichess-bot's challenge_days) offers
+// correspondence challenges: alone, only those (the default time controls
+// stand only where it is not written, or time_controls is); beside
+// time_controls, both. check-config refuses days Lichess does not take,
+// days when correspondence is not accepted, and days outside
+// challenge.time_controls.correspondence.
+func TestMatchmakingCorrespondenceDays(t *testing.T) {
+	const corr = "challenge:\n  speeds: [blitz, correspondence]\n  time_controls: {correspondence: {days_min: 1, days_max: 7}}\n"
+	for _, tt := range []struct {
+		name, src string
+		days      []int
+		clocks    []string
+		summary   string
+	}{
+		{"days only", corr + "matchmaking:\n  enabled: true\n  correspondence_days: [1, 3]\n",
+			[]int{1, 3}, nil, "free 10m0s: rated correspondence (1, 3 days a move) standard,"},
+		{"days and clocks", corr + "matchmaking:\n  enabled: true\n  time_controls: [\"3+2\"]\n  correspondence_days: [7]\n",
+			[]int{7}, []string{"3+2"}, "free 10m0s: rated 3+2 correspondence (7 days a move) standard,"},
+		{"no days", corr + "matchmaking:\n  enabled: true\n",
+			nil, []string{"3+2", "5+3"}, "free 10m0s: rated 3+2 5+3 standard,"},
+		{"days written empty", "matchmaking:\n  enabled: true\n  correspondence_days: []\n",
+			[]int{}, []string{"3+2", "5+3"}, "free 10m0s: rated 3+2 5+3 standard,"},
+	} {
+		c, err := Parse([]byte(tt.src), "config.yaml")
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		m := c.Matchmaking
+		var clocks []string
+		for _, tc := range m.TimeControls {
+			clocks = append(clocks, tc.String())
+		}
+		if !slices.Equal(m.CorrespondenceDays, tt.days) || !slices.Equal(clocks, tt.clocks) {
+			t.Errorf("%s: days %v clocks %v, want %v %v", tt.name, m.CorrespondenceDays, clocks, tt.days, tt.clocks)
+		}
+		if s := c.Summary(); !strings.Contains(s, tt.summary) {
+			t.Errorf("%s: summary lacks %q:\n%s", tt.name, tt.summary, s)
+		}
+	}
+	for _, tt := range []struct{ src, want string }{
+		{corr + "matchmaking:\n  correspondence_days: [1, 4]\n",
+			"matchmaking.correspondence_days[1]: 4: Lichess takes 1, 2, 3, 5, 7, 10 or 14 days per move"},
+		{corr + "matchmaking:\n  correspondence_days: [0]\n",
+			"matchmaking.correspondence_days[0]: 0: Lichess takes"},
+		{corr + "matchmaking:\n  correspondence_days: [14]\n",
+			"matchmaking.correspondence_days[0]: 14 days per move is outside challenge.time_controls.correspondence (1 to 7)"},
+		{"matchmaking:\n  correspondence_days: [2]\n",
+			"matchmaking.correspondence_days: offers correspondence games, but the bot does not accept them (challenge.speeds lacks correspondence)"},
+		{"challenge:\n  accept: false\n  speeds: [correspondence]\nmatchmaking:\n  enabled: true\n  correspondence_days: [2]\n",
+			"does not accept them (challenge.accept is false)"},
+		{corr + "matchmaking:\n  enabled: true\n  time_controls: []\n  correspondence_days: []\n",
+			"matchmaking.time_controls: is empty"},
+	} {
+		if probs := problemsOf(t, tt.src); !strings.Contains(probs.Error(), tt.want) {
+			t.Errorf("%q: problems %q lack %q", tt.src, probs.Error(), tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -194,6 +195,13 @@ func (c *Config) Summary() string {
 		tcs := make([]string, len(m.TimeControls))
 		for i, tc := range m.TimeControls {
 			tcs[i] = tc.String()
+		}
+		if len(m.CorrespondenceDays) > 0 {
+			days := make([]string, len(m.CorrespondenceDays))
+			for i, d := range m.CorrespondenceDays {
+				days[i] = strconv.Itoa(d)
+			}
+			tcs = append(tcs, "correspondence ("+strings.Join(days, ", ")+" days a move)")
 		}
 		diff := ""
 		if m.RatingDifference > 0 {

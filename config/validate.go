@@ -438,13 +438,14 @@ func validClockBase(d time.Duration) bool {
 
 func (v *validator) matchmaking() {
 	m := v.c.Matchmaking
-	if m.Enabled && len(m.TimeControls) == 0 && slices.ContainsFunc(m.Variants, func(variant string) bool {
+	if m.Enabled && len(m.TimeControls) == 0 && len(m.CorrespondenceDays) == 0 && slices.ContainsFunc(m.Variants, func(variant string) bool {
 		_, own := m.VariantTimeControls[variant]
 		return !own
 	}) {
-		v.add("matchmaking.time_controls", `is empty: list at least one, e.g. ["3+2"] (or give every variant its own in matchmaking.variant_time_controls)`)
+		v.add("matchmaking.time_controls", `is empty: list at least one, e.g. ["3+2"] (or give every variant its own in matchmaking.variant_time_controls, or offer correspondence with matchmaking.correspondence_days)`)
 	}
 	v.matchClocks("matchmaking.time_controls", m.TimeControls)
+	v.matchDays()
 	for _, variant := range slices.Sorted(maps.Keys(m.VariantTimeControls)) {
 		k := "matchmaking.variant_time_controls." + variant
 		if !slices.Contains(m.Variants, variant) {
@@ -478,6 +479,37 @@ func (v *validator) matchmaking() {
 	v.usernames("matchmaking.block_list", m.BlockList)
 	v.intIn("matchmaking.block_after_declines", m.BlockAfterDeclines, 0, 100, "0: never")
 	v.intIn("matchmaking.block_days", m.BlockDays, 1, 30, "the state store keeps 30 days of declines")
+}
+
+// matchDays checks matchmaking.correspondence_days: days Lichess takes,
+// and only when correspondence games are accepted, at days the bot
+// accepts (a game our own rules would decline is not one to ask for).
+func (v *validator) matchDays() {
+	const key = "matchmaking.correspondence_days"
+	days := v.c.Matchmaking.CorrespondenceDays
+	if len(days) == 0 {
+		return
+	}
+	if !v.c.AcceptsCorrespondence() {
+		why := "challenge.speeds lacks correspondence"
+		if !v.c.Challenge.Accept {
+			why = "challenge.accept is false"
+		}
+		v.add(key, "offers correspondence games, but the bot does not accept them (%s), and has no correspondence slots to play them in: "+
+			"add correspondence to challenge.speeds, or remove correspondence_days", why)
+		return
+	}
+	r := v.c.Challenge.TimeControls.Correspondence
+	for i, d := range days {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		switch {
+		case !slices.Contains(CorrespondenceDaysAllowed, d):
+			v.add(k, "%d: Lichess takes 1, 2, 3, 5, 7, 10 or 14 days per move", d)
+		case !r.Contains(d):
+			v.add(k, "%d days per move is outside challenge.time_controls.correspondence (%d to %d), so the bot would decline such a game itself: "+
+				"widen days_min/days_max, or remove it", d, r.DaysMin, r.DaysMax)
+		}
+	}
 }
 
 // matchClocks checks the time controls the matchmaker may offer: each one

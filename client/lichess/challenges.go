@@ -49,10 +49,12 @@ func (c *Client) CancelChallenge(ctx context.Context, id string) error {
 }
 
 // ChallengeRequest describes a challenge to create. Limit and Increment are
-// in seconds.
+// in seconds. Days > 0 makes a correspondence challenge (days per move:
+// 1, 2, 3, 5, 7, 10 or 14), sent without the clock, as Lichess wants.
 type ChallengeRequest struct {
 	Limit     int
 	Increment int
+	Days      int
 	Rated     bool
 	Color     string // white, black or random ("" = random)
 	Variant   string // "" = standard
@@ -62,10 +64,12 @@ type ChallengeRequest struct {
 // CreateChallenge challenges user username (POST /api/challenge/{username}).
 // Non-essential: fails at once inside a cool-down.
 func (c *Client) CreateChallenge(ctx context.Context, username string, cr ChallengeRequest) (Challenge, error) {
-	f := url.Values{
-		"clock.limit":     {strconv.Itoa(cr.Limit)},
-		"clock.increment": {strconv.Itoa(cr.Increment)},
-		"rated":           {strconv.FormatBool(cr.Rated)},
+	f := url.Values{"rated": {strconv.FormatBool(cr.Rated)}}
+	if cr.Days > 0 {
+		f.Set("days", strconv.Itoa(cr.Days))
+	} else {
+		f.Set("clock.limit", strconv.Itoa(cr.Limit))
+		f.Set("clock.increment", strconv.Itoa(cr.Increment))
 	}
 	if cr.Color != "" {
 		f.Set("color", cr.Color)

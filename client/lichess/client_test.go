@@ -497,3 +497,26 @@ func TestOpponentCappedUntil(t *testing.T) {
 		t.Error("a 400 without Lichess' text taken for a capped opponent")
 	}
 }
+
+// A challenge with Days is a correspondence challenge: Lichess' days,
+// without the clock (which Lichess refuses beside days); one without is
+// a real-time challenge with its clock.
+func TestCreateChallengeDays(t *testing.T) {
+	s := newServer(t)
+	ctx := testsupport.Context(t)
+	c := newTestClient(t, s.URL())
+	ch, err := c.CreateChallenge(ctx, humanName, ChallengeRequest{Days: 3, Limit: 180, Increment: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.TimeControl.Type != "correspondence" || ch.TimeControl.DaysPerTurn != 3 || ch.Speed != "correspondence" {
+		t.Errorf("days 3: time control %+v, speed %q; want correspondence, 3 days", ch.TimeControl, ch.Speed)
+	}
+	ch, err = c.CreateChallenge(ctx, humanName, ChallengeRequest{Limit: 180, Increment: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.TimeControl.Type != "clock" || ch.TimeControl.Limit != 180 || ch.TimeControl.Increment != 2 {
+		t.Errorf("3+2: time control %+v, want a clock of 180+2", ch.TimeControl)
+	}
+}

@@ -54,15 +54,18 @@ func settingsFromConfig(cfg *config.Config, stateDir string) client.Settings {
 
 	mm := cfg.Matchmaking
 	ms := client.MatchmakingSettings{
-		Enabled:          mm.Enabled,
-		Mode:             mm.ChallengeMode(),
-		Variants:         slices.Clone(mm.Variants),
-		IdleTime:         mm.IdleTime,
-		ChallengeTimeout: mm.ChallengeTimeout,
-		MinRating:        mm.OpponentRating.Min,
-		MaxRating:        mm.OpponentRating.Max,
-		MaxRatingDiff:    mm.RatingDifference,
-		BlockList:        slices.Clone(mm.BlockList),
+		Enabled:  mm.Enabled,
+		Mode:     mm.ChallengeMode(),
+		Variants: slices.Clone(mm.Variants),
+		// The config refuses days that our own rules would decline;
+		// the client offers only those it accepts all the same.
+		CorrespondenceDays: slices.Clone(mm.CorrespondenceDays),
+		IdleTime:           mm.IdleTime,
+		ChallengeTimeout:   mm.ChallengeTimeout,
+		MinRating:          mm.OpponentRating.Min,
+		MaxRating:          mm.OpponentRating.Max,
+		MaxRatingDiff:      mm.RatingDifference,
+		BlockList:          slices.Clone(mm.BlockList),
 		// 0 in the configuration is never; the client's 0 is its default.
 		BlockAfterDeclines: cmp.Or(mm.BlockAfterDeclines, -1),
 		BlockFor:           time.Duration(mm.BlockDays) * 24 * time.Hour,

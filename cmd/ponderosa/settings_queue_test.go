@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -31,5 +32,17 @@ func TestSettingsCorrespondenceFromConfig(t *testing.T) {
 	c = settingsFromConfig(parseConfig(t, "correspondence:\n  move_time: 5s\n  checkin_period: 1m\n  disconnect_time: 10s\n  ponder: true\n  concurrency: 2\n"), "/state").Correspondence
 	if c.MoveTime != 5*time.Second || c.CheckinPeriod != time.Minute || c.DisconnectTime != 10*time.Second || !c.Ponder || c.Concurrency != 2 {
 		t.Errorf("correspondence settings %+v", c)
+	}
+}
+
+// matchmaking.correspondence_days reaches the client; written alone, no
+// real-time time control goes with it (correspondence only).
+func TestSettingsCorrespondenceDaysFromConfig(t *testing.T) {
+	m := settingsFromConfig(parseConfig(t, "challenge:\n  speeds: [blitz, correspondence]\nmatchmaking:\n  enabled: true\n  correspondence_days: [2, 5]\n"), "/state").Matchmaking
+	if !slices.Equal(m.CorrespondenceDays, []int{2, 5}) || len(m.TimeControls) != 0 {
+		t.Errorf("correspondence days %v, time controls %v; want [2 5] and none", m.CorrespondenceDays, m.TimeControls)
+	}
+	if m = settingsFromConfig(parseConfig(t, ""), "/state").Matchmaking; len(m.CorrespondenceDays) != 0 || len(m.TimeControls) != 2 {
+		t.Errorf("defaults: correspondence days %v, time controls %v; want none and 3+2, 5+3", m.CorrespondenceDays, m.TimeControls)
 	}
 }

@@ -46,19 +46,29 @@ func (t *translator) matchmaking(m *section) {
 			}
 		}
 	}
-	if days := m.numList("challenge_days"); len(days) > 0 {
-		t.r.note(KindNoEquivalent, m.keyLine("challenge_days"), "matchmaking.challenge_days",
-			"ponderosa's matchmaking offers real-time games only, not correspondence")
-	}
-	if len(tcs) == 0 {
+	days := t.matchDays(m)
+	switch {
+	case len(tcs) == 0 && len(days) == 0:
 		if enabled {
 			t.r.note(KindChanged, m.line, "matchmaking",
-				"no real-time time control to offer (challenge_initial_time, challenge_increment): written as matchmaking.enabled: false")
+				"no time control to offer (challenge_initial_time, challenge_increment, challenge_days): written as matchmaking.enabled: false")
 			t.b.set(p("matchmaking.enabled"), false, "")
 		}
 		// ponderosa's default stays; it is used by nobody while disabled.
-	} else {
+	case len(tcs) == 0:
+		// Written empty: correspondence only, as lichess-bot offers with
+		// days and no clock.
+		t.b.set(p("matchmaking.time_controls"), []config.TimeControl{},
+			from(m, "challenge_initial_time", "challenge_increment")+": no clock, correspondence only")
+	default:
 		t.b.set(p("matchmaking.time_controls"), tcs, from(m, "challenge_initial_time", "challenge_increment")+" (every pair)")
+	}
+	if len(days) > 0 {
+		comment := from(m, "challenge_days")
+		if len(tcs) > 0 {
+			comment += ": each challenge real-time or correspondence at random, as in lichess-bot"
+		}
+		t.b.set(p("matchmaking.correspondence_days"), days, comment)
 	}
 
 	// Variants: "random" picks among the accepted variants but fromPosition.
@@ -232,6 +242,34 @@ func (t *translator) matchmaking(m *section) {
 		m.drop(KindNoEquivalent, "overrides", "empty: nothing to carry over")
 	}
 	m.rest()
+}
+
+// matchDays is lichess-bot's challenge_days that ponderosa offers: days
+// Lichess takes, while correspondence challenges are accepted (ponderosa
+// offers no game its own rules decline), within the days accepted. The
+// others are noted and left out.
+func (t *translator) matchDays(m *section) []int {
+	var days []int
+	list := m.numList("challenge_days")
+	for _, f := range list {
+		d := int(f)
+		switch {
+		case float64(d) != f || !slices.Contains(config.CorrespondenceDaysAllowed, d):
+			t.r.note(KindChanged, m.keyLine("challenge_days"), "matchmaking.challenge_days",
+				"%g: Lichess takes 1, 2, 3, 5, 7, 10 or 14 days per move: left out", f)
+		case t.corrDays[0] == 0:
+			t.r.note(KindChanged, m.keyLine("challenge_days"), "matchmaking.challenge_days",
+				"%d: ponderosa offers correspondence only when it accepts correspondence challenges (correspondence in challenge.time_controls), "+
+					"and takes them in the slots of correspondence.concurrency: left out", d)
+		case d < t.corrDays[0] || d > t.corrDays[1]:
+			t.r.note(KindChanged, m.keyLine("challenge_days"), "matchmaking.challenge_days",
+				"%d: outside the days per move accepted (min_days, max_days: %d to %d), and ponderosa offers no game it would decline: left out",
+				d, t.corrDays[0], t.corrDays[1])
+		case !slices.Contains(days, d):
+			days = append(days, d)
+		}
+	}
+	return days
 }
 
 // badClock says why Lichess would refuse a matchmaking challenge with tc

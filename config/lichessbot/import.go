@@ -186,6 +186,10 @@ type translator struct {
 	noGames        bool     // concurrency 0: lichess-bot plays no game at all
 	noBotGames     bool     // every slot is reserved for humans: lichess-bot plays no bot
 	challengeBlock []string // challenge.block_list
+	// corrDays: the days per move of the correspondence challenges
+	// accepted (challenge.time_controls.correspondence), when
+	// correspondence challenges are accepted at all; corrDays[0] > 0 then.
+	corrDays [2]int
 }
 
 type extEngine struct {
@@ -695,6 +699,9 @@ func (t *translator) challenge(c *section) {
 	c.rest()
 	t.challengeBlock = block
 	t.accept = accept
+	if accept && slices.Contains(ours, "correspondence") {
+		t.corrDays = [2]int{dmin, dmax}
+	}
 }
 
 // usernames keeps the names of a block or allow list that can be Lichess

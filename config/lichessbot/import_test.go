@@ -472,8 +472,10 @@ matchmaking:
 	if changed != 5 {
 		t.Errorf("%d dropped clocks reported, want 5", changed)
 	}
-	if !slices.Contains(notesOf(res, KindNoEquivalent), "matchmaking.challenge_days") {
-		t.Errorf("days not reported: %+v", res.Notes)
+	// Correspondence is not accepted here (time_controls: [blitz]), so
+	// the days are left out, and said so (TestImportMatchmakingDays).
+	if !slices.Contains(notesOf(res, KindChanged), "matchmaking.challenge_days") || len(cfg.Matchmaking.CorrespondenceDays) > 0 {
+		t.Errorf("days not reported, or carried over (%v) though correspondence is not accepted: %+v", cfg.Matchmaking.CorrespondenceDays, res.Notes)
 	}
 	// The random mode carries over (matchmaking.mode), without a note.
 	if cfg.Matchmaking.ChallengeMode() != config.ModeRandom {
@@ -481,6 +483,55 @@ matchmaking:
 	}
 	if _, ok := findNote(res, "matchmaking.challenge_mode"); ok {
 		t.Errorf("challenge_mode random reported: %+v", res.Notes)
+	}
+}
+
+// lichess-bot's challenge_days carry over as matchmaking.correspondence_days
+// when ponderosa accepts correspondence, each day one Lichess takes and
+// within min_days..max_days (the others noted and left out); days alone
+// offer correspondence only (time_controls written empty); with no day
+// and no clock left, matchmaking is off.
+func TestImportMatchmakingDays(t *testing.T) {
+	for _, tt := range []struct {
+		name, challenge, matchmaking string
+		days                         []int
+		clocks                       []string
+		enabled                      bool
+		notes                        int // notes on matchmaking.challenge_days
+	}{
+		{"days and clocks", "{variants: [standard], time_controls: [blitz, correspondence], modes: [rated], max_days: 7}",
+			"challenge_initial_time: [180], challenge_increment: [2], challenge_days: [1, 2, 4, 14, 2, 1.5]",
+			[]int{1, 2}, []string{"3+2"}, true, 3},
+		{"days only", "{variants: [standard], time_controls: [correspondence], modes: [casual]}",
+			"challenge_days: [3, null]", []int{3}, nil, true, 0},
+		{"correspondence not accepted, clocks", "{variants: [standard], time_controls: [blitz], modes: [rated]}",
+			"challenge_initial_time: [180], challenge_increment: [2], challenge_days: [1]", nil, []string{"3+2"}, true, 1},
+		{"correspondence not accepted, days only", "{variants: [standard], time_controls: [blitz], modes: [rated]}",
+			"challenge_days: [1, 2]", nil, nil, false, 2},
+	} {
+		in := "engine: {dir: /, name: bin/sh}\nchallenge: " + tt.challenge + "\nmatchmaking: {allow_matchmaking: true, " + tt.matchmaking + "}\n"
+		res, err := Import([]byte(in), "c.yml", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := loadYAML(t, res)
+		m := cfg.Matchmaking
+		var clocks []string
+		for _, tc := range m.TimeControls {
+			clocks = append(clocks, tc.String())
+		}
+		if !slices.Equal(m.CorrespondenceDays, tt.days) || (tt.enabled && !slices.Equal(clocks, tt.clocks)) || m.Enabled != tt.enabled {
+			t.Errorf("%s: days %v clocks %v enabled %v; want %v %v %v\n%s", tt.name, m.CorrespondenceDays, clocks, m.Enabled, tt.days, tt.clocks, tt.enabled, res.YAML)
+		}
+		notes := 0
+		for _, n := range res.Notes {
+			if n.Key == "matchmaking.challenge_days" {
+				notes++
+			}
+		}
+		if notes != tt.notes {
+			t.Errorf("%s: %d notes on challenge_days, want %d: %+v", tt.name, notes, tt.notes, res.Notes)
+		}
 	}
 }
 

@@ -83,6 +83,12 @@ func valueNode(value any) *yaml.Node {
 			n.Content = append(n.Content, str(s))
 		}
 		return n
+	case []int:
+		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		for _, i := range v {
+			n.Content = append(n.Content, valueNode(i))
+		}
+		return n
 	case []config.TimeControl:
 		n := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
 		for _, tc := range v {

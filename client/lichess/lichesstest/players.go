@@ -26,6 +26,8 @@ type GameSnapshot struct {
 	// Clock settings (zero for correspondence and unlimited games).
 	ClockInitial   time.Duration
 	ClockIncrement time.Duration
+	// DaysPerTurn is a correspondence game's days per move (0 otherwise).
+	DaysPerTurn int
 	// Remaining time of each player at the moment of the snapshot.
 	WhiteTime     time.Duration
 	BlackTime     time.Duration
@@ -65,6 +67,8 @@ func (s *Server) snapshotLocked(g *game) GameSnapshot {
 	}
 	if g.hasClock {
 		snap.ClockInitial, snap.ClockIncrement = g.initial, g.inc
+	} else {
+		snap.DaysPerTurn = g.days
 	}
 	if g.winner != none {
 		snap.Winner = colorNames[g.winner]
