@@ -50,20 +50,24 @@ var ErrRecordKept = errors.New("record kept for later")
 
 // GameRecord is a finished game for the archive.
 type GameRecord struct {
-	ID, URL                      string
-	White, Black                 string
-	WhiteRating, BlackRating     int // 0: unknown
-	OurColor                     string
-	Speed, Variant               string
-	Rated                        bool
-	Clock                        bool // false: none (correspondence)
-	ClockInitial, ClockIncrement time.Duration
-	Result                       string // win, loss, draw, aborted, unknown (from our side)
-	Termination                  string // Lichess' status
-	InitialFEN                   string // "": the standard start
-	Started, Ended               time.Time
-	PGN                          string
-	Moves                        []MoveRecord
+	ID, URL                  string
+	White, Black             string
+	WhiteRating, BlackRating int // 0: unknown
+	// WhiteRatingDiff and BlackRatingDiff are the rating changes when
+	// known with the record (a game recovered from Lichess' export); nil
+	// otherwise: Lichess' gameFinish tells them (RecordRatingDiffs).
+	WhiteRatingDiff, BlackRatingDiff *int
+	OurColor                         string
+	Speed, Variant                   string
+	Rated                            bool
+	Clock                            bool // false: none (correspondence)
+	ClockInitial, ClockIncrement     time.Duration
+	Result                           string // win, loss, draw, aborted, unknown (from our side)
+	Termination                      string // Lichess' status
+	InitialFEN                       string // "": the standard start
+	Started, Ended                   time.Time
+	PGN                              string
+	Moves                            []MoveRecord
 }
 
 // MoveRecord is one move of a GameRecord, with our figures when ours.

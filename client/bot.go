@@ -153,6 +153,9 @@ func (b *Bot) Run(ctx context.Context) error {
 	if s := b.storeOf(); s != nil {
 		b.wg.Add(1)
 		go func() { defer b.wg.Done(); b.storeWriter(ctx, s) }()
+		// The games an earlier run began and never archived.
+		b.wg.Add(1)
+		go func() { defer b.wg.Done(); b.recoverGames(ctx) }()
 	}
 	refused := b.c.TokenRefused()
 	b.wg.Add(1)
@@ -431,6 +434,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	if b.mm.onGameStart(id) {
 		b.countBotGameLocked(id)
 	}
+	b.noteGameLocked(id) // until its record is archived (archive_recover.go)
 	g := newGameWorker(b, id, b.settings, opponent)
 	g.corr = corr
 	b.unparkLocked(g)

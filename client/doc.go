@@ -82,7 +82,11 @@
 // bot games of the last 24 hours for max_bot_games_per_day and the bots
 // that declined our challenges, read back when Run starts. Counter updates
 // go through a goroutine, so that a slow or locked database never holds up
-// the event loop; a game's record is written when the game ends.
+// the event loop; a game's record is written when the game ends. A Store
+// that is also an OpenGameStore notes each game as it begins; at start the
+// Bot archives the noted games without a record that have ended (a crash
+// lost their records, or they ended while no bot ran) from Lichess' game
+// export (archive_recover.go).
 //
 // # Observer
 //

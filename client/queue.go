@@ -528,6 +528,9 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		return
 	}
 	b.obs.ChallengeAnswered(ChallengeAccepted, "")
+	b.mu.Lock()
+	b.noteGameLocked(ch.ID) // the game has the challenge's id
+	b.mu.Unlock()
 	if ch.Challenger.IsBot() {
 		b.mu.Lock()
 		if pg, ok := b.pending[ch.ID]; ok {

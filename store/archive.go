@@ -27,7 +27,7 @@ var ErrSpooled = errors.New("spooled")
 
 // spoolEntry is one line of the spool.
 type spoolEntry struct {
-	Op      string    `json:"op"` // game, rating_diffs, bot_game, decline, pause
+	Op      string    `json:"op"` // game, recovered_game, rating_diffs, bot_game, decline, pause, open_game, forget_game
 	Game    *Game     `json:"game,omitempty"`
 	ID      string    `json:"id,omitempty"`
 	White   *int      `json:"white,omitempty"`
@@ -116,6 +116,16 @@ func (a *Archive) apply(ctx context.Context, e spoolEntry) error {
 			return errors.New("spool entry: game without its game")
 		}
 		return a.db.RecordGame(ctx, *e.Game)
+	case "recovered_game":
+		if e.Game == nil {
+			return errors.New("spool entry: recovered game without its game")
+		}
+		_, err := a.db.RecordGameIfAbsent(ctx, *e.Game)
+		return err
+	case "open_game":
+		return a.db.NoteGame(ctx, e.ID, e.At)
+	case "forget_game":
+		return a.db.ForgetGame(ctx, e.ID)
 	case "rating_diffs":
 		return a.db.RecordRatingDiffs(ctx, e.ID, e.White, e.Black)
 	case "bot_game":
@@ -274,6 +284,40 @@ func (a *Archive) spooledLocked() []spoolEntry {
 // RecordGame archives a finished game.
 func (a *Archive) RecordGame(ctx context.Context, g Game) error {
 	return a.do(ctx, spoolEntry{Op: "game", Game: &g})
+}
+
+// RecordRecoveredGame archives a game recovered from Lichess unless the
+// archive has it (DB.RecordGameIfAbsent).
+func (a *Archive) RecordRecoveredGame(ctx context.Context, g Game) error {
+	return a.do(ctx, spoolEntry{Op: "recovered_game", Game: &g})
+}
+
+// NoteGame notes that game id began at t, until its record is archived
+// (DB.NoteGame).
+func (a *Archive) NoteGame(ctx context.Context, id string, t time.Time) error {
+	return a.do(ctx, spoolEntry{Op: "open_game", ID: id, At: t})
+}
+
+// ForgetGame drops the note of game id.
+func (a *Archive) ForgetGame(ctx context.Context, id string) error {
+	return a.do(ctx, spoolEntry{Op: "forget_game", ID: id})
+}
+
+// OpenGames returns the games noted and not archived, oldest first, once
+// the spool is written into the database; it fails while the database
+// cannot be used (the spool may hold their records).
+func (a *Archive) OpenGames(ctx context.Context) ([]string, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.readyLocked(ctx); err != nil {
+		return nil, fmt.Errorf("list open games: %w", err)
+	}
+	ids, err := a.db.OpenGames(ctx)
+	if err != nil {
+		a.dropLocked()
+		return nil, err
+	}
+	return ids, nil
 }
 
 // RecordRatingDiffs sets a game's rating changes (before or after the game

@@ -398,4 +398,12 @@ CREATE TABLE arenas (
 	added_at TEXT NOT NULL                          -- UTC, when first recorded
 );
 `,
+	// 6: the games begun and not archived yet, so that a game whose record
+	// a crash lost is fetched from Lichess at the next start (NoteGame).
+	`
+CREATE TABLE open_games (
+	game_id  TEXT PRIMARY KEY,                      -- the Lichess game id (an accepted challenge's)
+	noted_at TEXT NOT NULL                          -- UTC, when it began
+);
+`,
 }

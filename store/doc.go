@@ -17,6 +17,10 @@
 // locked, disk trouble) it spools what it was given to
 // <state_dir>/archive-spool.jsonl (appended and fsynced) and writes it into
 // the database once it works again, so that a finished game is never lost.
+// It notes each game as it begins (NoteGame; the game's record takes the
+// note away, in the same transaction), so that the daemon finds at start
+// (OpenGames) the games whose records a crash lost, and fetches them from
+// Lichess (RecordRecoveredGame).
 //
 // Memory (OpenMemory) is the learning memory (a ponder.Memory): positions
 // searched deeply in earlier games, in the table learn of the same

@@ -830,4 +830,10 @@ func TestMigrateFromVersion1WithData(t *testing.T) {
 	if err := d.SQL().QueryRow(`SELECT count(*) FROM learn`).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("learn table after the migration: %d (%v)", n, err)
 	}
+	if err := d.NoteGame(ctx, "new00001", now); err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := d.OpenGames(ctx); err != nil || len(ids) != 1 || ids[0] != "new00001" {
+		t.Fatalf("open games after the migration: %v (%v)", ids, err)
+	}
 }

@@ -18,7 +18,8 @@
 //   - one game (StreamGame and the actions): its stream, posting a move
 //     (optionally offering a draw), chat, abort, resign, claiming the win
 //     or a draw when the opponent has left, answering draw and takeback
-//     offers;
+//     offers; and one game's export (ExportGame: its players, result,
+//     moves and PGN, for a record a crash lost);
 //   - challenges: accept, decline with a reason, cancel, create, the list
 //     of open challenges to us and from us, and the list of online bots to
 //     challenge;

@@ -14,7 +14,10 @@ import (
 // the client knows nothing of SQL.
 type storeAdapter struct{ a *store.Archive }
 
-var _ client.Store = storeAdapter{}
+var (
+	_ client.Store         = storeAdapter{}
+	_ client.OpenGameStore = storeAdapter{}
+)
 
 // kept maps the store's "spooled" to the client's ErrRecordKept.
 func kept(err error) error {
@@ -26,6 +29,22 @@ func kept(err error) error {
 
 func (s storeAdapter) RecordGame(ctx context.Context, r client.GameRecord) error {
 	return kept(s.a.RecordGame(ctx, storeGame(r)))
+}
+
+func (s storeAdapter) RecordRecoveredGame(ctx context.Context, r client.GameRecord) error {
+	return kept(s.a.RecordRecoveredGame(ctx, storeGame(r)))
+}
+
+func (s storeAdapter) NoteGame(ctx context.Context, id string, t time.Time) error {
+	return kept(s.a.NoteGame(ctx, id, t))
+}
+
+func (s storeAdapter) OpenGames(ctx context.Context) ([]string, error) {
+	return s.a.OpenGames(ctx)
+}
+
+func (s storeAdapter) ForgetGame(ctx context.Context, id string) error {
+	return kept(s.a.ForgetGame(ctx, id))
 }
 
 func (s storeAdapter) RecordRatingDiffs(ctx context.Context, id string, white, black *int) error {
@@ -87,6 +106,7 @@ func storeGame(r client.GameRecord) store.Game {
 	g := store.Game{
 		ID: r.ID, URL: r.URL, White: r.White, Black: r.Black,
 		WhiteRating: r.WhiteRating, BlackRating: r.BlackRating,
+		WhiteRatingDiff: r.WhiteRatingDiff, BlackRatingDiff: r.BlackRatingDiff,
 		OurColor: r.OurColor, Speed: r.Speed, Variant: r.Variant, Rated: r.Rated,
 		Clock: r.Clock, ClockInitial: r.ClockInitial, ClockIncrement: r.ClockIncrement,
 		Result: r.Result, Termination: r.Termination, InitialFEN: r.InitialFEN,

@@ -24,7 +24,10 @@ import (
 // at once, so games go as fast as the house player moves. The built-in
 // engine plays in TestDemo.
 
-func TestMain(m *testing.M) { testsupport.Main(m, nil) }
+func TestMain(m *testing.M) {
+	runKillDaemonIfAsked() // the daemon of TestDaemonSIGKILLLosesNoFinishedGame
+	testsupport.Main(m, nil)
+}
 
 const (
 	runBot      = "Ponderosa"

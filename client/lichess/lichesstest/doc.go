@@ -31,6 +31,8 @@
 //	                                            challengeCanceled, challengeDeclined
 //	GET  /api/bot/online                        NDJSON of online bots (event stream open, or house players)
 //	GET  /api/stream/game/{id}                  public NDJSON move stream (no auth; moves not delayed)
+//	GET  /game/export/{id}                      one game (no auth): PGN, or GameJson with Accept:
+//	                                            application/json (moves in SAN; pgnInJson, moves)
 //	POST /api/bot/account/upgrade               400 if already a bot or has played
 //	GET  /api/challenge                         {in:[…], out:[…]} (open challenges; challenge:read only)
 //	POST /api/challenge/{username}              form: rated, clock.limit, clock.increment, days, color, variant, fen
@@ -193,6 +195,8 @@
 //
 // # Where it differs from Lichess
 //
+//   - The game export does not delay the moves of a game in progress,
+//     and its PGN is this server's (no clocks, evaluations or opening).
 //   - Clock values are not restricted to Lichess's list and bots may play
 //     UltraBullet unless WithLichessLimits is given (tests want 2+0 games);
 //     programmatic challenges may even use sub-second clocks.

@@ -17,6 +17,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/stream/event", s.handleEventStream)
 	mux.HandleFunc("GET /api/bot/online", s.handleBotOnline)
 	mux.HandleFunc("GET /api/stream/game/{id}", s.handleWatchGame)
+	mux.HandleFunc("GET /game/export/{id}", s.handleExportGame)
 	mux.HandleFunc("POST /api/bot/account/upgrade", s.handleUpgrade)
 
 	mux.HandleFunc("GET /api/challenge", s.handleListChallenges)

@@ -1,0 +1,170 @@
+package client
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ponderosa-chess/ponderosa/client/lichess/lichesstest"
+	"github.com/ponderosa-chess/ponderosa/internal/testsupport"
+)
+
+// noteStore is a memStore that is also an OpenGameStore.
+type noteStore struct {
+	*memStore
+	nmu   sync.Mutex
+	notes map[string]bool
+	ever  map[string]bool // every game noted
+}
+
+func (n *noteStore) RecordGame(ctx context.Context, r GameRecord) error {
+	n.nmu.Lock()
+	delete(n.notes, r.ID)
+	n.nmu.Unlock()
+	return n.memStore.RecordGame(ctx, r)
+}
+
+func (n *noteStore) NoteGame(ctx context.Context, id string, t time.Time) error {
+	n.nmu.Lock()
+	defer n.nmu.Unlock()
+	if n.ever == nil {
+		n.ever = map[string]bool{}
+	}
+	n.ever[id] = true
+	if _, ok := n.game(id); !ok {
+		n.notes[id] = true
+	}
+	return nil
+}
+
+func (n *noteStore) OpenGames(ctx context.Context) ([]string, error) {
+	n.nmu.Lock()
+	defer n.nmu.Unlock()
+	var out []string
+	for id := range n.notes {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+func (n *noteStore) ForgetGame(ctx context.Context, id string) error {
+	n.nmu.Lock()
+	defer n.nmu.Unlock()
+	delete(n.notes, id)
+	return nil
+}
+
+func (n *noteStore) RecordRecoveredGame(ctx context.Context, r GameRecord) error {
+	if _, ok := n.game(r.ID); ok {
+		return n.ForgetGame(ctx, r.ID)
+	}
+	return n.RecordGame(ctx, r)
+}
+
+func (n *noteStore) noted(id string) bool {
+	n.nmu.Lock()
+	defer n.nmu.Unlock()
+	return n.notes[id]
+}
+
+// TestRecoverGamesArchivesWhatACrashLost: at its start the bot archives,
+// from Lichess' game export, a noted game that ended while no bot ran (its
+// record lost), forgets a noted id Lichess does not know, and leaves a
+// noted game in progress to its worker; a game it begins is noted.
+func TestRecoverGamesArchivesWhatACrashLost(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Crashed")
+	e.addHuman("Running")
+	lost := e.startGame("Crashed", true, blitz)
+	for i, m := range []string{"e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "g8f6", "e1g1"} {
+		who := botName
+		if i%2 == 1 {
+			who = "Crashed"
+		}
+		if err := e.srv.Move(lost, who, m); err != nil {
+			t.Fatalf("move %s: %v", m, err)
+		}
+	}
+	if err := e.srv.Resign(lost, "Crashed"); err != nil {
+		t.Fatal(err)
+	}
+	running := e.startGame("Running", false, blitz)
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{lost: true, running: true, "nosuch12": true}}
+	e.store = st
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "the recovered game", func() bool { _, ok := st.game(lost); return ok })
+	testsupport.WaitFor(t, "the unknown id forgotten", func() bool { return !st.noted("nosuch12") })
+	stop()
+
+	r, _ := st.game(lost)
+	srvGame := e.game(lost)
+	var ucis, sans []string
+	for i, m := range r.Moves {
+		ucis, sans = append(ucis, m.UCI), append(sans, m.SAN)
+		if m.Ply != i || m.Ours != (i%2 == 0) || m.HasScore {
+			t.Errorf("move %d: %+v", i, m)
+		}
+	}
+	if !slices.Equal(ucis, srvGame.Moves) || strings.Join(sans, " ") != "e4 e5 Nf3 Nc6 Bc4 Nf6 O-O" {
+		t.Errorf("moves %v %v, want %v", ucis, sans, srvGame.Moves)
+	}
+	if r.OurColor != "white" || r.Result != "win" || r.Termination != "resign" || r.White != botName || r.Black != "Crashed" ||
+		!r.Clock || r.ClockInitial != blitz.ClockLimit || r.ClockIncrement != blitz.ClockIncrement || r.Speed != srvGame.Speed ||
+		!strings.HasSuffix(r.URL, "/"+lost) || r.Started.IsZero() || r.Ended.Before(r.Started) {
+		t.Errorf("record: %+v", r)
+	}
+	if !strings.Contains(r.PGN, "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O 1-0") || !strings.Contains(r.PGN, `[Termination "resign"]`) {
+		t.Errorf("PGN:\n%s", r.PGN)
+	}
+	if st.noted(lost) {
+		t.Error("the recovered game is still noted")
+	}
+	if _, ok := st.game(running); ok || !st.noted(running) {
+		t.Errorf("the game in progress: archived %v, noted %v; want only noted", ok, st.noted(running))
+	}
+}
+
+// TestAcceptedAndStartedGamesAreNoted: a game the bot plays is noted (at
+// the challenge's acceptance: its game has the challenge's id; and at its
+// start), and its record takes the note away.
+func TestAcceptedAndStartedGamesAreNoted(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("House", lichesstest.HouseOptions{ResignAt: 6, ThinkTime: 30 * time.Millisecond})
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	e.store = st
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("House", blitz)
+	e.waitOver(id)
+	testsupport.WaitFor(t, "the game archived", func() bool { _, ok := st.game(id); return ok })
+	stop()
+	st.nmu.Lock()
+	defer st.nmu.Unlock()
+	if !st.ever[id] || st.notes[id] {
+		t.Errorf("the game: noted %v, still noted after its record %v; want noted, then not", st.ever[id], st.notes[id])
+	}
+}
+
+func TestUCIMovesFromSAN(t *testing.T) {
+	got, err := uciMoves("standard", "", strings.Fields("e4 d5 exd5 Qxd5 Nc3 Qa5 d4 Nf6 Nf3 Bf5 Bc4 e6 O-O Bb4 Bd2 Nbd7 Re1 O-O-O"))
+	want := strings.Fields("e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 d2d4 g8f6 g1f3 c8f5 f1c4 e7e6 e1g1 f8b4 c1d2 b8d7 f1e1 e8c8")
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("uciMoves: %v (%v), want %v", got, err, want)
+	}
+	got, err = uciMoves("fromPosition", "8/P6k/8/8/8/8/8/K7 w - - 0 1", []string{"a8=Q+"})
+	if err != nil || !slices.Equal(got, []string{"a7a8q"}) {
+		t.Errorf("promotion: %v (%v)", got, err)
+	}
+	if _, err := uciMoves("standard", "", []string{"e4", "Ke3"}); err == nil {
+		t.Error("an illegal move: no error")
+	}
+	if _, err := uciMoves("crazyhouse", "", []string{"e2e4", "N@f3"}); err != nil {
+		t.Errorf("UCI of a variant without rules here: %v", err)
+	}
+	if _, err := uciMoves("crazyhouse", "", []string{"e4"}); err == nil {
+		t.Error("SAN of a variant without rules here: no error")
+	}
+}
