@@ -500,3 +500,56 @@ func TestThinkWaitsForAThread(t *testing.T) {
 		t.Fatalf("waits %+v, want two moves", w)
 	}
 }
+
+// The time a Think waited for a thread is not search time: the depth
+// clock (which decides a ponder hit's immediate stop, a move from the
+// tree and the memory's jump) records each depth's time less the time the
+// search was paused, and the wait is a part of the time the search
+// reports as paused.
+func TestThinkWaitIsNotSearchTime(t *testing.T) {
+	share, _ := newFakeShare(1) // no bound falls due: time does not move
+	g := newTestGame(t, Options{Threads: 1, CPU: share})
+	other := share.acquire(new(search.Signals), 1, true, time.Second)
+	depth1 := make(chan struct{}, 1)
+	var mu sync.Mutex
+	infos := map[int]search.Info{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Depth: 3}, func(inf search.Info) {
+			if inf.MultiPV != 1 || inf.Bound != search.BoundExact {
+				return
+			}
+			mu.Lock()
+			infos[inf.Depth] = inf
+			mu.Unlock()
+			if inf.Depth == 1 {
+				depth1 <- struct{}{}
+			}
+		})
+		done <- err
+	}()
+	<-depth1
+	const kept = 200 * time.Millisecond // the search pauses right after depth 1
+	time.Sleep(kept)
+	share.release(other)
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	g.mu.Lock()
+	times := append([]time.Duration(nil), g.depths.times...)
+	g.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	for d := 2; d <= 3; d++ {
+		inf, ok := infos[d]
+		if !ok || d >= len(times) {
+			t.Fatalf("depth %d: no info or no recorded time (%v)", d, times)
+		}
+		if inf.Paused <= 0 || inf.Time < kept {
+			t.Fatalf("depth %d: %v in all, %v paused; want over %v in all, some paused (the wait)", d, inf.Time, inf.Paused, kept)
+		}
+		if times[d] != inf.Time-inf.Paused {
+			t.Fatalf("depth %d recorded %v, want %v: its %v less the %v it waited", d, times[d], inf.Time-inf.Paused, inf.Time, inf.Paused)
+		}
+	}
+}

@@ -211,7 +211,7 @@ func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info),
 			r.depth = inf.Depth
 			r.lastNodes = inf.Nodes
 			if !r.jumped { // a jump's times say nothing of a search from nothing
-				g.depths.record(inf.Depth, inf.Time)
+				g.depths.record(inf.Depth, inf.Time-inf.Paused) // not the time it waited for a thread
 			}
 			if len(inf.PV) > 0 {
 				if inf.PV[0] == r.lastBest {
