@@ -1,6 +1,7 @@
 package ponder
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -40,7 +41,10 @@ import (
 // that has no thread is given one over Total (the safety valve: what every
 // such search got at once before). A waiting search cannot lose on time
 // either way: its hard limit stops it whether it runs or waits, and a
-// stopped search returns at once with its best move so far. So the
+// stopped search returns at once with its best move so far. A converted
+// ponder search that stopped at its cap with budget left searches on in a
+// new search for the same move, which takes its place and never waits
+// (acquireAfter): a move waits once. So the
 // threads handed out add up to more than Total only by one thread for each
 // overdue search that got none of them (InUse, Waits).
 //
@@ -49,7 +53,8 @@ import (
 type CPUShare struct {
 	mu     sync.Mutex
 	total  int
-	leases []*lease // ponder leases in the order taken, leases for a move in the order they became ones
+	leases []*lease // ponder leases in the order taken, leases for a move in the order they became ones (turn)
+	turns  uint64   // how many leases became ones for a move (lease.turn)
 	clock  shareClock
 	waits  ShareWaits
 }
@@ -115,9 +120,10 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.
 // lease is one search's hold on a CPUShare. Its fields are the share's
 // (under its lock), save held.
 type lease struct {
-	want     int  // threads the search may use at most
-	thinking bool // a search for a move (served first), not a ponder search
-	granted  int  // threads handed out now
+	want     int    // threads the search may use at most
+	thinking bool   // a search for a move (served first), not a ponder search
+	turn     uint64 // its place among the searches for a move (see acquireAfter)
+	granted  int    // threads handed out now
 	sig      *search.Signals
 	released bool
 
@@ -182,6 +188,18 @@ func (s *CPUShare) Waits() ShareWaits {
 // when it finds no thread (thinkWait; <= 0: it never waits). nil on a nil
 // share.
 func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool, bound time.Duration) *lease {
+	return s.acquireAfter(sig, want, thinking, bound, nil)
+}
+
+// acquireAfter is acquire, save for a search for a move that goes on from
+// prev, the released lease of the search for the same move before it (a
+// converted ponder search that stopped at its cap with budget left): the
+// new lease takes prev's place among the searches for a move, so that it
+// gets the thread prev held back from searches that became ones after it,
+// and it never waits (bound 0: with no thread within the total it is
+// given one over it at once), since its move has had its wait with prev.
+// Without prev, or when prev was no search for a move, it is acquire.
+func (s *CPUShare) acquireAfter(sig *search.Signals, want int, thinking bool, bound time.Duration, prev *lease) *lease {
 	if s == nil {
 		return nil
 	}
@@ -189,9 +207,21 @@ func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool, bound t
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sig.SetThreads(0)
-	s.leases = append(s.leases, l)
-	if thinking {
-		s.thinkLocked(l, bound)
+	if thinking && prev != nil && prev.thinking {
+		l.thinking, l.turn, l.overdue = true, prev.turn, true
+		at := len(s.leases)
+		for i, x := range s.leases {
+			if x.thinking && x.turn > l.turn {
+				at = i
+				break
+			}
+		}
+		s.leases = slices.Insert(s.leases, at, l)
+	} else {
+		s.leases = append(s.leases, l)
+		if thinking {
+			s.thinkLocked(l, bound)
+		}
 	}
 	s.shareLocked()
 	return l
@@ -221,7 +251,8 @@ func (s *CPUShare) think(l *lease, bound time.Duration) {
 
 // thinkLocked makes l a lease for a move and starts the timer of its bound.
 func (s *CPUShare) thinkLocked(l *lease, bound time.Duration) {
-	l.thinking = true
+	s.turns++
+	l.thinking, l.turn = true, s.turns
 	if bound <= 0 {
 		l.overdue = true
 		return

@@ -553,3 +553,104 @@ func TestThinkWaitIsNotSearchTime(t *testing.T) {
 		}
 	}
 }
+
+// A search for a move that goes on from a converted ponder search stopped
+// at its cap (acquireAfter) takes that search's place among the searches
+// for a move: it gets back the thread that a later search took when the
+// first one ended, and that one waits again. It never waits itself: with
+// no thread within the total it is given one over it at once, and no wait
+// is counted for it.
+func TestCPUShareSearchOnKeepsItsPlace(t *testing.T) {
+	s, _ := newFakeShare(2)
+	t1 := s.acquire(new(search.Signals), 1, true, time.Second)
+	p := s.acquire(new(search.Signals), 1, false, 0)
+	s.think(p, time.Second) // a ponder hit: the second search for a move
+	c := s.acquire(new(search.Signals), 1, true, time.Second)
+	checkShare(t, s, "a hit and a later think")
+	if granted(s, p) != 1 || granted(s, c) != 0 {
+		t.Fatalf("the hit holds %d and the later think %d, want 1 and 0", granted(s, p), granted(s, c))
+	}
+	s.release(p) // stopped at its cap with budget left
+	if granted(s, c) != 1 {
+		t.Fatalf("the later think holds %d once the hit ended, want 1", granted(s, c))
+	}
+	n := s.acquireAfter(new(search.Signals), 1, true, time.Second, p)
+	checkShare(t, s, "the search on")
+	if granted(s, n) != 1 || n.over || granted(s, c) != 0 || s.InUse() != 2 {
+		t.Fatalf("the search on holds %d (over %v), the later think %d, %d in use; want 1 within the total, 0, 2",
+			granted(s, n), n.over, granted(s, c), s.InUse())
+	}
+	s.release(n)
+	s.release(c)
+	s.release(t1)
+
+	// On one thread held by an earlier search for a move, the search on
+	// does not wait a second time: it goes over at once.
+	s.SetTotal(1)
+	x := s.acquire(new(search.Signals), 1, true, time.Second)
+	p2 := s.acquire(new(search.Signals), 1, false, 0)
+	s.think(p2, time.Second)
+	if granted(s, p2) != 0 {
+		t.Fatalf("the hit behind a think on one thread holds %d, want 0", granted(s, p2))
+	}
+	s.release(p2)
+	n2 := s.acquireAfter(new(search.Signals), 1, true, time.Second, p2)
+	checkShare(t, s, "a search on behind a think")
+	if granted(s, n2) != 1 || !n2.over || granted(s, x) != 1 {
+		t.Fatalf("the search on holds %d (over %v), the think %d; want 1 over the total, 1", granted(s, n2), n2.over, granted(s, x))
+	}
+	s.release(n2)
+	s.release(x)
+	if w := s.Waits(); w.Moves != 2 {
+		t.Fatalf("waits %+v, want 2 searches that waited (the later think, the hit); the searches on never wait", w)
+	}
+}
+
+// A Think whose ponder search stopped at its cap below the depth asked
+// searches on in a new search, which does not queue for a thread a second
+// time: the converted search waited behind another game's search for a
+// move; the search on is given a thread (over the total) at once, and only
+// the first wait is counted.
+func TestSearchOnAfterCappedHitDoesNotWaitAgain(t *testing.T) {
+	share, _ := newFakeShare(1) // no bound falls due: time does not move
+	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3, Threads: 1, CPU: share})
+	d := think(t, g, ThinkLimits{Depth: 4})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	play(t, g, d.PonderUCI)
+	other := share.acquire(new(search.Signals), 1, true, time.Second) // another game must move
+	threads := make(chan int, 1)
+	searches := g.Searches()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Depth: 6}, func(inf search.Info) {
+			if inf.Depth == 1 && inf.MultiPV == 1 {
+				select {
+				case threads <- g.SearchThreads():
+				default:
+				}
+			}
+		})
+		done <- err
+	}()
+	var n int
+	select {
+	case n = <-threads:
+	case err := <-done:
+		t.Fatalf("the think ended before its search on reported depth 1: %v", err)
+	}
+	share.release(other) // lets a search on that waits go on: the test ends either way
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	if g.Searches() != searches+1 {
+		t.Fatalf("%d searches for the move, want 1 (a search on)", g.Searches()-searches)
+	}
+	if n != 1 {
+		t.Fatalf("the search on held %d threads at depth 1, want 1 (over the total, no second wait)", n)
+	}
+	if w := share.Waits(); w.Moves != 1 {
+		t.Fatalf("waits %+v, want the hit's one", w)
+	}
+}

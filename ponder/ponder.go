@@ -242,7 +242,8 @@ func (g *Game) thinkPonder(ctx context.Context, lim ThinkLimits, slim search.Lim
 		return d, nil
 	}
 	b := leftBudget(r)
-	nr := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1)}
+	nr := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1),
+		goesOn: r.lease}
 	nr.node, nr.pos, nr.rec, nr.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
 	slim.Ponder = false
 	g.startRun(ctx, nr, slim)
