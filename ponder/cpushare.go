@@ -60,15 +60,23 @@ type CPUShare struct {
 }
 
 // ShareWaits counts the waits for a thread of the searches for a move on a
-// CPUShare that have ended (see CPUShare).
+// CPUShare that have ended (see CPUShare). It counts searches, not moves:
+// a search on after a converted ponder search stopped at its cap is a
+// second search for the same move (one that never waits, see
+// acquireAfter); a ponder hit answered at once from the ponder search is
+// none (it does not search for the move).
 type ShareWaits struct {
-	// Moves is how many searches for a move waited with no thread.
-	Moves int
+	// Searches is how many searches for a move ended, Waited how many of
+	// them waited with no thread at some time.
+	Searches, Waited int
 	// Total and Max are the time they waited, all together and the
 	// longest one.
 	Total, Max time.Duration
-	// Overdue is how many of them reached their bound while waiting and
-	// were given a thread over the total.
+	// Overdue is how many searches for a move were given a thread over the
+	// total at some time: those that reached their bound while waiting,
+	// and those that never wait (bound 0: a search on) when they found no
+	// thread within the total, or whose bound had passed while they ran
+	// when a smaller total (SetTotal) left them none.
 	Overdue int
 }
 
@@ -300,19 +308,23 @@ func (s *CPUShare) release(l *lease) {
 
 // endWaitLocked counts l's waits into the share's (its search has ended).
 func (s *CPUShare) endWaitLocked(l *lease) {
+	if !l.thinking {
+		return
+	}
 	if !l.waitFrom.IsZero() {
 		l.waited += s.clock.Now().Sub(l.waitFrom)
 		l.waitFrom = time.Time{}
 	}
-	if !l.didWait {
-		return
-	}
-	s.waits.Moves++
-	s.waits.Total += l.waited
-	s.waits.Max = max(s.waits.Max, l.waited)
+	s.waits.Searches++
 	if l.wentOver {
 		s.waits.Overdue++
 	}
+	if !l.didWait {
+		return
+	}
+	s.waits.Waited++
+	s.waits.Total += l.waited
+	s.waits.Max = max(s.waits.Max, l.waited)
 }
 
 // shareLocked hands the threads out again (see CPUShare) and tells each

@@ -322,7 +322,7 @@ func TestCPUShareThirdThinkWaits(t *testing.T) {
 	if granted(s, t3) != 0 {
 		t.Fatalf("the third think got %d threads before its bound with none free", granted(s, t3))
 	}
-	if w := s.Waits(); w.Moves != 0 {
+	if w := s.Waits(); w.Waited != 0 || w.Searches != 0 {
 		t.Fatalf("waits counted before the waiting search ended: %+v", w)
 	}
 	s.release(t2)
@@ -338,8 +338,8 @@ func TestCPUShareThirdThinkWaits(t *testing.T) {
 	s.release(t3)
 	s.release(t1)
 	w := s.Waits()
-	if w.Moves != 1 || w.Total != 300*time.Millisecond || w.Max != 300*time.Millisecond || w.Overdue != 0 {
-		t.Fatalf("waits %+v, want one move that waited 300ms, not overdue", w)
+	if w.Searches != 3 || w.Waited != 1 || w.Total != 300*time.Millisecond || w.Max != 300*time.Millisecond || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want three searches for a move, one that waited 300ms, none over the total", w)
 	}
 	if granted(s, p) != 1 {
 		t.Fatalf("the ponder search got %d threads back, want 1", granted(s, p))
@@ -388,8 +388,8 @@ func TestCPUShareOverdueThinkGoesOver(t *testing.T) {
 	s.release(t3)
 	s.release(p)
 	w := s.Waits()
-	if w.Moves != 2 || w.Overdue != 1 || w.Max != 100*time.Millisecond || w.Total != 100*time.Millisecond {
-		t.Fatalf("waits %+v, want 2 moves (100ms, overdue; 0ms), 1 overdue", w)
+	if w.Searches != 4 || w.Waited != 2 || w.Overdue != 1 || w.Max != 100*time.Millisecond || w.Total != 100*time.Millisecond {
+		t.Fatalf("waits %+v, want 4 searches, 2 that waited (100ms, overdue; 0ms), 1 over the total", w)
 	}
 	if n := s.InUse(); n != 0 {
 		t.Fatalf("%d threads in use after every lease was released", n)
@@ -417,6 +417,11 @@ func TestCPUShareOverdueThinkGoesOver(t *testing.T) {
 	}
 	s.release(t4)
 	s.release(t5)
+	// Every search for a move that got a thread over the total counts, also
+	// one that never waited (t6, without a bound).
+	if w := s.Waits(); w.Searches != 7 || w.Waited != 3 || w.Overdue != 3 {
+		t.Fatalf("waits %+v, want 7 searches, 3 that waited, 3 over the total (t3, t5 at their bounds, t6 at once)", w)
+	}
 }
 
 // The bound of a search for a move's wait is a quarter of its soft time, a
@@ -481,8 +486,8 @@ func TestThinkWaitsForAThread(t *testing.T) {
 	if res.d.Depth != 3 || res.d.Move == board.NoMove {
 		t.Fatalf("the search that got its thread back ended at depth %d with %v, want depth 3 and a move", res.d.Depth, res.d.Move)
 	}
-	if w := share.Waits(); w.Moves != 1 || w.Overdue != 0 {
-		t.Fatalf("waits %+v, want one move, not overdue", w)
+	if w := share.Waits(); w.Searches != 2 || w.Waited != 1 || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want two searches (the other game's, the Think), one that waited, none over the total", w)
 	}
 	if n := g.SearchThreads(); n != 0 {
 		t.Fatalf("SearchThreads is %d with no search running", n)
@@ -496,8 +501,8 @@ func TestThinkWaitsForAThread(t *testing.T) {
 	if d.Source != FromSearch || d.Depth < 1 || d.Move == board.NoMove || d.Time > 2*time.Second {
 		t.Fatalf("a timed think that never got a thread: %v from %v at depth %d after %v, want a searched move of depth 1 or more within its 50ms (2s allowed)", d.Move, d.Source, d.Depth, d.Time)
 	}
-	if w := share.Waits(); w.Moves != 2 {
-		t.Fatalf("waits %+v, want two moves", w)
+	if w := share.Waits(); w.Searches != 4 || w.Waited != 2 {
+		t.Fatalf("waits %+v, want four searches, the two Thinks waited", w)
 	}
 }
 
@@ -601,8 +606,8 @@ func TestCPUShareSearchOnKeepsItsPlace(t *testing.T) {
 	}
 	s.release(n2)
 	s.release(x)
-	if w := s.Waits(); w.Moves != 2 {
-		t.Fatalf("waits %+v, want 2 searches that waited (the later think, the hit); the searches on never wait", w)
+	if w := s.Waits(); w.Searches != 7 || w.Waited != 2 || w.Overdue != 1 {
+		t.Fatalf("waits %+v, want 7 searches, 2 that waited (the later think, the hit; the searches on never wait), 1 over the total (a search on)", w)
 	}
 }
 
@@ -650,7 +655,31 @@ func TestSearchOnAfterCappedHitDoesNotWaitAgain(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("the search on held %d threads at depth 1, want 1 (over the total, no second wait)", n)
 	}
-	if w := share.Waits(); w.Moves != 1 {
-		t.Fatalf("waits %+v, want the hit's one", w)
+	if w := share.Waits(); w.Waited != 1 || w.Overdue != 1 {
+		t.Fatalf("waits %+v, want the hit's one wait, and the search on over the total", w)
+	}
+}
+
+// A ponder hit answered at once from the ponder search (deep enough) is no
+// search for the move: it neither queues for a thread nor counts as a
+// search or a wait, even when another game's search for a move holds
+// every thread.
+func TestImmediatePonderHitIsNoSearchForAMove(t *testing.T) {
+	share, _ := newFakeShare(1)
+	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3, Threads: 1, CPU: share})
+	d := think(t, g, ThinkLimits{Depth: 3})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	play(t, g, d.PonderUCI)
+	other := share.acquire(new(search.Signals), 1, true, time.Second)
+	before := share.Waits()
+	d2 := think(t, g, ThinkLimits{Depth: 3})
+	share.release(other)
+	if d2.Source != FromPonderAtOnce {
+		t.Fatalf("the hit answered from %v, want %v", d2.Source, FromPonderAtOnce)
+	}
+	if w := share.Waits(); w.Searches != before.Searches+1 || w.Waited != 0 {
+		t.Fatalf("waits %+v after %+v, want only the other game's search counted, no wait", w, before)
 	}
 }

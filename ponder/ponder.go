@@ -62,12 +62,15 @@ func (g *Game) convert(r *run, lim ThinkLimits) {
 		}
 	}
 	r.immediate = immediate
-	g.opts.CPU.think(r.lease, thinkWait(b)) // our move now: served before ponder searches
-	r.sig.PonderHit()
 	if immediate {
+		// Answered from the ponder search, which stops at once: no search
+		// for the move (its lease neither queues nor counts as one).
+		r.sig.PonderHit()
 		r.stop()
 		return
 	}
+	g.opts.CPU.think(r.lease, thinkWait(b)) // our move now: served before ponder searches
+	r.sig.PonderHit()
 	g.armHard(r)
 }
 

@@ -11,7 +11,9 @@
 # the total: ponder.CPUShare), so the thinking speed is given twice: over
 # all the thinking time, waits included (the first summary line), and over
 # the time the search held a thread ("while running"); then the waits
-# (moves that waited, their time, how many reached their bound).
+# (of the searches for a move that ran, how many waited, their time, how
+# many were given a thread over the total). A search given one over the
+# total counts as running: its speed then includes that oversubscription.
 #
 #   scripts/cpushare.sh [AT_ONCE] [GAMES] [TC] [THREADS_TOTAL]
 #
