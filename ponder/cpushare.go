@@ -102,6 +102,12 @@ const (
 // leave moves of depth 1 or 2, shorter ones would put most of the waiting
 // searches over the total, as before. A search with no time budget (a
 // depth, a node count, an analysis) waits at most a second.
+//
+// Invariant: a timed bound falls before Soft (or is 0: no wait). A waiting
+// search reports no iteration, so the soft stop (checkSoft, run at each
+// iteration) never sees it: only the bound lifts it in time, and a bound
+// at or past Soft would leave it waiting to its hard limit.
+// TestThinkWaitBelowSoft pins it for every budget.
 func thinkWait(b Budget) time.Duration {
 	if !b.Timed {
 		return untimedThinkWait

@@ -435,6 +435,56 @@ func TestThinkWait(t *testing.T) {
 	}
 }
 
+// The bound of a timed search for a move's wait falls before its soft
+// time, for every budget: a waiting search reports no iteration, so
+// nothing but the bound (or the hard limit) lifts it, and a bound at or
+// past Soft would leave it waiting to its hard limit (review N3). Budgets
+// of every clock, increment, moves to go, overhead and pondered time that
+// PlanMove makes, fixed move times, and what a search on after a capped
+// hit or a tablebase search gets (down to MinThink).
+func TestThinkWaitBelowSoft(t *testing.T) {
+	check := func(what string, b Budget) {
+		t.Helper()
+		if !b.Timed {
+			return
+		}
+		if w := thinkWait(b); w < 0 || (w > 0 && w >= b.Soft) {
+			t.Fatalf("%s: budget %+v waits up to %v, not before its soft time", what, b, w)
+		}
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	n := 0
+	for _, remaining := range []int{1, 5, 20, 50, 100, 300, 1000, 3000, 10_000, 60_000, 180_000, 600_000, 3_600_000} {
+		for _, inc := range []int{0, 10, 100, 1000, 2000, 30_000} {
+			for _, mtg := range []int{0, 1, 2, 10, 40} {
+				for _, overhead := range []int{0, 20, 100, 1000} {
+					for _, pondered := range []int{0, 1, 50, 1000, 10_000, 120_000} {
+						for _, white := range []bool{true, false} {
+							lim := ThinkLimits{WTime: ms(remaining), BTime: ms(remaining), WInc: ms(inc), BInc: ms(inc), MovesToGo: mtg}
+							b := PlanMove(lim, white, ms(overhead), ms(pondered))
+							check("clock", b)
+							left := b
+							left.Soft, left.Hard = max(b.Soft-b.Soft/2, MinThink), max(b.Hard-b.Soft/2, MinThink)
+							check("search on", left)
+							tb := b
+							tb.Soft, tb.Hard = max(b.Soft/2, MinThink), max(b.Hard/2, MinThink)
+							check("tablebase", tb)
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, mt := range []time.Duration{1, time.Millisecond, MinThink, 50 * time.Millisecond, time.Second, time.Minute} {
+		check("movetime", PlanMove(ThinkLimits{MoveTime: mt}, true, 20*time.Millisecond, 0))
+	}
+	check("the least", Budget{Soft: MinThink, Hard: MinThink, Timed: true})
+	if n == 0 {
+		t.Fatal("no budget checked")
+	}
+}
+
 // A Think whose search finds every thread held by another game's search
 // for a move waits with none: it completes depth 1 and pauses
 // (SearchThreads says 0), goes on the moment the thread frees, and its
