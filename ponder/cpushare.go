@@ -20,33 +20,38 @@ import (
 // rounds, one thread per lease at a time (so that leases of a round get
 // equal shares, the earlier ones the odd thread): first to the searches
 // for a move (Think, a converted ponder search), in the order they became
-// ones (first come, first served), then what is left to the ponder
-// searches, in the order they started. Each change (a search starts, ends,
-// a ponder hit turns a ponder search into a search for a move, a waiting
-// search reaches its bound) shares them out again, and each search learns
-// its new count through its search.Signals (SetThreads): a search that has
-// to move takes threads from searches that only ponder, which pause the
-// threads they lost (at their next check, within 1024 nodes) and get them
-// back when the threads are free again; a ponder search is never restarted
-// for it.
+// ones, then what is left to the ponder searches, in the order they
+// started. So among the searches for a move it is first come, first
+// served for the first thread of each; the threads beyond one go round by
+// round in that order, and a new search for a move takes a thread from an
+// earlier one that holds several (Options.Threads above 1) rather than
+// wait. Each change (a search starts, ends, a ponder hit turns a ponder
+// search into a search for a move, a waiting search reaches its bound)
+// shares them out again, and each search learns its new count through its
+// search.Signals (SetThreads): a search that has to move takes threads
+// from searches that only ponder, which pause the threads they lost (at
+// their next check, within 1024 nodes) and get them back when the threads
+// are free again; a ponder search is never restarted for it.
 //
-// When searches for a move already hold every thread (more games must move
-// at once than there are threads), a new one waits with none: its search
-// pauses as a ponder search does, save that its main thread first
-// completes depth 1 (search.Signals.SetThreads), so that it always has a
-// searched move. It gets a thread as soon as one frees, before any search
-// that became one for a move after it. Its wait is bounded: once it has
-// been a search for a move for thinkWait of its budget (a quarter of its
-// soft time, see there) it is overdue, and an overdue search for a move
+// A search for a move waits with no thread only when Total earlier
+// searches for a move run, holding one thread each (more games must move
+// at once than Total: those beyond the first Total wait): its search pauses as a ponder
+// search does, save that its main thread first completes depth 1
+// (search.Signals.SetThreads), so that it always has a searched move. It
+// gets a thread as soon as one frees, before any search that became one
+// for a move after it. Its wait is bounded: once it has been a search for
+// a move for thinkWait of its budget (a quarter of its soft time, a second
+// without one; see there) it is overdue, and an overdue search for a move
 // that has no thread is given one over Total (the safety valve: what every
 // such search got at once before). A waiting search cannot lose on time
 // either way: its hard limit stops it whether it runs or waits, and a
 // stopped search returns at once with its best move so far. A converted
 // ponder search that stopped at its cap with budget left searches on in a
 // new search for the same move, which takes its place and never waits
-// (acquireAfter): a move waits once. So the
-// threads handed out add up to more than Total only by one thread for each
-// overdue search that got none of them (InUse, Waits).
+// (acquireAfter: with no thread within Total it gets one over it at once):
+// a move waits once. So the threads handed out add up to more than Total
+// only by one thread for each overdue search that got none of them (InUse,
+// Waits).
 //
 // A CPUShare is safe for concurrent use. A nil *CPUShare shares nothing:
 // each search runs on all its Game's threads.
