@@ -115,8 +115,9 @@ func newFakeShare(total int) (*CPUShare, *fakeClock) {
 	return s, c
 }
 
-// Searches that start, get a ponder hit and end on many goroutines at once,
-// while the total changes and waiting searches reach their bounds, are
+// Searches that start, get a ponder hit, end and search on (acquireAfter)
+// on many goroutines at once, while the total changes and waiting searches
+// reach their bounds, are
 // never handed more threads than the total, save one for each overdue
 // search for a move that got none of the total's.
 func TestCPUShareNeverOverTotal(t *testing.T) {
@@ -149,6 +150,13 @@ func TestCPUShareNeverOverTotal(t *testing.T) {
 				s.release(l)
 				check("release")
 				s.release(l) // twice: nothing
+				if rng.Intn(3) == 0 {
+					// a search on after l (acquireAfter): l's place, no wait
+					n := s.acquireAfter(new(search.Signals), 1+rng.Intn(3), true, time.Millisecond, l)
+					check("search on")
+					s.release(n)
+					check("release of a search on")
+				}
 			}
 		}()
 	}
