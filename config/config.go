@@ -108,10 +108,12 @@ type Builtin struct {
 	Threads int `yaml:"threads"`
 	// ThreadsTotal is the most search threads of all games together,
 	// thinking and pondering: a game that must move takes threads from
-	// games that only ponder, and when more games must move than there
-	// are threads, one waits for a thread, at most a quarter of its move's
-	// soft time (ponder.CPUShare). 0 (the default) means the
-	// machine's cores (runtime.NumCPU); see ThreadsTotalOrCores.
+	// games that only ponder, and from games that must move and hold
+	// several; when more games must move at once than this, those that
+	// began to move after the first ThreadsTotal wait for a thread, each at
+	// most a quarter of its move's soft time, then it gets one over this
+	// (ponder.CPUShare). 0 (the default) means the machine's cores
+	// (runtime.NumCPU); see ThreadsTotalOrCores.
 	ThreadsTotal int `yaml:"threads_total"`
 	// TreeMemoryMB caps the persistent search tree of one game, in MiB.
 	// Default 128.

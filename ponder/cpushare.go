@@ -1,6 +1,7 @@
 package ponder
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -19,51 +20,68 @@ import (
 // rounds, one thread per lease at a time (so that leases of a round get
 // equal shares, the earlier ones the odd thread): first to the searches
 // for a move (Think, a converted ponder search), in the order they became
-// ones (first come, first served), then what is left to the ponder
-// searches, in the order they started. Each change (a search starts, ends,
-// a ponder hit turns a ponder search into a search for a move, a waiting
-// search reaches its bound) shares them out again, and each search learns
-// its new count through its search.Signals (SetThreads): a search that has
-// to move takes threads from searches that only ponder, which pause the
-// threads they lost (at their next check, within 1024 nodes) and get them
-// back when the threads are free again; a ponder search is never restarted
-// for it.
+// ones, then what is left to the ponder searches, in the order they
+// started. So among the searches for a move it is first come, first
+// served for the first thread of each; the threads beyond one go round by
+// round in that order, and a new search for a move takes a thread from an
+// earlier one that holds several (Options.Threads above 1) rather than
+// wait. Each change (a search starts, ends, a ponder hit turns a ponder
+// search into a search for a move, a waiting search reaches its bound)
+// shares them out again, and each search learns its new count through its
+// search.Signals (SetThreads): a search that has to move takes threads
+// from searches that only ponder, which pause the threads they lost (at
+// their next check, within 1024 nodes) and get them back when the threads
+// are free again; a ponder search is never restarted for it.
 //
-// When searches for a move already hold every thread (more games must move
-// at once than there are threads), a new one waits with none: its search
-// pauses as a ponder search does, save that its main thread first
-// completes depth 1 (search.Signals.SetThreads), so that it always has a
-// searched move. It gets a thread as soon as one frees, before any search
-// that became one for a move after it. Its wait is bounded: once it has
-// been a search for a move for thinkWait of its budget (a quarter of its
-// soft time, see there) it is overdue, and an overdue search for a move
+// A search for a move waits with no thread only when Total earlier
+// searches for a move run, holding one thread each (more games must move
+// at once than Total: those beyond the first Total wait): its search pauses as a ponder
+// search does, save that its main thread first completes depth 1
+// (search.Signals.SetThreads), so that it always has a searched move. It
+// gets a thread as soon as one frees, before any search that became one
+// for a move after it. Its wait is bounded: once it has been a search for
+// a move for thinkWait of its budget (a quarter of its soft time, a second
+// without one; see there) it is overdue, and an overdue search for a move
 // that has no thread is given one over Total (the safety valve: what every
 // such search got at once before). A waiting search cannot lose on time
 // either way: its hard limit stops it whether it runs or waits, and a
-// stopped search returns at once with its best move so far. So the
-// threads handed out add up to more than Total only by one thread for each
-// overdue search that got none of them (InUse, Waits).
+// stopped search returns at once with its best move so far. A converted
+// ponder search that stopped at its cap with budget left searches on in a
+// new search for the same move, which takes its place and never waits
+// (acquireAfter: with no thread within Total it gets one over it at once):
+// a move waits once. So the threads handed out add up to more than Total
+// only by one thread for each overdue search that got none of them (InUse,
+// Waits).
 //
 // A CPUShare is safe for concurrent use. A nil *CPUShare shares nothing:
 // each search runs on all its Game's threads.
 type CPUShare struct {
 	mu     sync.Mutex
 	total  int
-	leases []*lease // ponder leases in the order taken, leases for a move in the order they became ones
+	leases []*lease // ponder leases in the order taken, leases for a move in the order they became ones (turn)
+	turns  uint64   // how many leases became ones for a move (lease.turn)
 	clock  shareClock
 	waits  ShareWaits
 }
 
 // ShareWaits counts the waits for a thread of the searches for a move on a
-// CPUShare that have ended (see CPUShare).
+// CPUShare that have ended (see CPUShare). It counts searches, not moves:
+// a search on after a converted ponder search stopped at its cap is a
+// second search for the same move (one that never waits, see
+// acquireAfter); a ponder hit answered at once from the ponder search is
+// none (it does not search for the move).
 type ShareWaits struct {
-	// Moves is how many searches for a move waited with no thread.
-	Moves int
+	// Searches is how many searches for a move ended, Waited how many of
+	// them waited with no thread at some time.
+	Searches, Waited int
 	// Total and Max are the time they waited, all together and the
 	// longest one.
 	Total, Max time.Duration
-	// Overdue is how many of them reached their bound while waiting and
-	// were given a thread over the total.
+	// Overdue is how many searches for a move were given a thread over the
+	// total at some time: those that reached their bound while waiting,
+	// and those that never wait (bound 0: a search on) when they found no
+	// thread within the total, or whose bound had passed while they ran
+	// when a smaller total (SetTotal) left them none.
 	Overdue int
 }
 
@@ -89,6 +107,12 @@ const (
 // leave moves of depth 1 or 2, shorter ones would put most of the waiting
 // searches over the total, as before. A search with no time budget (a
 // depth, a node count, an analysis) waits at most a second.
+//
+// Invariant: a timed bound falls before Soft (or is 0: no wait). A waiting
+// search reports no iteration, so the soft stop (checkSoft, run at each
+// iteration) never sees it: only the bound lifts it in time, and a bound
+// at or past Soft would leave it waiting to its hard limit.
+// TestThinkWaitBelowSoft pins it for every budget.
 func thinkWait(b Budget) time.Duration {
 	if !b.Timed {
 		return untimedThinkWait
@@ -115,9 +139,10 @@ func (realClock) AfterFunc(d time.Duration, f func()) func() bool { return time.
 // lease is one search's hold on a CPUShare. Its fields are the share's
 // (under its lock), save held.
 type lease struct {
-	want     int  // threads the search may use at most
-	thinking bool // a search for a move (served first), not a ponder search
-	granted  int  // threads handed out now
+	want     int    // threads the search may use at most
+	thinking bool   // a search for a move (served first), not a ponder search
+	turn     uint64 // its place among the searches for a move (see acquireAfter)
+	granted  int    // threads handed out now
 	sig      *search.Signals
 	released bool
 
@@ -182,6 +207,18 @@ func (s *CPUShare) Waits() ShareWaits {
 // when it finds no thread (thinkWait; <= 0: it never waits). nil on a nil
 // share.
 func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool, bound time.Duration) *lease {
+	return s.acquireAfter(sig, want, thinking, bound, nil)
+}
+
+// acquireAfter is acquire, save for a search for a move that goes on from
+// prev, the released lease of the search for the same move before it (a
+// converted ponder search that stopped at its cap with budget left): the
+// new lease takes prev's place among the searches for a move, so that it
+// gets the thread prev held back from searches that became ones after it,
+// and it never waits (bound 0: with no thread within the total it is
+// given one over it at once), since its move has had its wait with prev.
+// Without prev, or when prev was no search for a move, it is acquire.
+func (s *CPUShare) acquireAfter(sig *search.Signals, want int, thinking bool, bound time.Duration, prev *lease) *lease {
 	if s == nil {
 		return nil
 	}
@@ -189,9 +226,21 @@ func (s *CPUShare) acquire(sig *search.Signals, want int, thinking bool, bound t
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sig.SetThreads(0)
-	s.leases = append(s.leases, l)
-	if thinking {
-		s.thinkLocked(l, bound)
+	if thinking && prev != nil && prev.thinking {
+		l.thinking, l.turn, l.overdue = true, prev.turn, true
+		at := len(s.leases)
+		for i, x := range s.leases {
+			if x.thinking && x.turn > l.turn {
+				at = i
+				break
+			}
+		}
+		s.leases = slices.Insert(s.leases, at, l)
+	} else {
+		s.leases = append(s.leases, l)
+		if thinking {
+			s.thinkLocked(l, bound)
+		}
 	}
 	s.shareLocked()
 	return l
@@ -221,7 +270,8 @@ func (s *CPUShare) think(l *lease, bound time.Duration) {
 
 // thinkLocked makes l a lease for a move and starts the timer of its bound.
 func (s *CPUShare) thinkLocked(l *lease, bound time.Duration) {
-	l.thinking = true
+	s.turns++
+	l.thinking, l.turn = true, s.turns
 	if bound <= 0 {
 		l.overdue = true
 		return
@@ -269,19 +319,23 @@ func (s *CPUShare) release(l *lease) {
 
 // endWaitLocked counts l's waits into the share's (its search has ended).
 func (s *CPUShare) endWaitLocked(l *lease) {
+	if !l.thinking {
+		return
+	}
 	if !l.waitFrom.IsZero() {
 		l.waited += s.clock.Now().Sub(l.waitFrom)
 		l.waitFrom = time.Time{}
 	}
-	if !l.didWait {
-		return
-	}
-	s.waits.Moves++
-	s.waits.Total += l.waited
-	s.waits.Max = max(s.waits.Max, l.waited)
+	s.waits.Searches++
 	if l.wentOver {
 		s.waits.Overdue++
 	}
+	if !l.didWait {
+		return
+	}
+	s.waits.Waited++
+	s.waits.Total += l.waited
+	s.waits.Max = max(s.waits.Max, l.waited)
 }
 
 // shareLocked hands the threads out again (see CPUShare) and tells each

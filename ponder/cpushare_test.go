@@ -115,8 +115,9 @@ func newFakeShare(total int) (*CPUShare, *fakeClock) {
 	return s, c
 }
 
-// Searches that start, get a ponder hit and end on many goroutines at once,
-// while the total changes and waiting searches reach their bounds, are
+// Searches that start, get a ponder hit, end and search on (acquireAfter)
+// on many goroutines at once, while the total changes and waiting searches
+// reach their bounds, are
 // never handed more threads than the total, save one for each overdue
 // search for a move that got none of the total's.
 func TestCPUShareNeverOverTotal(t *testing.T) {
@@ -149,6 +150,13 @@ func TestCPUShareNeverOverTotal(t *testing.T) {
 				s.release(l)
 				check("release")
 				s.release(l) // twice: nothing
+				if rng.Intn(3) == 0 {
+					// a search on after l (acquireAfter): l's place, no wait
+					n := s.acquireAfter(new(search.Signals), 1+rng.Intn(3), true, time.Millisecond, l)
+					check("search on")
+					s.release(n)
+					check("release of a search on")
+				}
 			}
 		}()
 	}
@@ -322,7 +330,7 @@ func TestCPUShareThirdThinkWaits(t *testing.T) {
 	if granted(s, t3) != 0 {
 		t.Fatalf("the third think got %d threads before its bound with none free", granted(s, t3))
 	}
-	if w := s.Waits(); w.Moves != 0 {
+	if w := s.Waits(); w.Waited != 0 || w.Searches != 0 {
 		t.Fatalf("waits counted before the waiting search ended: %+v", w)
 	}
 	s.release(t2)
@@ -338,8 +346,8 @@ func TestCPUShareThirdThinkWaits(t *testing.T) {
 	s.release(t3)
 	s.release(t1)
 	w := s.Waits()
-	if w.Moves != 1 || w.Total != 300*time.Millisecond || w.Max != 300*time.Millisecond || w.Overdue != 0 {
-		t.Fatalf("waits %+v, want one move that waited 300ms, not overdue", w)
+	if w.Searches != 3 || w.Waited != 1 || w.Total != 300*time.Millisecond || w.Max != 300*time.Millisecond || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want three searches for a move, one that waited 300ms, none over the total", w)
 	}
 	if granted(s, p) != 1 {
 		t.Fatalf("the ponder search got %d threads back, want 1", granted(s, p))
@@ -388,8 +396,8 @@ func TestCPUShareOverdueThinkGoesOver(t *testing.T) {
 	s.release(t3)
 	s.release(p)
 	w := s.Waits()
-	if w.Moves != 2 || w.Overdue != 1 || w.Max != 100*time.Millisecond || w.Total != 100*time.Millisecond {
-		t.Fatalf("waits %+v, want 2 moves (100ms, overdue; 0ms), 1 overdue", w)
+	if w.Searches != 4 || w.Waited != 2 || w.Overdue != 1 || w.Max != 100*time.Millisecond || w.Total != 100*time.Millisecond {
+		t.Fatalf("waits %+v, want 4 searches, 2 that waited (100ms, overdue; 0ms), 1 over the total", w)
 	}
 	if n := s.InUse(); n != 0 {
 		t.Fatalf("%d threads in use after every lease was released", n)
@@ -417,6 +425,11 @@ func TestCPUShareOverdueThinkGoesOver(t *testing.T) {
 	}
 	s.release(t4)
 	s.release(t5)
+	// Every search for a move that got a thread over the total counts, also
+	// one that never waited (t6, without a bound).
+	if w := s.Waits(); w.Searches != 7 || w.Waited != 3 || w.Overdue != 3 {
+		t.Fatalf("waits %+v, want 7 searches, 3 that waited, 3 over the total (t3, t5 at their bounds, t6 at once)", w)
+	}
 }
 
 // The bound of a search for a move's wait is a quarter of its soft time, a
@@ -427,6 +440,56 @@ func TestThinkWait(t *testing.T) {
 	}
 	if got := thinkWait(Budget{}); got != time.Second {
 		t.Fatalf("an untimed search waits %v, want 1s", got)
+	}
+}
+
+// The bound of a timed search for a move's wait falls before its soft
+// time, for every budget: a waiting search reports no iteration, so
+// nothing but the bound (or the hard limit) lifts it, and a bound at or
+// past Soft would leave it waiting to its hard limit (review N3). Budgets
+// of every clock, increment, moves to go, overhead and pondered time that
+// PlanMove makes, fixed move times, and what a search on after a capped
+// hit or a tablebase search gets (down to MinThink).
+func TestThinkWaitBelowSoft(t *testing.T) {
+	check := func(what string, b Budget) {
+		t.Helper()
+		if !b.Timed {
+			return
+		}
+		if w := thinkWait(b); w < 0 || (w > 0 && w >= b.Soft) {
+			t.Fatalf("%s: budget %+v waits up to %v, not before its soft time", what, b, w)
+		}
+	}
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	n := 0
+	for _, remaining := range []int{1, 5, 20, 50, 100, 300, 1000, 3000, 10_000, 60_000, 180_000, 600_000, 3_600_000} {
+		for _, inc := range []int{0, 10, 100, 1000, 2000, 30_000} {
+			for _, mtg := range []int{0, 1, 2, 10, 40} {
+				for _, overhead := range []int{0, 20, 100, 1000} {
+					for _, pondered := range []int{0, 1, 50, 1000, 10_000, 120_000} {
+						for _, white := range []bool{true, false} {
+							lim := ThinkLimits{WTime: ms(remaining), BTime: ms(remaining), WInc: ms(inc), BInc: ms(inc), MovesToGo: mtg}
+							b := PlanMove(lim, white, ms(overhead), ms(pondered))
+							check("clock", b)
+							left := b
+							left.Soft, left.Hard = max(b.Soft-b.Soft/2, MinThink), max(b.Hard-b.Soft/2, MinThink)
+							check("search on", left)
+							tb := b
+							tb.Soft, tb.Hard = max(b.Soft/2, MinThink), max(b.Hard/2, MinThink)
+							check("tablebase", tb)
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, mt := range []time.Duration{1, time.Millisecond, MinThink, 50 * time.Millisecond, time.Second, time.Minute} {
+		check("movetime", PlanMove(ThinkLimits{MoveTime: mt}, true, 20*time.Millisecond, 0))
+	}
+	check("the least", Budget{Soft: MinThink, Hard: MinThink, Timed: true})
+	if n == 0 {
+		t.Fatal("no budget checked")
 	}
 }
 
@@ -481,8 +544,8 @@ func TestThinkWaitsForAThread(t *testing.T) {
 	if res.d.Depth != 3 || res.d.Move == board.NoMove {
 		t.Fatalf("the search that got its thread back ended at depth %d with %v, want depth 3 and a move", res.d.Depth, res.d.Move)
 	}
-	if w := share.Waits(); w.Moves != 1 || w.Overdue != 0 {
-		t.Fatalf("waits %+v, want one move, not overdue", w)
+	if w := share.Waits(); w.Searches != 2 || w.Waited != 1 || w.Overdue != 0 {
+		t.Fatalf("waits %+v, want two searches (the other game's, the Think), one that waited, none over the total", w)
 	}
 	if n := g.SearchThreads(); n != 0 {
 		t.Fatalf("SearchThreads is %d with no search running", n)
@@ -496,7 +559,185 @@ func TestThinkWaitsForAThread(t *testing.T) {
 	if d.Source != FromSearch || d.Depth < 1 || d.Move == board.NoMove || d.Time > 2*time.Second {
 		t.Fatalf("a timed think that never got a thread: %v from %v at depth %d after %v, want a searched move of depth 1 or more within its 50ms (2s allowed)", d.Move, d.Source, d.Depth, d.Time)
 	}
-	if w := share.Waits(); w.Moves != 2 {
-		t.Fatalf("waits %+v, want two moves", w)
+	if w := share.Waits(); w.Searches != 4 || w.Waited != 2 {
+		t.Fatalf("waits %+v, want four searches, the two Thinks waited", w)
+	}
+}
+
+// The time a Think waited for a thread is not search time: the depth
+// clock (which decides a ponder hit's immediate stop, a move from the
+// tree and the memory's jump) records each depth's time less the time the
+// search was paused, and the wait is a part of the time the search
+// reports as paused.
+func TestThinkWaitIsNotSearchTime(t *testing.T) {
+	share, _ := newFakeShare(1) // no bound falls due: time does not move
+	g := newTestGame(t, Options{Threads: 1, CPU: share})
+	other := share.acquire(new(search.Signals), 1, true, time.Second)
+	depth1 := make(chan struct{}, 1)
+	var mu sync.Mutex
+	infos := map[int]search.Info{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Depth: 3}, func(inf search.Info) {
+			if inf.MultiPV != 1 || inf.Bound != search.BoundExact {
+				return
+			}
+			mu.Lock()
+			infos[inf.Depth] = inf
+			mu.Unlock()
+			if inf.Depth == 1 {
+				depth1 <- struct{}{}
+			}
+		})
+		done <- err
+	}()
+	<-depth1
+	const kept = 200 * time.Millisecond // the search pauses right after depth 1
+	time.Sleep(kept)
+	share.release(other)
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	g.mu.Lock()
+	times := append([]time.Duration(nil), g.depths.times...)
+	g.mu.Unlock()
+	mu.Lock()
+	defer mu.Unlock()
+	for d := 2; d <= 3; d++ {
+		inf, ok := infos[d]
+		if !ok || d >= len(times) {
+			t.Fatalf("depth %d: no info or no recorded time (%v)", d, times)
+		}
+		if inf.Paused <= 0 || inf.Time < kept {
+			t.Fatalf("depth %d: %v in all, %v paused; want over %v in all, some paused (the wait)", d, inf.Time, inf.Paused, kept)
+		}
+		if times[d] != inf.Time-inf.Paused {
+			t.Fatalf("depth %d recorded %v, want %v: its %v less the %v it waited", d, times[d], inf.Time-inf.Paused, inf.Time, inf.Paused)
+		}
+	}
+}
+
+// A search for a move that goes on from a converted ponder search stopped
+// at its cap (acquireAfter) takes that search's place among the searches
+// for a move: it gets back the thread that a later search took when the
+// first one ended, and that one waits again. It never waits itself: with
+// no thread within the total it is given one over it at once, and no wait
+// is counted for it.
+func TestCPUShareSearchOnKeepsItsPlace(t *testing.T) {
+	s, _ := newFakeShare(2)
+	t1 := s.acquire(new(search.Signals), 1, true, time.Second)
+	p := s.acquire(new(search.Signals), 1, false, 0)
+	s.think(p, time.Second) // a ponder hit: the second search for a move
+	c := s.acquire(new(search.Signals), 1, true, time.Second)
+	checkShare(t, s, "a hit and a later think")
+	if granted(s, p) != 1 || granted(s, c) != 0 {
+		t.Fatalf("the hit holds %d and the later think %d, want 1 and 0", granted(s, p), granted(s, c))
+	}
+	s.release(p) // stopped at its cap with budget left
+	if granted(s, c) != 1 {
+		t.Fatalf("the later think holds %d once the hit ended, want 1", granted(s, c))
+	}
+	n := s.acquireAfter(new(search.Signals), 1, true, time.Second, p)
+	checkShare(t, s, "the search on")
+	if granted(s, n) != 1 || n.over || granted(s, c) != 0 || s.InUse() != 2 {
+		t.Fatalf("the search on holds %d (over %v), the later think %d, %d in use; want 1 within the total, 0, 2",
+			granted(s, n), n.over, granted(s, c), s.InUse())
+	}
+	s.release(n)
+	s.release(c)
+	s.release(t1)
+
+	// On one thread held by an earlier search for a move, the search on
+	// does not wait a second time: it goes over at once.
+	s.SetTotal(1)
+	x := s.acquire(new(search.Signals), 1, true, time.Second)
+	p2 := s.acquire(new(search.Signals), 1, false, 0)
+	s.think(p2, time.Second)
+	if granted(s, p2) != 0 {
+		t.Fatalf("the hit behind a think on one thread holds %d, want 0", granted(s, p2))
+	}
+	s.release(p2)
+	n2 := s.acquireAfter(new(search.Signals), 1, true, time.Second, p2)
+	checkShare(t, s, "a search on behind a think")
+	if granted(s, n2) != 1 || !n2.over || granted(s, x) != 1 {
+		t.Fatalf("the search on holds %d (over %v), the think %d; want 1 over the total, 1", granted(s, n2), n2.over, granted(s, x))
+	}
+	s.release(n2)
+	s.release(x)
+	if w := s.Waits(); w.Searches != 7 || w.Waited != 2 || w.Overdue != 1 {
+		t.Fatalf("waits %+v, want 7 searches, 2 that waited (the later think, the hit; the searches on never wait), 1 over the total (a search on)", w)
+	}
+}
+
+// A Think whose ponder search stopped at its cap below the depth asked
+// searches on in a new search, which does not queue for a thread a second
+// time: the converted search waited behind another game's search for a
+// move; the search on is given a thread (over the total) at once, and only
+// the first wait is counted.
+func TestSearchOnAfterCappedHitDoesNotWaitAgain(t *testing.T) {
+	share, _ := newFakeShare(1) // no bound falls due: time does not move
+	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3, Threads: 1, CPU: share})
+	d := think(t, g, ThinkLimits{Depth: 4})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	play(t, g, d.PonderUCI)
+	other := share.acquire(new(search.Signals), 1, true, time.Second) // another game must move
+	threads := make(chan int, 1)
+	searches := g.Searches()
+	done := make(chan error, 1)
+	go func() {
+		_, err := g.Think(context.Background(), ThinkLimits{Depth: 6}, func(inf search.Info) {
+			if inf.Depth == 1 && inf.MultiPV == 1 {
+				select {
+				case threads <- g.SearchThreads():
+				default:
+				}
+			}
+		})
+		done <- err
+	}()
+	var n int
+	select {
+	case n = <-threads:
+	case err := <-done:
+		t.Fatalf("the think ended before its search on reported depth 1: %v", err)
+	}
+	share.release(other) // lets a search on that waits go on: the test ends either way
+	if err := <-done; err != nil {
+		t.Fatalf("think: %v", err)
+	}
+	if g.Searches() != searches+1 {
+		t.Fatalf("%d searches for the move, want 1 (a search on)", g.Searches()-searches)
+	}
+	if n != 1 {
+		t.Fatalf("the search on held %d threads at depth 1, want 1 (over the total, no second wait)", n)
+	}
+	if w := share.Waits(); w.Waited != 1 || w.Overdue != 1 {
+		t.Fatalf("waits %+v, want the hit's one wait, and the search on over the total", w)
+	}
+}
+
+// A ponder hit answered at once from the ponder search (deep enough) is no
+// search for the move: it neither queues for a thread nor counts as a
+// search or a wait, even when another game's search for a move holds
+// every thread.
+func TestImmediatePonderHitIsNoSearchForAMove(t *testing.T) {
+	share, _ := newFakeShare(1)
+	g := newTestGame(t, Options{Ponder: true, PonderDepth: 3, Threads: 1, CPU: share})
+	d := think(t, g, ThinkLimits{Depth: 3})
+	play(t, g, d.UCI)
+	g.StartPonder(context.Background())
+	waitPonderDepth(t, g, 3)
+	play(t, g, d.PonderUCI)
+	other := share.acquire(new(search.Signals), 1, true, time.Second)
+	before := share.Waits()
+	d2 := think(t, g, ThinkLimits{Depth: 3})
+	share.release(other)
+	if d2.Source != FromPonderAtOnce {
+		t.Fatalf("the hit answered from %v, want %v", d2.Source, FromPonderAtOnce)
+	}
+	if w := share.Waits(); w.Searches != before.Searches+1 || w.Waited != 0 {
+		t.Fatalf("waits %+v after %+v, want only the other game's search counted, no wait", w, before)
 	}
 }

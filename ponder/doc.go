@@ -136,13 +136,19 @@
 // Each run holds a lease on it from the start of its search to its end
 // (released before the run is seen to end); a run for our move is served
 // first, a ponder search gets what is left, and a ponder hit (convert)
-// turns the run's lease into one for a move. Threads go from one search to
-// another through the runs' search.Signals (SetThreads): a ponder search
-// pauses the threads it lost and is never restarted for it. When runs for
-// a move hold every thread, another one waits with none (after depth 1),
-// first come first served, for at most a quarter of its soft time; then it
-// gets one thread over the total. Its hard limit stops it waiting or not.
-// Game.SearchThreads tells what the running search holds. See CPUShare.
+// turns the run's lease into one for a move (not a hit answered at once,
+// which stops its search). Threads go from one search to another through
+// the runs' search.Signals (SetThreads): a ponder search pauses the
+// threads it lost and is never restarted for it. Runs for a move get their
+// first thread first come first served and the others round by round, so
+// a new one takes a thread from one that holds several (Options.Threads
+// above 1); only when as many earlier runs for a move as the total hold
+// one thread each does a later one wait with none (after depth 1), for at
+// most a quarter of its soft time; then it gets one thread over the total.
+// Its hard limit stops it waiting or not. The run that searches on after a
+// converted run stopped at its cap keeps that run's place and never waits
+// (run.goesOn). Game.SearchThreads tells what the running search holds.
+// See CPUShare.
 //
 // Panics: a panic on a run's search goroutine (in the engine or one of its
 // helper threads, in recording the search into the tree, in the info

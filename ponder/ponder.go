@@ -62,12 +62,15 @@ func (g *Game) convert(r *run, lim ThinkLimits) {
 		}
 	}
 	r.immediate = immediate
-	g.opts.CPU.think(r.lease, thinkWait(b)) // our move now: served before ponder searches
-	r.sig.PonderHit()
 	if immediate {
+		// Answered from the ponder search, which stops at once: no search
+		// for the move (its lease neither queues nor counts as one).
+		r.sig.PonderHit()
 		r.stop()
 		return
 	}
+	g.opts.CPU.think(r.lease, thinkWait(b)) // our move now: served before ponder searches
+	r.sig.PonderHit()
 	g.armHard(r)
 }
 
@@ -242,7 +245,8 @@ func (g *Game) thinkPonder(ctx context.Context, lim ThinkLimits, slim search.Lim
 		return d, nil
 	}
 	b := leftBudget(r)
-	nr := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1)}
+	nr := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1),
+		goesOn: r.lease}
 	nr.node, nr.pos, nr.rec, nr.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
 	slim.Ponder = false
 	g.startRun(ctx, nr, slim)

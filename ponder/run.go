@@ -21,6 +21,7 @@ type run struct {
 	done       chan struct{}
 	sig        *search.Signals // this run's own stop and ponder-hit (see stop)
 	lease      *lease          // its threads from Options.CPU (nil without one)
+	goesOn     *lease          // the lease of the converted run this one searches on from (CPUShare.acquireAfter)
 	threads    int             // its threads without Options.CPU (see Game.SearchThreads)
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
@@ -69,7 +70,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	r.start = time.Now()
 	r.done = make(chan struct{})
 	r.sig = new(search.Signals)
-	r.lease = g.opts.CPU.acquire(r.sig, g.opts.Threads, !r.ponder || r.converted, thinkWait(r.budget))
+	r.lease = g.opts.CPU.acquireAfter(r.sig, g.opts.Threads, !r.ponder || r.converted, thinkWait(r.budget), r.goesOn)
 	r.threads = max(g.opts.Threads, 1)
 	g.searching.Store(r)
 	stopAfter := context.AfterFunc(ctx, func() {
@@ -211,7 +212,7 @@ func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info),
 			r.depth = inf.Depth
 			r.lastNodes = inf.Nodes
 			if !r.jumped { // a jump's times say nothing of a search from nothing
-				g.depths.record(inf.Depth, inf.Time)
+				g.depths.record(inf.Depth, inf.Time-inf.Paused) // not the time it waited for a thread
 			}
 			if len(inf.PV) > 0 {
 				if inf.PV[0] == r.lastBest {

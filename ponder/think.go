@@ -109,6 +109,7 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		}
 	}
 	var carried *Budget // budget left by a converted ponder search that stopped at its cap
+	var goesOn *lease   // that search's lease on Options.CPU, whose place the search on takes
 	if r := g.run; r != nil {
 		if len(tbKeep) == 0 && r.strategy == PonderPredicted && g.tree.valid(r.node) && r.node.idx == g.cur && r.ply == len(g.moves) {
 			// Ponder hit: the running search already searches this position.
@@ -128,7 +129,7 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 			// The ponder search stopped at its cap with budget left: search
 			// on with what is left of the converted budget.
 			left := leftBudget(r)
-			carried = &left
+			carried, goesOn = &left, r.lease
 		} else {
 			g.stopAndWait(r)
 		}
@@ -170,7 +171,8 @@ func (g *Game) Think(ctx context.Context, lim ThinkLimits, info func(search.Info
 		}
 	}
 
-	r := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1)}
+	r := &run{strategy: PonderPredicted, converted: true, lim: lim, budget: b, info: info, userMPV: max(lim.MultiPV, 1),
+		goesOn: goesOn}
 	r.node, r.pos, r.rec, r.ply = g.tree.ref(g.cur), g.pos.Clone(), g.pos.Clone(), len(g.moves)
 	g.startRun(ctx, r, slim)
 	r.hitAt = r.start

@@ -6,12 +6,14 @@
 # AT_ONCE at a time, and prints the nodes per second of the thinking and of
 # the pondering searches in both, the thinking speed at once as a share of
 # the speed alone (the issue asks ≥ 80%), and the time forfeits (0). A
-# search for a move that finds every thread held by searches for a move
-# waits for one (at most a quarter of its soft time, then it gets one over
+# search for a move that comes when threads_total earlier searches for a
+# move hold one thread each waits for one (at most a quarter of its soft time, then it gets one over
 # the total: ponder.CPUShare), so the thinking speed is given twice: over
 # all the thinking time, waits included (the first summary line), and over
 # the time the search held a thread ("while running"); then the waits
-# (moves that waited, their time, how many reached their bound).
+# (of the searches for a move that ran, how many waited, their time, how
+# many were given a thread over the total). A search given one over the
+# total counts as running: its speed then includes that oversubscription.
 #
 #   scripts/cpushare.sh [AT_ONCE] [GAMES] [TC] [THREADS_TOTAL]
 #

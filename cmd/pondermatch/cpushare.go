@@ -151,8 +151,8 @@ func runShare(cfg shareConfig, ops []opening) error {
 		played, cfg.atOnce, cfg.total, cfg.base, cfg.inc, time.Since(start).Round(time.Second), moves, forfeits)
 	fmt.Printf("thinking searches: %s\nthinking while running: %s\npondering searches: %s\n", s.think, s.running, s.ponders)
 	w := share.Waits()
-	fmt.Printf("waits for a thread: %d of %d moves of ours, %v in all, longest %v, %d given one over threads_total at their bound\n",
-		w.Moves, moves, w.Total.Round(time.Millisecond), w.Max.Round(time.Millisecond), w.Overdue)
+	fmt.Printf("waits for a thread: %d of %d searches for a move, %v in all, longest %v, %d given one over threads_total\n",
+		w.Waited, w.Searches, w.Total.Round(time.Millisecond), w.Max.Round(time.Millisecond), w.Overdue)
 	return nil
 }
 

@@ -262,6 +262,7 @@ func (t *thread) info(i int, b Bound) Info {
 		Bound:    b,
 		Nodes:    nodes,
 		Time:     elapsed,
+		Paused:   t.ctl.paused,
 		Hashfull: t.e.tt.Hashfull(),
 		TBHits:   t.e.totalTBHits(),
 		PV:       append([]board.Move(nil), rm.pv...),
@@ -269,8 +270,8 @@ func (t *thread) info(i int, b Bound) Info {
 	if b == BoundExact {
 		inf.Depth = t.completedDepth
 	}
-	if elapsed > 0 {
-		inf.NPS = uint64(float64(nodes) / elapsed.Seconds())
+	if ran := elapsed - inf.Paused; ran > 0 {
+		inf.NPS = uint64(float64(nodes) / ran.Seconds())
 	}
 	return inf
 }

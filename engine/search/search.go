@@ -195,8 +195,12 @@ type Info struct {
 	Mate     int   // moves to mate: >0 we mate, <0 we are mated, 0 no mate
 	Bound    Bound // BoundExact, BoundLower (fail high) or BoundUpper (fail low)
 	Nodes    uint64
-	NPS      uint64
-	Time     time.Duration
+	NPS      uint64        // Nodes per second of Time less Paused
+	Time     time.Duration // since the search started
+	// Paused is the part of Time the search spent paused with no thread
+	// (Signals.SetThreads below 1, after depth 1): Time less Paused is the
+	// time it searched.
+	Paused   time.Duration
 	Hashfull int    // permille
 	TBHits   uint64 // tablebase probes that answered (all threads)
 	PV       []board.Move
@@ -455,7 +459,8 @@ type control struct {
 	ownSig      Signals
 	lim         Limits
 	start       time.Time
-	timed       bool // a clock or movetime budget applies
+	paused      time.Duration // the main thread's sleep in pause so far (Info.Paused); only it reads and writes it
+	timed       bool          // a clock or movetime budget applies
 	budget      timeBudget
 	maxDepth    int
 	searchMoves []board.Move

@@ -238,6 +238,10 @@ func (t *thread) pause(soft float64) {
 				expired = deadline.C
 			}
 		}
+		var slept time.Time
+		if t.id == 0 {
+			slept = time.Now()
+		}
 		t.paused.Store(true)
 		select {
 		case <-changed:
@@ -247,6 +251,9 @@ func (t *thread) pause(soft float64) {
 		t.paused.Store(false)
 		if deadline != nil {
 			deadline.Stop()
+		}
+		if t.id == 0 {
+			ctl.paused += time.Since(slept) // Info.Paused
 		}
 	}
 }

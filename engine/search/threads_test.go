@@ -326,3 +326,57 @@ func TestPausedMainThreadKeepsSoftLimit(t *testing.T) {
 	}
 	t.Logf("soft %v, hard %v, ended after %v at depth %d", soft, hard, took, res.Depth)
 }
+
+// Info.Paused is the time the search slept paused with no thread: none
+// at depth 1 (the main thread completes it first), at least the time the
+// test kept it paused for the depths after, and never more than Time. NPS
+// counts the nodes over the time it searched, Time less Paused.
+func TestInfoPausedTime(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	e := New(Options{Threads: 1})
+	sig := new(Signals)
+	sig.SetThreads(0)
+	infos := make(chan Info, 256)
+	done := make(chan Result, 1)
+	go func() {
+		done <- e.Search(context.Background(), p, Limits{Infinite: true}, sig, func(inf Info) {
+			if inf.Bound == BoundExact && inf.MultiPV == 1 {
+				select {
+				case infos <- inf:
+				default:
+				}
+			}
+		})
+	}()
+	first := awaitInfo(t, infos, "depth 1")
+	if first.Depth != 1 || first.Paused != 0 {
+		t.Fatalf("first info: depth %d paused %v, want depth 1 and no pause", first.Depth, first.Paused)
+	}
+	awaitPaused(t, "SetThreads(0) after depth 1", e.threads[0])
+	const kept = 100 * time.Millisecond
+	time.Sleep(kept)
+	sig.SetThreads(1)
+	second := awaitInfo(t, infos, "depth 2")
+	sig.Stop()
+	awaitResult(t, done, "resumed search")
+	if second.Paused < kept || second.Paused > second.Time {
+		t.Fatalf("depth %d: paused %v of %v, want at least the %v it was kept paused, and no more than its time",
+			second.Depth, second.Paused, second.Time, kept)
+	}
+	if want := uint64(float64(second.Nodes) / (second.Time - second.Paused).Seconds()); second.NPS != want {
+		t.Fatalf("nps %d, want %d: %d nodes over the %v searched", second.NPS, want, second.Nodes, second.Time-second.Paused)
+	}
+}
+
+// awaitInfo takes the next info of infos (hangLimit: a search that never
+// reports shows on any machine).
+func awaitInfo(t *testing.T, infos <-chan Info, what string) Info {
+	t.Helper()
+	select {
+	case inf := <-infos:
+		return inf
+	case <-time.After(hangLimit):
+		t.Fatalf("%s: no info within %v", what, hangLimit)
+	}
+	return Info{}
+}
