@@ -476,24 +476,38 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 // freeBotSlotsLocked is how many real-time slots a game of ours against a
 // bot may take now: of challenge.concurrency (MaxGames), those not held by
 // a real-time game or an accepted challenge (correspondence games have
-// their own budget), and not taken by the challenges waiting in the queue
-// (a queued challenge takes a freed slot before matchmaking does), which
-// leaves: of the slots not reserved for humans, those the queued bot
-// challenges do not take (a queued human's may take a reserved one), and
-// of all slots, those no queued challenge takes. An arena's pairMeAsap in
-// force holds a slot as an accepted challenge does. Our own pending
-// challenge is handled by the caller: one at a time.
+// their own budget), and not taken by the real-time challenges waiting in
+// the queue (a queued challenge takes a freed slot before matchmaking
+// does; a queued correspondence one waits for a correspondence slot
+// only), which leaves: of the slots not reserved for humans, those the
+// queued real-time bot challenges do not take (a queued human's may take a
+// reserved one), and of all slots, those no queued real-time challenge
+// takes. An arena's pairMeAsap in force holds a slot as an accepted
+// challenge does. Our own pending challenge is handled by the caller: one
+// at a time.
 func (b *Bot) freeBotSlotsLocked() int {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	rt += b.arenaAsksLocked(time.Now()) // an arena's pairMeAsap in force may start a game
-	queuedBots := 0
+	queued, queuedBots := b.queuedRealtimeLocked()
+	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-queued)
+}
+
+// queuedRealtimeLocked counts the real-time challenges waiting in the
+// queue: all of them, and those of bots. A queued correspondence challenge
+// is left out: it takes a correspondence slot (hasSlotLocked), never a
+// real-time one, so it holds back neither matchmaking nor an arena.
+func (b *Bot) queuedRealtimeLocked() (all, bots int) {
 	for _, e := range b.queue.items {
+		if isCorrespondenceChallenge(e.ch) {
+			continue
+		}
+		all++
 		if e.ch.Challenger.IsBot() {
-			queuedBots++
+			bots++
 		}
 	}
-	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
+	return all, bots
 }
 
 // freeCorrSlotsLocked is how many correspondence slots a game of ours

@@ -248,3 +248,74 @@ func TestDeclinesPerKindCorrespondence(t *testing.T) {
 		t.Errorf("history %+v, want the decline with speed correspondence", h)
 	}
 }
+
+// corrQueued is a correspondence challenge from challenger waiting in a
+// queue: it takes a correspondence slot, never a real-time one.
+func corrQueued(id string, challenger lichess.ChallengeUser) *lichess.Challenge {
+	return &lichess.Challenge{ID: id, Challenger: challenger, Variant: lichess.Variant{Key: "standard"},
+		TimeControl: lichess.TimeControl{Type: "correspondence", DaysPerTurn: 2}, Speed: "correspondence"}
+}
+
+// A correspondence challenge that waits in the queue for a correspondence
+// slot takes no real-time one: with a real-time slot free (concurrency 2,
+// one game) and the only correspondence slot held by a parked game, the
+// matchmaker still sends a real-time challenge, a game that ends does not
+// restart idle_time (the slot already sat free), and a running arena still
+// asks for a pairing.
+func TestQueuedCorrespondenceLeavesRealtimeSlots(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "rtbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	b := NewBot(h.client(), nil, Settings{
+		Challenge: ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100, MinDays: 1, MaxDays: 7,
+			Speeds: []string{"blitz", "correspondence"}},
+		Matchmaking:    MatchmakingSettings{Enabled: true, IdleTime: time.Minute, TimeControls: []TimeControlSetting{blitz}},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	start := time.Now().Add(-time.Hour)
+	b.idleFrom = start
+	b.games["busy"] = &gameWorker{}
+	b.parked["p1"] = parkedGame{opponent: "someone", at: time.Now()}
+	b.queue.add(corrQueued("human1", lichess.ChallengeUser{ID: "human"}), time.Now())
+	b.queue.add(corrQueued("bot1", lichess.ChallengeUser{ID: "otherbot", Title: "BOT"}), time.Now())
+	b.mu.Lock()
+	free := b.freeBotSlotsLocked()
+	b.mu.Unlock()
+	if free != 1 {
+		t.Errorf("real-time slots free for a bot game with two correspondence challenges queued: %d, want 1", free)
+	}
+
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	b.mu.Lock()
+	id, kind := b.mm.outID, b.mm.outKind
+	b.mu.Unlock()
+	if id == "" || kind.corr() {
+		t.Errorf("challenge out %q of kind %v, want a real-time one (online bots listed %d times)", id, kind, h.requests("GET /api/bot/online"))
+	}
+
+	b.mu.Lock()
+	b.forgetOutLocked(id)
+	b.games["g2"] = &gameWorker{}
+	b.idleFrom = start
+	delete(b.games, "busy") // one slot sat free beside g2 and the queue
+	b.gameOverLocked("g2", false, time.Now())
+	idle := b.idleFrom
+	b.mu.Unlock()
+	if !idle.Equal(start) {
+		t.Errorf("a game that ended beside a free real-time slot (the queue holding only correspondence) restarted idle_time: idle from %v, want %v", idle, start)
+	}
+
+	a := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+		Tournament:     TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	a.mu.Lock()
+	a.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now.Add(-2 * time.Minute)}
+	a.queue.add(corrQueued("human2", lichess.ChallengeUser{ID: "human"}), now)
+	a.mu.Unlock()
+	if steps, _ := a.arenaPlan(now); len(steps) != 1 || !steps[0].asap {
+		t.Errorf("an arena with the only real-time slot free and a correspondence challenge queued: steps %+v, want one ask", steps)
+	}
+}

@@ -501,7 +501,8 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	ts := b.settings.Tournament
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
-	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
+	queued, _ := b.queuedRealtimeLocked()
+	free := p.MaxGames - rt - queued // the queued real-time challenges first, as for matchmaking
 	if prt, _ := b.matchPendingSlotsLocked(); prt > 0 {
 		free-- // our real-time matchmaking challenge, if accepted, starts a game too
 	}
