@@ -464,6 +464,17 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 				Msg("matchmaking: bot declined such challenges repeatedly; not offered them until then")
 		}
 	}
+	// A bot we play max_simultaneous_games_per_user games against (running,
+	// parked, accepted, or queued challenges of theirs) is not challenged:
+	// its own challenge would wait in the queue (hasSlotLocked), so ours
+	// would start a game the bot would not have taken.
+	if limit := b.settings.Challenge.MaxGamesPerUser; limit > 0 {
+		for id, n := range b.opponentGamesLocked() {
+			if n >= limit {
+				v.declined[id] = true
+			}
+		}
+	}
 	// A decline about the kind of challenge cools down that kind only.
 	for _, d := range b.mm.history {
 		if declineAbout(d.Reason) != aboutBot && now.Sub(d.At) <= mm.DeclineCooldown && d.refuses(v.kind) {
@@ -508,6 +519,30 @@ func (b *Bot) queuedRealtimeLocked() (all, bots int) {
 		}
 	}
 	return all, bots
+}
+
+// opponentGamesLocked counts, by lower-case opponent, the games of either
+// kind the bot has or is to have against each: running, parked
+// correspondence ones without a worker, accepted challenges whose game has
+// not started, and the challenges waiting in the queue.
+func (b *Bot) opponentGamesLocked() map[string]int {
+	n := map[string]int{}
+	for _, g := range b.games {
+		n[strings.ToLower(g.opponent)]++
+	}
+	for id, p := range b.parked {
+		if _, running := b.games[id]; !running {
+			n[strings.ToLower(p.opponent)]++
+		}
+	}
+	for _, p := range b.pending {
+		n[strings.ToLower(p.user)]++
+	}
+	for _, e := range b.queue.items {
+		n[strings.ToLower(e.ch.Challenger.ID)]++
+	}
+	delete(n, "")
+	return n
 }
 
 // freeCorrSlotsLocked is how many correspondence slots a game of ours

@@ -319,3 +319,50 @@ func TestQueuedCorrespondenceLeavesRealtimeSlots(t *testing.T) {
 		t.Errorf("an arena with the only real-time slot free and a correspondence challenge queued: steps %+v, want one ask", steps)
 	}
 }
+
+// The matchmaker respects challenge.max_simultaneous_games_per_user for
+// both kinds: with correspondence.concurrency (3) above the limit (2) it
+// does not challenge a bot it has a parked correspondence game and a
+// queued challenge against, nor (real-time) one it plays a game against at
+// a limit of 1. Below the limit it does.
+func TestMatchmakerMaxGamesPerUser(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "corrbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	sent := func() int { return h.requests("POST /api/challenge/corrbot") }
+
+	b := newCorrMatchBot(t, h, 3, 2)
+	b.settings.Challenge.MaxGamesPerUser = 2
+	b.parked["p1"] = parkedGame{opponent: "CorrBot", at: time.Now()}
+	b.queue.add(&lichess.Challenge{ID: "theirs", Challenger: lichess.ChallengeUser{ID: "corrbot", Name: "CorrBot", Title: "BOT"},
+		Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}, time.Now())
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if h.requests("GET /api/bot/online") == 0 {
+		t.Fatal("the matchmaker did not look for a bot with correspondence slots free")
+	}
+	if n := sent(); n != 0 {
+		t.Fatalf("challenged corrbot %d times with a parked game and a queued challenge against it (limit 2)", n)
+	}
+	b.queue.remove("theirs")
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if n := sent(); n != 1 {
+		t.Fatalf("challenged corrbot %d times with one game against it (limit 2), want 1", n)
+	}
+
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rt := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100, MaxGamesPerUser: 1, Speeds: []string{"blitz"}},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Minute, TimeControls: []TimeControlSetting{blitz}},
+	}, testsupport.Logger(t))
+	rt.me = lichess.Account{ID: botID, Username: botName}
+	rt.idleFrom = time.Now().Add(-time.Hour)
+	rt.games["g1"] = &gameWorker{opponent: "CorrBot"}
+	rt.matchmakeOnce(h.ctx, rt.Settings().Matchmaking)
+	if n := sent(); n != 1 {
+		t.Errorf("challenged corrbot to a real-time game while playing it (limit 1): %d challenges in all, want the 1 before", n)
+	}
+	rt.settings.Challenge.MaxGamesPerUser = 2
+	rt.matchmakeOnce(h.ctx, rt.Settings().Matchmaking)
+	if n := sent(); n != 2 {
+		t.Errorf("did not challenge corrbot below the limit (2): %d challenges in all, want 2", n)
+	}
+}
