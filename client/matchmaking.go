@@ -403,16 +403,15 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	if !mm.Enabled {
 		return matchmakeView{}
 	}
-	if b.inArenaLocked() { // tournament.go: the arena's pairings need the slots
-		return matchmakeView{}
-	}
 	if b.draining || b.mm.sending || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
 		return matchmakeView{}
 	}
 	// A real-time slot free for a bot game, or a correspondence slot (its
 	// own budget) with days that our own rules accept; each free for
-	// IdleTime.
-	rtFree := b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	// IdleTime. No real-time challenge goes out while the bot is in a
+	// running arena (tournament.go): the arena's pairings need the
+	// real-time slots. A correspondence one does, taking none of them.
+	rtFree := !b.inArenaLocked() && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	var days []int
 	if len(mm.CorrespondenceDays) > 0 && b.freeCorrSlotsLocked() > 0 && now.Sub(b.mm.corrIdleFrom) >= mm.IdleTime {
 		days = b.settings.Challenge.acceptedDays(mm.CorrespondenceDays)

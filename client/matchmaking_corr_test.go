@@ -366,3 +366,41 @@ func TestMatchmakerMaxGamesPerUser(t *testing.T) {
 		t.Errorf("did not challenge corrbot below the limit (2): %d challenges in all, want 2", n)
 	}
 }
+
+// While the bot is in a running arena, the matchmaker sends no real-time
+// challenge (the arena's pairings need the real-time slots) but goes on
+// with correspondence, which takes none of them: with both a real-time and
+// a correspondence slot free, and clocks and days configured, the
+// challenge that goes out is a correspondence one; with no days, none.
+func TestMatchmakerCorrespondenceDuringArena(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "corrbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	inArena := func(b *Bot) {
+		b.mu.Lock()
+		b.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+			checkAt: time.Now().Add(time.Hour)}
+		b.mu.Unlock()
+	}
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+
+	b := newCorrMatchBot(t, h, 1)
+	delete(b.games, "busy") // the real-time slot is free too
+	b.settings.Matchmaking.TimeControls = []TimeControlSetting{blitz}
+	inArena(b)
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if n := h.requests("GET /api/bot/online"); n != 0 {
+		t.Fatalf("in a running arena with no days: online bots listed %d times, want no real-time matchmaking", n)
+	}
+
+	b = newCorrMatchBot(t, h, 1, 3)
+	delete(b.games, "busy")
+	b.settings.Matchmaking.TimeControls = []TimeControlSetting{blitz}
+	inArena(b)
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	b.mu.Lock()
+	id, kind := b.mm.outID, b.mm.outKind
+	b.mu.Unlock()
+	if id == "" || !kind.corr() {
+		t.Errorf("in a running arena with a correspondence slot free: challenge out %q of kind %v, want a correspondence one", id, kind)
+	}
+}
