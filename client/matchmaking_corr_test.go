@@ -404,3 +404,89 @@ func TestMatchmakerCorrespondenceDuringArena(t *testing.T) {
 		t.Errorf("in a running arena with a correspondence slot free: challenge out %q of kind %v, want a correspondence one", id, kind)
 	}
 }
+
+// corrOut makes b's matchmaking challenge out a correspondence one (3
+// days a move): it holds a correspondence slot, not a real-time one.
+func corrOut(b *Bot) {
+	b.mm.outID, b.mm.outTo, b.mm.outAt = "ours", "corrbot", time.Now()
+	b.mm.outKind = matchKind{variant: "standard", days: 3}
+}
+
+// The queue counts our own challenge out by its kind: with our
+// correspondence challenge out (the only correspondence slot) and the only
+// real-time slot free, a queued real-time challenge is accepted and a
+// queued correspondence one waits.
+func TestQueueCountsPendingChallengeByKind(t *testing.T) {
+	b := NewBot(nil, nil, Settings{
+		Challenge: ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100, MinDays: 1, MaxDays: 7,
+			Speeds: []string{"blitz", "correspondence"}},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	corrOut(b)
+	b.queue.add(corrQueued("c1", lichess.ChallengeUser{ID: "human1"}), now)
+	b.queue.add(&lichess.Challenge{ID: "r1", Challenger: lichess.ChallengeUser{ID: "human2"}, Variant: lichess.Variant{Key: "standard"},
+		Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}, now)
+	out := b.serveQueueLocked(now)
+	var accepted []string
+	for _, a := range out {
+		if a.reason != "" {
+			t.Errorf("%s declined: %s (%s)", a.ch.ID, a.reason, a.rule)
+			continue
+		}
+		accepted = append(accepted, a.ch.ID)
+	}
+	if !slices.Equal(accepted, []string{"r1"}) {
+		t.Errorf("accepted %v, want [r1]", accepted)
+	}
+	if !b.queue.remove("c1") {
+		t.Error("the correspondence challenge did not wait in the queue")
+	}
+}
+
+// gameOverLocked counts our own challenge out by its kind: a real-time
+// game that ends beside a free real-time slot, with only our
+// correspondence challenge out, leaves idle_time counting.
+func TestGameOverPendingCorrespondenceKeepsIdleTime(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100},
+		Correspondence: CorrespondenceSettings{Concurrency: 1}}, testsupport.Logger(t))
+	start := time.Now().Add(-time.Hour)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.games["g1"] = &gameWorker{}
+	b.idleFrom = start
+	corrOut(b)
+	b.gameOverLocked("g1", false, time.Now())
+	if !b.idleFrom.Equal(start) {
+		t.Errorf("a game that ended beside a free real-time slot, our correspondence challenge out, restarted idle_time: idle from %v, want %v", b.idleFrom, start)
+	}
+}
+
+// arenaPlan counts our own challenge out by its kind: with our
+// correspondence challenge out, the only real-time slot is free and a
+// running arena asks for a pairing.
+func TestArenaPlanPendingCorrespondenceAsks(t *testing.T) {
+	h := newHarness(t)
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+		Tournament:     TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	b.mu.Lock()
+	b.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now.Add(-2 * time.Minute)}
+	corrOut(b)
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now); len(steps) != 1 || !steps[0].asap {
+		t.Errorf("our correspondence challenge out, the only real-time slot free: steps %+v, want one ask", steps)
+	}
+	b.mu.Lock()
+	b.mm.outKind = matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}}
+	b.arenasLocked().arenas["arenaAAA"].askedAt = now.Add(-2 * time.Minute)
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now); len(steps) != 0 {
+		t.Errorf("our real-time challenge out holding the only slot: steps %+v, want none", steps)
+	}
+}
