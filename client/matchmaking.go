@@ -160,6 +160,13 @@ func (k matchKind) String() string {
 	return k.variant + " " + speedOf(k.tc) + " " + k.mode()
 }
 
+// blockKey names what a block for kind k is about (its variant, speed and
+// mode; not a correspondence challenge's days, which a decline is not
+// about): a block is logged once per bot and blockKey.
+func (k matchKind) blockKey() string {
+	return k.variant + " " + k.speed() + " " + k.mode()
+}
+
 // TimeControlSetting is a clock: base time and increment.
 type TimeControlSetting struct {
 	Base, Increment time.Duration
@@ -211,7 +218,7 @@ type matchState struct {
 	// challenge's (accepted, and even over, before its id came back).
 	sending      bool
 	startedEarly map[string]bool
-	blockLogged  map[string]time.Time // the blocks logged, by bot and kind, with their end: each logged once (dropped once over)
+	blockLogged  map[string]time.Time // the blocks logged, by bot and blockKey, with their end: each logged once (dropped once over)
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
@@ -454,7 +461,7 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	}
 	for k, until := range b.blockedLocked(now, mm, v.kind) {
 		v.declined[k] = true
-		if logged := k + " " + v.kind.String(); !b.mm.blockLogged[logged].Equal(until) {
+		if logged := k + " " + v.kind.blockKey(); !b.mm.blockLogged[logged].Equal(until) {
 			if b.mm.blockLogged == nil {
 				b.mm.blockLogged = map[string]time.Time{}
 			}

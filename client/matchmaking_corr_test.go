@@ -490,3 +490,32 @@ func TestArenaPlanPendingCorrespondenceAsks(t *testing.T) {
 		t.Errorf("our real-time challenge out holding the only slot: steps %+v, want none", steps)
 	}
 }
+
+// A bot blocked for correspondence (declines of the kind) is logged once,
+// not again for each days value drawn: the log's key is the variant,
+// speed and mode, as the block is.
+func TestBlockLoggedOncePerCorrespondenceBlock(t *testing.T) {
+	h := newHarness(t)
+	b := newCorrMatchBot(t, h, 1, 2)
+	b.settings.Matchmaking.BlockAfterDeclines = 2
+	b.settings.Matchmaking.BlockFor = 24 * time.Hour
+	now := time.Now()
+	for i := range 2 {
+		b.mm.history = append(b.mm.history, DeclineRecord{Opponent: "corrbot", Reason: lichess.DeclineTimeControl,
+			At: now.Add(-time.Duration(i+1) * time.Hour), Variant: "standard", Speed: "correspondence", Mode: MatchCasual})
+	}
+	for _, days := range []int{2, 3} {
+		b.settings.Matchmaking.CorrespondenceDays = []int{days}
+		v := b.matchmakeView(now, b.Settings().Matchmaking)
+		if !v.reserved || v.kind.days != days || !v.declined["corrbot"] {
+			t.Fatalf("%d days: view reserved %v, kind %v, corrbot left out %v; want a %d-day round without corrbot", days, v.reserved, v.kind, v.declined["corrbot"], days)
+		}
+		b.sendingChallenge(false)
+	}
+	b.mu.Lock()
+	n := len(b.mm.blockLogged)
+	b.mu.Unlock()
+	if n != 1 {
+		t.Errorf("blocks logged %d times for one correspondence block drawn at 2 and 3 days, want once", n)
+	}
+}
