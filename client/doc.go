@@ -15,7 +15,7 @@
 // open on Lichess are listed and queued. The Bot rejoins the games in
 // progress at start-up and after each reconnect, runs one game worker per
 // game, and, when matchmaking is on and a real-time slot that no queued
-// challenge waits for and no slot reserved for humans has been free
+// real-time challenge waits for and no slot reserved for humans has been free
 // idle_time (or, with correspondence days to offer, a correspondence slot
 // that no queued correspondence challenge waits for), challenges an online
 // bot (matchmaking.go; our challenge out,
@@ -33,7 +33,8 @@
 // ArenaStore records, read again every few seconds) are joined at
 // start-up; the bot asks Lichess
 // for a pairing (pairMeAsap) while a real-time slot is free, plays the
-// games it is paired in, does not matchmake while an arena's pairings are open, and
+// games it is paired in, sends no real-time matchmaking challenge while an
+// arena's pairings are open (correspondence ones go on), and
 // withdraws when it stops. Drain stops
 // taking new games, withdraws from the arenas, declines the queued challenges and waits for the
 // running real-time ones (correspondence games are let go); EndGames

@@ -160,6 +160,13 @@ func (k matchKind) String() string {
 	return k.variant + " " + speedOf(k.tc) + " " + k.mode()
 }
 
+// blockKey names what a block for kind k is about (its variant, speed and
+// mode; not a correspondence challenge's days, which a decline is not
+// about): a block is logged once per bot and blockKey.
+func (k matchKind) blockKey() string {
+	return k.variant + " " + k.speed() + " " + k.mode()
+}
+
 // TimeControlSetting is a clock: base time and increment.
 type TimeControlSetting struct {
 	Base, Increment time.Duration
@@ -211,7 +218,7 @@ type matchState struct {
 	// challenge's (accepted, and even over, before its id came back).
 	sending      bool
 	startedEarly map[string]bool
-	blockLogged  map[string]time.Time // the blocks logged, by bot and kind, with their end: each logged once (dropped once over)
+	blockLogged  map[string]time.Time // the blocks logged, by bot and blockKey, with their end: each logged once (dropped once over)
 	// skipUntil: bots that Lichess would not let us challenge (capped
 	// for the day), until the time its answer named.
 	skipUntil map[string]time.Time
@@ -403,16 +410,15 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	if !mm.Enabled {
 		return matchmakeView{}
 	}
-	if b.inArenaLocked() { // tournament.go: the arena's pairings need the slots
-		return matchmakeView{}
-	}
 	if b.draining || b.mm.sending || now.Before(b.mm.dayLimitUntil) || b.botGamesLocked(now) >= b.settings.Challenge.MaxBotGamesPerDay {
 		return matchmakeView{}
 	}
 	// A real-time slot free for a bot game, or a correspondence slot (its
 	// own budget) with days that our own rules accept; each free for
-	// IdleTime.
-	rtFree := b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
+	// IdleTime. No real-time challenge goes out while the bot is in a
+	// running arena (tournament.go): the arena's pairings need the
+	// real-time slots. A correspondence one does, taking none of them.
+	rtFree := !b.inArenaLocked() && b.freeBotSlotsLocked() > 0 && now.Sub(b.idleFrom) >= mm.IdleTime
 	var days []int
 	if len(mm.CorrespondenceDays) > 0 && b.freeCorrSlotsLocked() > 0 && now.Sub(b.mm.corrIdleFrom) >= mm.IdleTime {
 		days = b.settings.Challenge.acceptedDays(mm.CorrespondenceDays)
@@ -455,13 +461,24 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 	}
 	for k, until := range b.blockedLocked(now, mm, v.kind) {
 		v.declined[k] = true
-		if logged := k + " " + v.kind.String(); !b.mm.blockLogged[logged].Equal(until) {
+		if logged := k + " " + v.kind.blockKey(); !b.mm.blockLogged[logged].Equal(until) {
 			if b.mm.blockLogged == nil {
 				b.mm.blockLogged = map[string]time.Time{}
 			}
 			b.mm.blockLogged[logged] = until
 			b.log.Info().Str("opponent", k).Stringer("kind", v.kind).Time("until", until).Int("declines", mm.BlockAfterDeclines).
 				Msg("matchmaking: bot declined such challenges repeatedly; not offered them until then")
+		}
+	}
+	// A bot we play max_simultaneous_games_per_user games against (running,
+	// parked, accepted, or queued challenges of theirs) is not challenged:
+	// its own challenge would wait in the queue (hasSlotLocked), so ours
+	// would start a game the bot would not have taken.
+	if limit := b.settings.Challenge.MaxGamesPerUser; limit > 0 {
+		for id, n := range b.opponentGamesLocked() {
+			if n >= limit {
+				v.declined[id] = true
+			}
 		}
 	}
 	// A decline about the kind of challenge cools down that kind only.
@@ -476,24 +493,62 @@ func (b *Bot) matchmakeView(now time.Time, mm MatchmakingSettings) matchmakeView
 // freeBotSlotsLocked is how many real-time slots a game of ours against a
 // bot may take now: of challenge.concurrency (MaxGames), those not held by
 // a real-time game or an accepted challenge (correspondence games have
-// their own budget), and not taken by the challenges waiting in the queue
-// (a queued challenge takes a freed slot before matchmaking does), which
-// leaves: of the slots not reserved for humans, those the queued bot
-// challenges do not take (a queued human's may take a reserved one), and
-// of all slots, those no queued challenge takes. An arena's pairMeAsap in
-// force holds a slot as an accepted challenge does. Our own pending
-// challenge is handled by the caller: one at a time.
+// their own budget), and not taken by the real-time challenges waiting in
+// the queue (a queued challenge takes a freed slot before matchmaking
+// does; a queued correspondence one waits for a correspondence slot
+// only), which leaves: of the slots not reserved for humans, those the
+// queued real-time bot challenges do not take (a queued human's may take a
+// reserved one), and of all slots, those no queued real-time challenge
+// takes. An arena's pairMeAsap in force holds a slot as an accepted
+// challenge does. Our own pending challenge is handled by the caller: one
+// at a time.
 func (b *Bot) freeBotSlotsLocked() int {
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
 	rt += b.arenaAsksLocked(time.Now()) // an arena's pairMeAsap in force may start a game
-	queuedBots := 0
+	queued, queuedBots := b.queuedRealtimeLocked()
+	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-queued)
+}
+
+// queuedRealtimeLocked counts the real-time challenges waiting in the
+// queue: all of them, and those of bots. A queued correspondence challenge
+// is left out: it takes a correspondence slot (hasSlotLocked), never a
+// real-time one, so it holds back neither matchmaking nor an arena.
+func (b *Bot) queuedRealtimeLocked() (all, bots int) {
 	for _, e := range b.queue.items {
+		if isCorrespondenceChallenge(e.ch) {
+			continue
+		}
+		all++
 		if e.ch.Challenger.IsBot() {
-			queuedBots++
+			bots++
 		}
 	}
-	return min(p.MaxGames-p.ReservedForHumans-rt-queuedBots, p.MaxGames-rt-len(b.queue.items))
+	return all, bots
+}
+
+// opponentGamesLocked counts, by lower-case opponent, the games of either
+// kind the bot has or is to have against each: running, parked
+// correspondence ones without a worker, accepted challenges whose game has
+// not started, and the challenges waiting in the queue.
+func (b *Bot) opponentGamesLocked() map[string]int {
+	n := map[string]int{}
+	for _, g := range b.games {
+		n[strings.ToLower(g.opponent)]++
+	}
+	for id, p := range b.parked {
+		if _, running := b.games[id]; !running {
+			n[strings.ToLower(p.opponent)]++
+		}
+	}
+	for _, p := range b.pending {
+		n[strings.ToLower(p.user)]++
+	}
+	for _, e := range b.queue.items {
+		n[strings.ToLower(e.ch.Challenger.ID)]++
+	}
+	delete(n, "")
+	return n
 }
 
 // freeCorrSlotsLocked is how many correspondence slots a game of ours

@@ -248,3 +248,274 @@ func TestDeclinesPerKindCorrespondence(t *testing.T) {
 		t.Errorf("history %+v, want the decline with speed correspondence", h)
 	}
 }
+
+// corrQueued is a correspondence challenge from challenger waiting in a
+// queue: it takes a correspondence slot, never a real-time one.
+func corrQueued(id string, challenger lichess.ChallengeUser) *lichess.Challenge {
+	return &lichess.Challenge{ID: id, Challenger: challenger, Variant: lichess.Variant{Key: "standard"},
+		TimeControl: lichess.TimeControl{Type: "correspondence", DaysPerTurn: 2}, Speed: "correspondence"}
+}
+
+// A correspondence challenge that waits in the queue for a correspondence
+// slot takes no real-time one: with a real-time slot free (concurrency 2,
+// one game) and the only correspondence slot held by a parked game, the
+// matchmaker still sends a real-time challenge, a game that ends does not
+// restart idle_time (the slot already sat free), and a running arena still
+// asks for a pairing.
+func TestQueuedCorrespondenceLeavesRealtimeSlots(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "rtbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	b := NewBot(h.client(), nil, Settings{
+		Challenge: ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100, MinDays: 1, MaxDays: 7,
+			Speeds: []string{"blitz", "correspondence"}},
+		Matchmaking:    MatchmakingSettings{Enabled: true, IdleTime: time.Minute, TimeControls: []TimeControlSetting{blitz}},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	start := time.Now().Add(-time.Hour)
+	b.idleFrom = start
+	b.games["busy"] = &gameWorker{}
+	b.parked["p1"] = parkedGame{opponent: "someone", at: time.Now()}
+	b.queue.add(corrQueued("human1", lichess.ChallengeUser{ID: "human"}), time.Now())
+	b.queue.add(corrQueued("bot1", lichess.ChallengeUser{ID: "otherbot", Title: "BOT"}), time.Now())
+	b.mu.Lock()
+	free := b.freeBotSlotsLocked()
+	b.mu.Unlock()
+	if free != 1 {
+		t.Errorf("real-time slots free for a bot game with two correspondence challenges queued: %d, want 1", free)
+	}
+
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	b.mu.Lock()
+	id, kind := b.mm.outID, b.mm.outKind
+	b.mu.Unlock()
+	if id == "" || kind.corr() {
+		t.Errorf("challenge out %q of kind %v, want a real-time one (online bots listed %d times)", id, kind, h.requests("GET /api/bot/online"))
+	}
+
+	b.mu.Lock()
+	b.forgetOutLocked(id)
+	b.games["g2"] = &gameWorker{}
+	b.idleFrom = start
+	delete(b.games, "busy") // one slot sat free beside g2 and the queue
+	b.gameOverLocked("g2", false, time.Now())
+	idle := b.idleFrom
+	b.mu.Unlock()
+	if !idle.Equal(start) {
+		t.Errorf("a game that ended beside a free real-time slot (the queue holding only correspondence) restarted idle_time: idle from %v, want %v", idle, start)
+	}
+
+	a := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+		Tournament:     TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	a.mu.Lock()
+	a.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now.Add(-2 * time.Minute)}
+	a.queue.add(corrQueued("human2", lichess.ChallengeUser{ID: "human"}), now)
+	a.mu.Unlock()
+	if steps, _ := a.arenaPlan(now); len(steps) != 1 || !steps[0].asap {
+		t.Errorf("an arena with the only real-time slot free and a correspondence challenge queued: steps %+v, want one ask", steps)
+	}
+}
+
+// The matchmaker respects challenge.max_simultaneous_games_per_user for
+// both kinds: with correspondence.concurrency (3) above the limit (2) it
+// does not challenge a bot it has a parked correspondence game and a
+// queued challenge against, nor (real-time) one it plays a game against at
+// a limit of 1. Below the limit it does.
+func TestMatchmakerMaxGamesPerUser(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "corrbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	sent := func() int { return h.requests("POST /api/challenge/corrbot") }
+
+	b := newCorrMatchBot(t, h, 3, 2)
+	b.settings.Challenge.MaxGamesPerUser = 2
+	b.parked["p1"] = parkedGame{opponent: "CorrBot", at: time.Now()}
+	b.queue.add(&lichess.Challenge{ID: "theirs", Challenger: lichess.ChallengeUser{ID: "corrbot", Name: "CorrBot", Title: "BOT"},
+		Variant: lichess.Variant{Key: "standard"}, Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}, time.Now())
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if h.requests("GET /api/bot/online") == 0 {
+		t.Fatal("the matchmaker did not look for a bot with correspondence slots free")
+	}
+	if n := sent(); n != 0 {
+		t.Fatalf("challenged corrbot %d times with a parked game and a queued challenge against it (limit 2)", n)
+	}
+	b.queue.remove("theirs")
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if n := sent(); n != 1 {
+		t.Fatalf("challenged corrbot %d times with one game against it (limit 2), want 1", n)
+	}
+
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+	rt := NewBot(h.client(), nil, Settings{
+		Challenge:   ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100, MaxGamesPerUser: 1, Speeds: []string{"blitz"}},
+		Matchmaking: MatchmakingSettings{Enabled: true, IdleTime: time.Minute, TimeControls: []TimeControlSetting{blitz}},
+	}, testsupport.Logger(t))
+	rt.me = lichess.Account{ID: botID, Username: botName}
+	rt.idleFrom = time.Now().Add(-time.Hour)
+	rt.games["g1"] = &gameWorker{opponent: "CorrBot"}
+	rt.matchmakeOnce(h.ctx, rt.Settings().Matchmaking)
+	if n := sent(); n != 1 {
+		t.Errorf("challenged corrbot to a real-time game while playing it (limit 1): %d challenges in all, want the 1 before", n)
+	}
+	rt.settings.Challenge.MaxGamesPerUser = 2
+	rt.matchmakeOnce(h.ctx, rt.Settings().Matchmaking)
+	if n := sent(); n != 2 {
+		t.Errorf("did not challenge corrbot below the limit (2): %d challenges in all, want 2", n)
+	}
+}
+
+// While the bot is in a running arena, the matchmaker sends no real-time
+// challenge (the arena's pairings need the real-time slots) but goes on
+// with correspondence, which takes none of them: with both a real-time and
+// a correspondence slot free, and clocks and days configured, the
+// challenge that goes out is a correspondence one; with no days, none.
+func TestMatchmakerCorrespondenceDuringArena(t *testing.T) {
+	h := newHarness(t)
+	addHouseBot(h, "corrbot", lichesstest.HouseOptions{IgnoreChallenges: true})
+	inArena := func(b *Bot) {
+		b.mu.Lock()
+		b.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+			checkAt: time.Now().Add(time.Hour)}
+		b.mu.Unlock()
+	}
+	blitz := TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}
+
+	b := newCorrMatchBot(t, h, 1)
+	delete(b.games, "busy") // the real-time slot is free too
+	b.settings.Matchmaking.TimeControls = []TimeControlSetting{blitz}
+	inArena(b)
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	if n := h.requests("GET /api/bot/online"); n != 0 {
+		t.Fatalf("in a running arena with no days: online bots listed %d times, want no real-time matchmaking", n)
+	}
+
+	b = newCorrMatchBot(t, h, 1, 3)
+	delete(b.games, "busy")
+	b.settings.Matchmaking.TimeControls = []TimeControlSetting{blitz}
+	inArena(b)
+	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
+	b.mu.Lock()
+	id, kind := b.mm.outID, b.mm.outKind
+	b.mu.Unlock()
+	if id == "" || !kind.corr() {
+		t.Errorf("in a running arena with a correspondence slot free: challenge out %q of kind %v, want a correspondence one", id, kind)
+	}
+}
+
+// corrOut makes b's matchmaking challenge out a correspondence one (3
+// days a move): it holds a correspondence slot, not a real-time one.
+func corrOut(b *Bot) {
+	b.mm.outID, b.mm.outTo, b.mm.outAt = "ours", "corrbot", time.Now()
+	b.mm.outKind = matchKind{variant: "standard", days: 3}
+}
+
+// The queue counts our own challenge out by its kind: with our
+// correspondence challenge out (the only correspondence slot) and the only
+// real-time slot free, a queued real-time challenge is accepted and a
+// queued correspondence one waits.
+func TestQueueCountsPendingChallengeByKind(t *testing.T) {
+	b := NewBot(nil, nil, Settings{
+		Challenge: ChallengePolicy{MaxGames: 1, MaxBotGamesPerDay: 100, MinDays: 1, MaxDays: 7,
+			Speeds: []string{"blitz", "correspondence"}},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+	}, testsupport.Logger(t))
+	b.me = lichess.Account{ID: botID, Username: botName}
+	now := time.Now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	corrOut(b)
+	b.queue.add(corrQueued("c1", lichess.ChallengeUser{ID: "human1"}), now)
+	b.queue.add(&lichess.Challenge{ID: "r1", Challenger: lichess.ChallengeUser{ID: "human2"}, Variant: lichess.Variant{Key: "standard"},
+		Speed: "blitz", TimeControl: lichess.TimeControl{Type: "clock", Limit: 180, Increment: 2}}, now)
+	out := b.serveQueueLocked(now)
+	var accepted []string
+	for _, a := range out {
+		if a.reason != "" {
+			t.Errorf("%s declined: %s (%s)", a.ch.ID, a.reason, a.rule)
+			continue
+		}
+		accepted = append(accepted, a.ch.ID)
+	}
+	if !slices.Equal(accepted, []string{"r1"}) {
+		t.Errorf("accepted %v, want [r1]", accepted)
+	}
+	if !b.queue.remove("c1") {
+		t.Error("the correspondence challenge did not wait in the queue")
+	}
+}
+
+// gameOverLocked counts our own challenge out by its kind: a real-time
+// game that ends beside a free real-time slot, with only our
+// correspondence challenge out, leaves idle_time counting.
+func TestGameOverPendingCorrespondenceKeepsIdleTime(t *testing.T) {
+	b := NewBot(nil, nil, Settings{Challenge: ChallengePolicy{MaxGames: 2, MaxBotGamesPerDay: 100},
+		Correspondence: CorrespondenceSettings{Concurrency: 1}}, testsupport.Logger(t))
+	start := time.Now().Add(-time.Hour)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.games["g1"] = &gameWorker{}
+	b.idleFrom = start
+	corrOut(b)
+	b.gameOverLocked("g1", false, time.Now())
+	if !b.idleFrom.Equal(start) {
+		t.Errorf("a game that ended beside a free real-time slot, our correspondence challenge out, restarted idle_time: idle from %v, want %v", b.idleFrom, start)
+	}
+}
+
+// arenaPlan counts our own challenge out by its kind: with our
+// correspondence challenge out, the only real-time slot is free and a
+// running arena asks for a pairing.
+func TestArenaPlanPendingCorrespondenceAsks(t *testing.T) {
+	h := newHarness(t)
+	b := arenaBot(t, h, Settings{Challenge: ChallengePolicy{MaxGames: 1},
+		Correspondence: CorrespondenceSettings{Concurrency: 1},
+		Tournament:     TournamentSettings{Join: []ArenaEntry{{ID: "arenaAAA"}}, PairEvery: time.Minute}})
+	now := time.Now()
+	b.mu.Lock()
+	b.arenasLocked().arenas["arenaAAA"] = &arenaJoin{entry: ArenaEntry{ID: "arenaAAA"}, joined: true, state: lichess.ArenaStarted,
+		checkAt: now.Add(time.Hour), askedAt: now.Add(-2 * time.Minute)}
+	corrOut(b)
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now); len(steps) != 1 || !steps[0].asap {
+		t.Errorf("our correspondence challenge out, the only real-time slot free: steps %+v, want one ask", steps)
+	}
+	b.mu.Lock()
+	b.mm.outKind = matchKind{variant: "standard", tc: TimeControlSetting{Base: 3 * time.Minute, Increment: 2 * time.Second}}
+	b.arenasLocked().arenas["arenaAAA"].askedAt = now.Add(-2 * time.Minute)
+	b.mu.Unlock()
+	if steps, _ := b.arenaPlan(now); len(steps) != 0 {
+		t.Errorf("our real-time challenge out holding the only slot: steps %+v, want none", steps)
+	}
+}
+
+// A bot blocked for correspondence (declines of the kind) is logged once,
+// not again for each days value drawn: the log's key is the variant,
+// speed and mode, as the block is.
+func TestBlockLoggedOncePerCorrespondenceBlock(t *testing.T) {
+	h := newHarness(t)
+	b := newCorrMatchBot(t, h, 1, 2)
+	b.settings.Matchmaking.BlockAfterDeclines = 2
+	b.settings.Matchmaking.BlockFor = 24 * time.Hour
+	now := time.Now()
+	for i := range 2 {
+		b.mm.history = append(b.mm.history, DeclineRecord{Opponent: "corrbot", Reason: lichess.DeclineTimeControl,
+			At: now.Add(-time.Duration(i+1) * time.Hour), Variant: "standard", Speed: "correspondence", Mode: MatchCasual})
+	}
+	for _, days := range []int{2, 3} {
+		b.settings.Matchmaking.CorrespondenceDays = []int{days}
+		v := b.matchmakeView(now, b.Settings().Matchmaking)
+		if !v.reserved || v.kind.days != days || !v.declined["corrbot"] {
+			t.Fatalf("%d days: view reserved %v, kind %v, corrbot left out %v; want a %d-day round without corrbot", days, v.reserved, v.kind, v.declined["corrbot"], days)
+		}
+		b.sendingChallenge(false)
+	}
+	b.mu.Lock()
+	n := len(b.mm.blockLogged)
+	b.mu.Unlock()
+	if n != 1 {
+		t.Errorf("blocks logged %d times for one correspondence block drawn at 2 and 3 days, want once", n)
+	}
+}

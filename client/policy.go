@@ -52,8 +52,8 @@ type ChallengePolicy struct {
 	// ReservedForHumans games run. Default 0.
 	ReservedForHumans int
 	// MaxGamesPerUser bounds the games against one opponent at once (a
-	// further challenge of theirs waits in the queue); 0 means no bound
-	// but MaxGames.
+	// further challenge of theirs waits in the queue, and the matchmaker
+	// does not challenge them); 0 means no bound but MaxGames.
 	MaxGamesPerUser int
 	// QueueLength is how many challenges that pass the rules may wait for
 	// a slot; a challenge that finds the queue full is declined "later".

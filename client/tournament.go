@@ -25,7 +25,8 @@ import (
 // runs and the event stream is open (a pairing comes as its gameStart),
 // the bot renews it (every PairEvery) for as many arenas, in the
 // order of the list, as it has free real-time slots (those the queued
-// challenges and the matchmaker's challenge out do not take), and never
+// real-time challenges and the matchmaker's real-time challenge out do not
+// take), and never
 // for an arena whose game it is playing. An ask in force (a minute, until
 // a pairing) holds its slot: the queue accepts no challenge into it and
 // the matchmaker does not count it free. So a bot at its concurrency is
@@ -40,8 +41,9 @@ import (
 // minutes), the bot asks for none there.
 //
 // While the bot is in a running arena whose pairings are open, matchmaking
-// sends no challenge: its games would take the slots that the arena's
-// pairings need.
+// sends no real-time challenge: its games would take the slots that the
+// arena's pairings need. Its correspondence challenges go on: they take
+// correspondence slots only.
 // Incoming challenges are answered as always (concurrency bounds both).
 // An arena that is over, or that refuses the join (wrong password, bots
 // not allowed, a token without the tournament:write scope), is logged and
@@ -395,7 +397,7 @@ func (b *Bot) countArenaBotGame(id string) {
 }
 
 // inArenaLocked reports whether the bot is in an arena that runs (joined,
-// not withdrawn, started): matchmaking then sends no challenge.
+// not withdrawn, started): matchmaking then sends no real-time challenge.
 func (b *Bot) inArenaLocked() bool {
 	for _, a := range b.arenas.arenas {
 		if a.joined && !a.done && a.state == lichess.ArenaStarted && !a.closed {
@@ -501,7 +503,8 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 	ts := b.settings.Tournament
 	p := b.settings.Challenge
 	rt, _ := b.slotsLocked()
-	free := p.MaxGames - rt - len(b.queue.items) // the queued challenges first, as for matchmaking
+	queued, _ := b.queuedRealtimeLocked()
+	free := p.MaxGames - rt - queued // the queued real-time challenges first, as for matchmaking
 	if prt, _ := b.matchPendingSlotsLocked(); prt > 0 {
 		free-- // our real-time matchmaking challenge, if accepted, starts a game too
 	}
@@ -710,7 +713,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		if asap && !a.pairedAt.After(sent) { // (a pairing may come before the answer: then the ask is used up)
 			a.askedAt = now
 		}
-		b.notifyLocked() // matchmaking pauses
+		b.notifyLocked() // real-time matchmaking pauses
 	case ctx.Err() != nil: // stopping: it may have landed (withdrawArenas sees to it)
 	case lichess.IsRateLimited(err), code == 0, code >= 500:
 		a.joined = was

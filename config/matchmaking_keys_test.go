@@ -162,9 +162,13 @@ func TestMatchmakingCorrespondenceDays(t *testing.T) {
 		{corr + "matchmaking:\n  correspondence_days: [14]\n",
 			"matchmaking.correspondence_days[0]: 14 days per move is outside challenge.time_controls.correspondence (1 to 7)"},
 		{"matchmaking:\n  correspondence_days: [2]\n",
-			"matchmaking.correspondence_days: offers correspondence games, but the bot does not accept them (challenge.speeds lacks correspondence)"},
+			"matchmaking.correspondence_days: offers correspondence games, but the bot does not accept them (challenge.speeds lacks correspondence): " +
+				"add correspondence to challenge.speeds, or remove correspondence_days"},
 		{"challenge:\n  accept: false\n  speeds: [correspondence]\nmatchmaking:\n  enabled: true\n  correspondence_days: [2]\n",
-			"does not accept them (challenge.accept is false)"},
+			"does not accept them (challenge.accept is false): set challenge.accept: true, or remove correspondence_days"},
+		{"challenge:\n  accept: false\n  speeds: [blitz]\nmatchmaking:\n  enabled: true\n  correspondence_days: [2]\n",
+			"does not accept them (challenge.accept is false, challenge.speeds lacks correspondence): " +
+				"set challenge.accept: true and add correspondence to challenge.speeds, or remove correspondence_days"},
 		{corr + "matchmaking:\n  enabled: true\n  time_controls: []\n  correspondence_days: []\n",
 			"matchmaking.time_controls: is empty"},
 	} {

@@ -491,12 +491,17 @@ func (v *validator) matchDays() {
 		return
 	}
 	if !v.c.AcceptsCorrespondence() {
-		why := "challenge.speeds lacks correspondence"
+		// The advice follows the cause: accept off, correspondence not
+		// among the speeds, or both.
+		var why, fix []string
 		if !v.c.Challenge.Accept {
-			why = "challenge.accept is false"
+			why, fix = append(why, "challenge.accept is false"), append(fix, "set challenge.accept: true")
 		}
-		v.add(key, "offers correspondence games, but the bot does not accept them (%s), and has no correspondence slots to play them in: "+
-			"add correspondence to challenge.speeds, or remove correspondence_days", why)
+		if !slices.Contains(v.c.Challenge.Speeds, SpeedCorrespondence) {
+			why, fix = append(why, "challenge.speeds lacks correspondence"), append(fix, "add correspondence to challenge.speeds")
+		}
+		v.add(key, "offers correspondence games, but the bot does not accept them (%s): %s, or remove correspondence_days",
+			strings.Join(why, ", "), strings.Join(fix, " and "))
 		return
 	}
 	r := v.c.Challenge.TimeControls.Correspondence

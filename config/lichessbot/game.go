@@ -46,7 +46,7 @@ func (t *translator) matchmaking(m *section) {
 			}
 		}
 	}
-	days := t.matchDays(m)
+	days := t.matchDays(m, len(tcs) > 0)
 	switch {
 	case len(tcs) == 0 && len(days) == 0:
 		if enabled {
@@ -247,10 +247,13 @@ func (t *translator) matchmaking(m *section) {
 // matchDays is lichess-bot's challenge_days that ponderosa offers: days
 // Lichess takes, while correspondence challenges are accepted (ponderosa
 // offers no game its own rules decline), within the days accepted. The
-// others are noted and left out.
-func (t *translator) matchDays(m *section) []int {
+// others are noted and left out. A null beside days is noted too: lichess-bot
+// draws it like a day (a challenge without days), so it changes the mix of
+// kinds, which ponderosa's draw (clocks or days at even odds) does not
+// follow; clocks tells whether there are clocks to draw.
+func (t *translator) matchDays(m *section, clocks bool) []int {
 	var days []int
-	list := m.numList("challenge_days")
+	list, nulls := m.numListNulls("challenge_days")
 	for _, f := range list {
 		d := int(f)
 		switch {
@@ -268,6 +271,13 @@ func (t *translator) matchDays(m *section) []int {
 		case !slices.Contains(days, d):
 			days = append(days, d)
 		}
+	}
+	if nulls > 0 && len(days) > 0 {
+		how := "every challenge is a correspondence one (lichess-bot sends some with no days, and so no time control, when it draws null)"
+		if clocks {
+			how = "each challenge is real-time or correspondence at even odds (lichess-bot draws null like a day, a real-time challenge, so it sends fewer correspondence ones)"
+		}
+		t.r.note(KindChanged, m.keyLine("challenge_days"), "matchmaking.challenge_days", "null (no days): left out: %s", how)
 	}
 	return days
 }

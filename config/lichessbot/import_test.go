@@ -490,7 +490,8 @@ matchmaking:
 // when ponderosa accepts correspondence, each day one Lichess takes and
 // within min_days..max_days (the others noted and left out); days alone
 // offer correspondence only (time_controls written empty); with no day
-// and no clock left, matchmaking is off.
+// and no clock left, matchmaking is off. A null beside days (lichess-bot
+// draws it like a day) is noted, as it changes the mix of kinds.
 func TestImportMatchmakingDays(t *testing.T) {
 	for _, tt := range []struct {
 		name, challenge, matchmaking string
@@ -503,7 +504,11 @@ func TestImportMatchmakingDays(t *testing.T) {
 			"challenge_initial_time: [180], challenge_increment: [2], challenge_days: [1, 2, 4, 14, 2, 1.5]",
 			[]int{1, 2}, []string{"3+2"}, true, 3},
 		{"days only", "{variants: [standard], time_controls: [correspondence], modes: [casual]}",
-			"challenge_days: [3, null]", []int{3}, nil, true, 0},
+			"challenge_days: [3, null]", []int{3}, nil, true, 1},
+		{"days only, no null", "{variants: [standard], time_controls: [correspondence], modes: [casual]}",
+			"challenge_days: [3]", []int{3}, nil, true, 0},
+		{"days and clocks, a null", "{variants: [standard], time_controls: [blitz, correspondence], modes: [rated]}",
+			"challenge_initial_time: [180], challenge_increment: [2], challenge_days: [null, 2]", []int{2}, []string{"3+2"}, true, 1},
 		{"correspondence not accepted, clocks", "{variants: [standard], time_controls: [blitz], modes: [rated]}",
 			"challenge_initial_time: [180], challenge_increment: [2], challenge_days: [1]", nil, []string{"3+2"}, true, 1},
 		{"correspondence not accepted, days only", "{variants: [standard], time_controls: [blitz], modes: [rated]}",

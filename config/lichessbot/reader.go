@@ -333,17 +333,25 @@ func (s *section) strList(key string) (list []string, ok bool) {
 // numList reads a list of numbers; a single number is a list of one, and
 // null elements are left out (lichess-bot's way of writing "none").
 func (s *section) numList(key string) []float64 {
+	list, _ := s.numListNulls(key)
+	return list
+}
+
+// numListNulls is numList, with how many null elements it left out.
+func (s *section) numListNulls(key string) ([]float64, int) {
 	n := s.take(key)
 	if n == nil {
-		return nil
+		return nil, 0
 	}
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 	}
 	var list []float64
+	nulls := 0
 	for _, item := range items {
 		if isNull(item) {
+			nulls++
 			continue
 		}
 		f, ok := parseNumber(item)
@@ -353,7 +361,7 @@ func (s *section) numList(key string) []float64 {
 		}
 		list = append(list, f)
 	}
-	return list
+	return list, nulls
 }
 
 // drop reports key, when written, as a setting with no equivalent.
