@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -227,7 +228,10 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	}
 	o := newObserved()
 	dir := t.TempDir()
-	s := Settings{PGNDir: dir}
+	// A worker's game stream, closed by the server after the end, is
+	// opened again only after ReconnectMin: the worker has left by then,
+	// so the streams counted below do not depend on its speed.
+	s := Settings{PGNDir: dir, ReconnectMin: time.Hour}
 	b := NewBot(h.client(), nil, s, testsupport.Logger(t), WithObserver(o))
 	told := func(what string, started int) {
 		t.Helper()
