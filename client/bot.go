@@ -421,7 +421,10 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	}
 	if b.endedLocked(id) {
 		// Listed late (the event stream's opening, the games in progress):
-		// a new worker would only hear the end again.
+		// a new worker would only hear the end again. Nor does its arena
+		// count it as playing (noteArenaGame skips it, but may have
+		// counted it just before the end was seen).
+		b.arenaGameOverLocked(id) // tournament.go
 		b.mu.Unlock()
 		b.log.Debug().Str("game", id).Msg("game listed after its end here; no worker")
 		return

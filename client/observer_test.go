@@ -216,9 +216,10 @@ func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
 // A game's end is told once, whichever of its workers hears it: a late
 // gameStart of a game that ended here (the event stream's opening lists
 // the games in progress; read after the worker saw the end, it made a
-// second worker, which told the end again) starts no worker, and a
-// second worker of the game anyway (one rebuilt after a panic in finish)
-// does the rest of the end's work without telling it again.
+// second worker, which told the end again) starts no worker, nor leaves
+// its arena counting it as playing, and a second worker of the game
+// anyway (one rebuilt after a panic in finish) does the rest of the end's
+// work without telling it again.
 func TestObserverGameEndToldOnce(t *testing.T) {
 	h := newHarness(t)
 	h.addHuman("opponent")
@@ -242,23 +243,38 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 		}
 	}
 	streams := func() int { return h.requests("GET /api/bot/game/stream/" + id) }
+	// The game is listed as an arena's: while it is thought to run, the
+	// bot asks that arena for no pairing.
+	const arena = "arena1"
+	gameStart := lichess.Event{Type: lichess.EventGameStart, Game: &lichess.GameEventInfo{GameID: id,
+		TournamentID: arena, Opponent: lichess.GameOpponent{Username: "opponent"}}}
+	arenaFree := func(what string) {
+		t.Helper()
+		b.mu.Lock()
+		playing := b.playingInLocked(arena)
+		b.mu.Unlock()
+		if playing {
+			t.Errorf("%s: the arena still counts as playing the game over (no pairing asked there again)", what)
+		}
+	}
 
 	// The worker of the game hears its end.
-	b.startGame(h.ctx, id, "opponent", false)
+	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
 	told("first worker", 1)
 	if streams() != 1 {
 		t.Fatalf("game stream opened %d times, want once", streams())
 	}
+	arenaFree("first worker")
 
 	// Lichess lists it as in progress once more.
-	b.handleEvent(h.ctx, lichess.Event{Type: lichess.EventGameStart,
-		Game: &lichess.GameEventInfo{GameID: id, Opponent: lichess.GameOpponent{Username: "opponent"}}})
+	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
 	told("a late gameStart", 1)
 	if n := streams(); n != 1 {
 		t.Errorf("game stream opened %d times, want once (a worker for a game over)", n)
 	}
+	arenaFree("a late gameStart")
 	// Nor is it parked, as a correspondence game listed waiting for the
 	// opponent would be.
 	b.mu.Lock()
