@@ -425,6 +425,12 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		// count it as playing (noteArenaGame skips it, but may have
 		// counted it just before the end was seen).
 		b.arenaGameOverLocked(id) // tournament.go
+		// Nor does it hold a correspondence slot (parked games are
+		// taken up for their end, onGameFinishParked).
+		if _, parked := b.parked[id]; parked {
+			delete(b.parked, id)
+			b.notifyLocked()
+		}
 		b.mu.Unlock()
 		b.log.Debug().Str("game", id).Msg("game listed after its end here; no worker")
 		return

@@ -150,9 +150,11 @@ func (b *Bot) unparkLocked(g *gameWorker) {
 }
 
 // workerDoneLocked records what a worker leaves when it returns: a
-// correspondence game not over is parked.
+// correspondence game not over is parked. One whose end a worker saw is
+// over even when this worker did not see it (rebuilt after a panic in
+// finish, it left on a gone stream or more panics).
 func (b *Bot) workerDoneLocked(g *gameWorker) {
-	if g == nil || !g.corr || g.finished {
+	if g == nil || !g.corr || g.finished || b.endedLocked(g.id) {
 		return
 	}
 	// Parked on purpose, or its worker ended otherwise (stream gone, too
