@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -213,13 +214,13 @@ func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
 	}
 }
 
-// A game's end is told once, whichever of its workers hears it: a late
-// gameStart of a game that ended here (the event stream's opening lists
-// the games in progress; read after the worker saw the end, it made a
-// second worker, which told the end again) starts no worker, nor leaves
-// its arena counting it as playing, and a second worker of the game
-// anyway (one rebuilt after a panic in finish) does the rest of the end's
-// work without telling it again.
+// A game's end is told once, whichever of its workers hears it: the
+// worker rebuilt after a panic in finish (after the end was told) does
+// the rest of the end's work (the record) without telling it or saying
+// goodbye again, and a late gameStart of a game that ended here (the
+// event stream's opening lists the games in progress; read after the
+// worker saw the end, it made a second worker, which told the end again)
+// starts no worker, nor leaves its arena counting it as playing.
 func TestObserverGameEndToldOnce(t *testing.T) {
 	h := newHarness(t)
 	h.addHuman("opponent")
@@ -232,8 +233,14 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	// A worker's game stream, closed by the server after the end, is
 	// opened again only after ReconnectMin: the worker has left by then,
 	// so the streams counted below do not depend on its speed.
-	s := Settings{PGNDir: dir, ReconnectMin: time.Hour}
+	s := Settings{PGNDir: dir, ReconnectMin: time.Hour, Chat: ChatSettings{Goodbye: ChatMessages{Player: "gg"}}}
 	b := NewBot(h.client(), nil, s, testsupport.Logger(t), WithObserver(o))
+	var goodbyes atomic.Int32
+	b.hooks = &testHooks{saidGoodbye: func(string) {
+		if goodbyes.Add(1) == 1 {
+			panic("injected panic in finish, after the end was told")
+		}
+	}}
 	told := func(what string, started int) {
 		t.Helper()
 		o.mu.Lock()
@@ -258,21 +265,28 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 		}
 	}
 
-	// The worker of the game hears its end.
+	// The worker of the game hears its end, tells it and panics after its
+	// goodbye; the worker rebuilt from the game stream hears the end again.
 	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
-	told("first worker", 1)
-	if streams() != 1 {
-		t.Fatalf("game stream opened %d times, want once", streams())
+	told("the worker and its rebuild", 2) // a worker that begins is told (GameStarted)
+	if n := streams(); n != 2 {
+		t.Fatalf("game stream opened %d times, want twice (the worker, its rebuild)", n)
 	}
-	arenaFree("first worker")
+	if n := goodbyes.Load(); n != 1 {
+		t.Errorf("goodbye said %d times, want once", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, id+".pgn")); err != nil {
+		t.Errorf("the rebuilt worker saved no record (the first panicked before): %v", err)
+	}
+	arenaFree("the worker and its rebuild")
 
 	// Lichess lists it as in progress once more.
 	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
-	told("a late gameStart", 1)
-	if n := streams(); n != 1 {
-		t.Errorf("game stream opened %d times, want once (a worker for a game over)", n)
+	told("a late gameStart", 2)
+	if n := streams(); n != 2 {
+		t.Errorf("game stream opened %d times, want twice (a worker for a game over)", n)
 	}
 	arenaFree("a late gameStart")
 	// Nor is it parked, as a correspondence game listed waiting for the
@@ -283,22 +297,6 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	b.mu.Unlock()
 	if parked != 0 {
 		t.Errorf("a game over here parked")
-	}
-
-	// A second worker of the game: the record is saved again (it may not
-	// have been), the end not told again.
-	record := filepath.Join(dir, id+".pgn")
-	if err := os.Remove(record); err != nil {
-		t.Fatalf("the first worker saved no record: %v", err)
-	}
-	g := newGameWorker(b, id, b.Settings(), "opponent")
-	g.run(h.ctx)
-	if !g.finished {
-		t.Fatal("the second worker did not see the end")
-	}
-	told("a second worker", 2) // a worker that begins is told (GameStarted)
-	if _, err := os.Stat(record); err != nil {
-		t.Errorf("the second worker saved no record: %v", err)
 	}
 }
 
