@@ -45,7 +45,11 @@ type Bot struct {
 	// ended are the games whose end a worker of this process saw, with
 	// when (noteEnded): the end is told once per game, and a game that
 	// Lichess still lists as in progress after it ended gets no worker.
-	ended       map[string]time.Time
+	ended map[string]time.Time
+	// started are the games told to the Observer as started and not
+	// yet ended (noteStarted): a game is told started once, however
+	// many workers it has.
+	started     map[string]bool
 	draining    bool
 	drainC      chan struct{} // closed when draining begins
 	idleFrom    time.Time
@@ -75,6 +79,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		acceptRetry: acceptRetryDelay,
 		parked:      map[string]parkedGame{},
 		ended:       map[string]time.Time{},
+		started:     map[string]bool{},
 		changed:     make(chan struct{}),
 		drainC:      make(chan struct{}),
 		mm:          matchState{declined: map[string]time.Time{}},

@@ -260,6 +260,7 @@ func (b *Bot) checkin(ctx context.Context) {
 			// A game parked since the list was asked for is not in it.
 			if !listed[id] && p.at.Before(asked) {
 				delete(b.parked, id)
+				delete(b.started, id)
 				b.log.Info().Str("game", id).Msg("parked correspondence game is over")
 				b.notifyLocked()
 			}

@@ -305,7 +305,9 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.finished = true
 			return
 		}
-		g.bot.obs.GameStarted(g.gameFacts())
+		if g.bot.noteStarted(g.id) {
+			g.bot.obs.GameStarted(g.gameFacts())
+		}
 		g.b = b
 		g.moves, g.canon = nil, nil
 	}
@@ -514,6 +516,23 @@ func (b *Bot) noteEnded(id string, now time.Time) bool {
 		return false
 	}
 	b.ended[id] = now
+	delete(b.started, id)
+	return true
+}
+
+// noteStarted records that a worker of game id follows it and reports
+// whether it is the first of this process to: only that one tells the
+// Observer the game started. A correspondence game taken up again, a
+// worker rebuilt after a panic, and one rebuilt after a panic in finish
+// (the end already told) are not told again; a game that starts again
+// after a restart is.
+func (b *Bot) noteStarted(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.started[id] || b.endedLocked(id) {
+		return false
+	}
+	b.started[id] = true
 	return true
 }
 

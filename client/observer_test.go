@@ -269,7 +269,7 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	// goodbye; the worker rebuilt from the game stream hears the end again.
 	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
-	told("the worker and its rebuild", 2) // a worker that begins is told (GameStarted)
+	told("the worker and its rebuild", 1) // the rebuilt worker is not told started either (noteStarted)
 	if n := streams(); n != 2 {
 		t.Fatalf("game stream opened %d times, want twice (the worker, its rebuild)", n)
 	}
@@ -284,7 +284,7 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	// Lichess lists it as in progress once more.
 	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
-	told("a late gameStart", 2)
+	told("a late gameStart", 1)
 	if n := streams(); n != 2 {
 		t.Errorf("game stream opened %d times, want twice (a worker for a game over)", n)
 	}
@@ -351,5 +351,29 @@ func TestObserverPanicContained(t *testing.T) {
 	stop()
 	if g.Status != "resign" {
 		t.Errorf("game ended %s, want the opponent's resignation", g.Status)
+	}
+}
+
+// A game is told started once, however many workers it has: here a
+// correspondence game taken up again after it let its stream go (a
+// worker rebuilt after a panic is TestObserverGameEndToldOnce's). The
+// Observer is told no start without its end (monitor's Metrics keeps
+// each game started until it hears the end).
+func TestObserverGameStartedOnce(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	o := newObserved()
+	h.botOpts = append(h.botOpts, WithObserver(o))
+	b, _ := h.runBot(corrSettings(time.Millisecond, time.Hour), &playerPool{})
+	id := h.challenge("corr", lichesstest.ChallengeParams{Days: 1, Color: "black"}) // the bot plays white
+	h.waitPlies(id, 1)
+	h.waitParked(b, id)
+	h.opponentMoves(id, "corr") // its gameStart takes the game up again
+	h.waitPlies(id, 3)
+	h.waitParked(b, id)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.started) != 1 || o.started[0].ID != id {
+		t.Errorf("observer heard the game start %d times (%+v), want once", len(o.started), o.started)
 	}
 }
