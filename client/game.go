@@ -453,6 +453,9 @@ func gameResult(status, winner, color string) string {
 // of the game to get here: a worker rebuilt after a panic in finish hears
 // the end again from its gameFull. The rest (goodbye, record, archive) is
 // done by whichever worker has not done it (rebuilt keeps those flags).
+// A record or archive write that fails is not tried again by any worker:
+// its flag is set whatever the result (the store spools an archive write
+// it could not make, ErrRecordKept; only the PGN file is lost).
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
@@ -496,9 +499,9 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 }
 
 // endedMemory is how long the Bot remembers a game it saw end (Bot.ended):
-// Lichess lists a game as in progress for seconds at most after its end
-// (the event stream's opening, GET /api/account/playing), and a game never
-// starts again.
+// Lichess may list a game as in progress for a moment after its end (the
+// event stream's opening, GET /api/account/playing; seen for seconds, an
+// observation, not a documented bound), and a game never starts again.
 const endedMemory = 24 * time.Hour
 
 // noteEnded records that a worker saw game id end and reports whether it

@@ -20,8 +20,10 @@ type Observer interface {
 	// game whose end was told.
 	GameStarted(g GameFacts)
 	// GameFinished: the game ended; result is from our side (win, loss,
-	// draw, aborted, unknown). It is told once per game in a process,
-	// however many workers the game had (Bot.noteEnded).
+	// draw, aborted, unknown). It is told once per game in a run,
+	// however many workers the game had (Bot.noteEnded). A run does not
+	// know what the one before it told: a game that ended just before a
+	// restart, and that Lichess still lists as in progress, is told again.
 	GameFinished(g GameFacts, result string)
 	// MovePlayed: our move reached Lichess. c.Duration is the player's
 	// thinking time; c.Engine holds the built-in engine's figures (nil for
