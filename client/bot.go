@@ -45,7 +45,8 @@ type Bot struct {
 	// ended are the games whose end a worker of this process saw, with
 	// when (noteEnded): the end is told once per game, and a game that
 	// Lichess still lists as in progress after it ended gets no worker.
-	ended map[string]time.Time
+	ended       map[string]time.Time
+	endedPruned time.Time // when noteEnded last forgot old ends
 	// started are the games told to the Observer as started and not
 	// yet ended (noteStarted): a game is told started once, however
 	// many workers it has.

@@ -504,15 +504,24 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 // observation, not a documented bound), and a game never starts again.
 const endedMemory = 24 * time.Hour
 
+// endedPruneEvery is how often, at most, noteEnded forgets the games that
+// ended more than endedMemory ago: the scan runs under the Bot's lock, and
+// a game remembered a little longer does no harm.
+const endedPruneEvery = time.Hour
+
 // noteEnded records that a worker saw game id end and reports whether it
 // is the first of this process to: only that one tells the end. Games
-// that ended more than endedMemory ago are forgotten.
+// that ended more than endedMemory ago are forgotten (once an hour, as a
+// game ends).
 func (b *Bot) noteEnded(id string, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for k, t := range b.ended {
-		if now.Sub(t) > endedMemory {
-			delete(b.ended, k)
+	if now.Sub(b.endedPruned) >= endedPruneEvery {
+		b.endedPruned = now
+		for k, t := range b.ended {
+			if now.Sub(t) > endedMemory {
+				delete(b.ended, k)
+			}
 		}
 	}
 	if b.endedLocked(id) {

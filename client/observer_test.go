@@ -377,3 +377,34 @@ func TestObserverGameStartedOnce(t *testing.T) {
 		t.Errorf("observer heard the game start %d times (%+v), want once", len(o.started), o.started)
 	}
 }
+
+// The Bot forgets a game's end endedMemory after it, checked at most once
+// an hour (endedPruneEvery) as a game ends, not at every end: each check
+// scans every end under the Bot's lock.
+func TestNoteEndedForgetsOldEnds(t *testing.T) {
+	b := NewBot(nil, nil, Settings{}, zerolog.Nop())
+	ended := func(id string) bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.endedLocked(id)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if !b.noteEnded("old", t0) || b.noteEnded("old", t0.Add(time.Minute)) {
+		t.Fatal("a game's end is not first once")
+	}
+	// The check at t0 ran; "old" expires at t0+endedMemory.
+	b.noteEnded("a", t0.Add(endedMemory-30*time.Minute)) // a check: "old" kept
+	b.noteEnded("b", t0.Add(endedMemory+10*time.Minute)) // under an hour since: no check
+	if !ended("old") {
+		t.Error("an end forgotten between the hourly checks")
+	}
+	b.noteEnded("c", t0.Add(endedMemory+31*time.Minute)) // an hour since the last check
+	if ended("old") {
+		t.Error("an end older than endedMemory kept at the hourly check")
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if !ended(id) {
+			t.Errorf("game %s's end forgotten before endedMemory", id)
+		}
+	}
+}
