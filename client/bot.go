@@ -46,6 +46,11 @@ type Bot struct {
 	// when (noteEnded): the end is told once per game, and a game that
 	// Lichess still lists as in progress after it ended gets no worker.
 	ended       map[string]time.Time
+	endedPruned time.Time // when noteEnded last forgot old ends
+	// started are the games told to the Observer as started and not
+	// yet ended (noteStarted): a game is told started once, however
+	// many workers it has.
+	started     map[string]bool
 	draining    bool
 	drainC      chan struct{} // closed when draining begins
 	idleFrom    time.Time
@@ -75,6 +80,7 @@ func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Lo
 		acceptRetry: acceptRetryDelay,
 		parked:      map[string]parkedGame{},
 		ended:       map[string]time.Time{},
+		started:     map[string]bool{},
 		changed:     make(chan struct{}),
 		drainC:      make(chan struct{}),
 		mm:          matchState{declined: map[string]time.Time{}},
@@ -424,7 +430,16 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 	}
 	if b.endedLocked(id) {
 		// Listed late (the event stream's opening, the games in progress):
-		// a new worker would only hear the end again.
+		// a new worker would only hear the end again. Nor does its arena
+		// count it as playing (noteArenaGame skips it, but may have
+		// counted it just before the end was seen).
+		b.arenaGameOverLocked(id) // tournament.go
+		// Nor does it hold a correspondence slot (parked games are
+		// taken up for their end, onGameFinishParked).
+		if _, parked := b.parked[id]; parked {
+			delete(b.parked, id)
+			b.notifyLocked()
+		}
 		b.mu.Unlock()
 		b.log.Debug().Str("game", id).Msg("game listed after its end here; no worker")
 		return

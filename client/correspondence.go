@@ -150,9 +150,11 @@ func (b *Bot) unparkLocked(g *gameWorker) {
 }
 
 // workerDoneLocked records what a worker leaves when it returns: a
-// correspondence game not over is parked.
+// correspondence game not over is parked. One whose end a worker saw is
+// over even when this worker did not see it (rebuilt after a panic in
+// finish, it left on a gone stream or more panics).
 func (b *Bot) workerDoneLocked(g *gameWorker) {
-	if g == nil || !g.corr || g.finished {
+	if g == nil || !g.corr || g.finished || b.endedLocked(g.id) {
 		return
 	}
 	// Parked on purpose, or its worker ended otherwise (stream gone, too
@@ -258,6 +260,7 @@ func (b *Bot) checkin(ctx context.Context) {
 			// A game parked since the list was asked for is not in it.
 			if !listed[id] && p.at.Before(asked) {
 				delete(b.parked, id)
+				delete(b.started, id)
 				b.log.Info().Str("game", id).Msg("parked correspondence game is over")
 				b.notifyLocked()
 			}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,4 +224,55 @@ func TestCorrespondenceCheckinForgetsEndedGame(t *testing.T) {
 	// accepted.
 	next := h.challenge("corr", corrGame)
 	h.waitFor("the next correspondence game", func() bool { st, _ := h.srv.ChallengeStatus(next); return st == "accepted" })
+}
+
+// A correspondence game whose end a worker saw is not parked: not when
+// the worker rebuilt after a panic in finish leaves without seeing the end
+// (here it keeps panicking), nor is a parked entry kept when the game is
+// taken up after its end (a gameFinish, onGameFinishParked). A parked game
+// holds a correspondence slot until a check-in sees it over.
+func TestCorrespondenceEndedNotParked(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	id, err := h.srv.Challenge(botName, "corr", lichesstest.ChallengeParams{Days: 1, Color: "white"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.Resign(id, "corr"); err != nil {
+		t.Fatal(err)
+	}
+	s := corrSettings(time.Hour, time.Hour)
+	s.ReconnectMin = time.Hour // each worker opens the game stream once
+	s.Chat.Goodbye.Player = "gg"
+	b := NewBot(h.client(), nil, s, testsupport.Logger(t))
+	var over atomic.Bool
+	b.hooks = &testHooks{
+		saidGoodbye: func(string) { over.Store(true); panic("injected panic in finish") },
+		workerEvent: func(string, lichess.GameEvent) {
+			if over.Load() {
+				panic("injected panic in a worker rebuilt after the end")
+			}
+		},
+	}
+	b.startGame(h.ctx, id, "corr", true)
+	b.wg.Wait()
+	if n := h.requests("GET /api/bot/game/stream/" + id); n != 1+maxWorkerRebuilds {
+		t.Fatalf("game stream opened %d times, want %d (the worker and its rebuilds)", n, 1+maxWorkerRebuilds)
+	}
+	if p := b.ParkedGames(); len(p) != 0 {
+		t.Errorf("parked after its end was seen: %v", p)
+	}
+
+	// Parked anyway, then taken up for its end: the entry goes.
+	b.mu.Lock()
+	b.parked[id] = parkedGame{opponent: "corr", at: time.Now()}
+	b.mu.Unlock()
+	b.onGameFinishParked(h.ctx, &lichess.GameEventInfo{GameID: id})
+	b.wg.Wait()
+	if p := b.ParkedGames(); len(p) != 0 {
+		t.Errorf("a game over here stays parked after its gameFinish: %v", p)
+	}
 }

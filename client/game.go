@@ -305,7 +305,9 @@ func (g *gameWorker) onFull(ctx context.Context, f *lichess.GameFull) {
 			g.finished = true
 			return
 		}
-		g.bot.obs.GameStarted(g.gameFacts())
+		if g.bot.noteStarted(g.id) {
+			g.bot.obs.GameStarted(g.gameFacts())
+		}
 		g.b = b
 		g.moves, g.canon = nil, nil
 	}
@@ -451,6 +453,9 @@ func gameResult(status, winner, color string) string {
 // of the game to get here: a worker rebuilt after a panic in finish hears
 // the end again from its gameFull. The rest (goodbye, record, archive) is
 // done by whichever worker has not done it (rebuilt keeps those flags).
+// A record or archive write that fails is not tried again by any worker:
+// its flag is set whatever the result (the store spools an archive write
+// it could not make, ErrRecordKept; only the PGN file is lost).
 func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 	g.finished = true
 	// The rating change comes with Lichess' gameFinish event ("game
@@ -494,26 +499,52 @@ func (g *gameWorker) finish(ctx context.Context, st lichess.GameState) {
 }
 
 // endedMemory is how long the Bot remembers a game it saw end (Bot.ended):
-// Lichess lists a game as in progress for seconds at most after its end
-// (the event stream's opening, GET /api/account/playing), and a game never
-// starts again.
+// Lichess may list a game as in progress for a moment after its end (the
+// event stream's opening, GET /api/account/playing; seen for seconds, an
+// observation, not a documented bound), and a game never starts again.
 const endedMemory = 24 * time.Hour
+
+// endedPruneEvery is how often, at most, noteEnded forgets the games that
+// ended more than endedMemory ago: the scan runs under the Bot's lock, and
+// a game remembered a little longer does no harm.
+const endedPruneEvery = time.Hour
 
 // noteEnded records that a worker saw game id end and reports whether it
 // is the first of this process to: only that one tells the end. Games
-// that ended more than endedMemory ago are forgotten.
+// that ended more than endedMemory ago are forgotten (once an hour, as a
+// game ends).
 func (b *Bot) noteEnded(id string, now time.Time) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for k, t := range b.ended {
-		if now.Sub(t) > endedMemory {
-			delete(b.ended, k)
+	if now.Sub(b.endedPruned) >= endedPruneEvery {
+		b.endedPruned = now
+		for k, t := range b.ended {
+			if now.Sub(t) > endedMemory {
+				delete(b.ended, k)
+			}
 		}
 	}
 	if b.endedLocked(id) {
 		return false
 	}
 	b.ended[id] = now
+	delete(b.started, id)
+	return true
+}
+
+// noteStarted records that a worker of game id follows it and reports
+// whether it is the first of this process to: only that one tells the
+// Observer the game started. A correspondence game taken up again, a
+// worker rebuilt after a panic, and one rebuilt after a panic in finish
+// (the end already told) are not told again; a game that starts again
+// after a restart is.
+func (b *Bot) noteStarted(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.started[id] || b.endedLocked(id) {
+		return false
+	}
+	b.started[id] = true
 	return true
 }
 

@@ -13,12 +13,17 @@ import (
 // return quickly; some are called with the bot's lock held, so none may
 // call back into the Bot. Set it with WithObserver.
 type Observer interface {
-	// GameStarted: a game worker began on a game (a game joined after a
-	// restart included).
+	// GameStarted: the bot began to follow a game (a game joined after a
+	// restart included). It is told once per game in a run, however
+	// many workers the game had (a correspondence game taken up again, a
+	// worker rebuilt after a panic; Bot.noteStarted), and never for a
+	// game whose end was told.
 	GameStarted(g GameFacts)
 	// GameFinished: the game ended; result is from our side (win, loss,
-	// draw, aborted, unknown). It is told once per game in a process,
-	// however many workers the game had (Bot.noteEnded).
+	// draw, aborted, unknown). It is told once per game in a run,
+	// however many workers the game had (Bot.noteEnded). A run does not
+	// know what the one before it told: a game that ended just before a
+	// restart, and that Lichess still lists as in progress, is told again.
 	GameFinished(g GameFacts, result string)
 	// MovePlayed: our move reached Lichess. c.Duration is the player's
 	// thinking time; c.Engine holds the built-in engine's figures (nil for

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -212,12 +214,13 @@ func TestObserverMoveCutShortBeforeEnd(t *testing.T) {
 	}
 }
 
-// A game's end is told once, whichever of its workers hears it: a late
-// gameStart of a game that ended here (the event stream's opening lists
-// the games in progress; read after the worker saw the end, it made a
-// second worker, which told the end again) starts no worker, and a
-// second worker of the game anyway (one rebuilt after a panic in finish)
-// does the rest of the end's work without telling it again.
+// A game's end is told once, whichever of its workers hears it: the
+// worker rebuilt after a panic in finish (after the end was told) does
+// the rest of the end's work (the record) without telling it or saying
+// goodbye again, and a late gameStart of a game that ended here (the
+// event stream's opening lists the games in progress; read after the
+// worker saw the end, it made a second worker, which told the end again)
+// starts no worker, nor leaves its arena counting it as playing.
 func TestObserverGameEndToldOnce(t *testing.T) {
 	h := newHarness(t)
 	h.addHuman("opponent")
@@ -227,8 +230,17 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	}
 	o := newObserved()
 	dir := t.TempDir()
-	s := Settings{PGNDir: dir}
+	// A worker's game stream, closed by the server after the end, is
+	// opened again only after ReconnectMin: the worker has left by then,
+	// so the streams counted below do not depend on its speed.
+	s := Settings{PGNDir: dir, ReconnectMin: time.Hour, Chat: ChatSettings{Goodbye: ChatMessages{Player: "gg"}}}
 	b := NewBot(h.client(), nil, s, testsupport.Logger(t), WithObserver(o))
+	var goodbyes atomic.Int32
+	b.hooks = &testHooks{saidGoodbye: func(string) {
+		if goodbyes.Add(1) == 1 {
+			panic("injected panic in finish, after the end was told")
+		}
+	}}
 	told := func(what string, started int) {
 		t.Helper()
 		o.mu.Lock()
@@ -238,23 +250,45 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 		}
 	}
 	streams := func() int { return h.requests("GET /api/bot/game/stream/" + id) }
-
-	// The worker of the game hears its end.
-	b.startGame(h.ctx, id, "opponent", false)
-	b.wg.Wait()
-	told("first worker", 1)
-	if streams() != 1 {
-		t.Fatalf("game stream opened %d times, want once", streams())
+	// The game is listed as an arena's: while it is thought to run, the
+	// bot asks that arena for no pairing.
+	const arena = "arena1"
+	gameStart := lichess.Event{Type: lichess.EventGameStart, Game: &lichess.GameEventInfo{GameID: id,
+		TournamentID: arena, Opponent: lichess.GameOpponent{Username: "opponent"}}}
+	arenaFree := func(what string) {
+		t.Helper()
+		b.mu.Lock()
+		playing := b.playingInLocked(arena)
+		b.mu.Unlock()
+		if playing {
+			t.Errorf("%s: the arena still counts as playing the game over (no pairing asked there again)", what)
+		}
 	}
+
+	// The worker of the game hears its end, tells it and panics after its
+	// goodbye; the worker rebuilt from the game stream hears the end again.
+	b.handleEvent(h.ctx, gameStart)
+	b.wg.Wait()
+	told("the worker and its rebuild", 1) // the rebuilt worker is not told started either (noteStarted)
+	if n := streams(); n != 2 {
+		t.Fatalf("game stream opened %d times, want twice (the worker, its rebuild)", n)
+	}
+	if n := goodbyes.Load(); n != 1 {
+		t.Errorf("goodbye said %d times, want once", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, id+".pgn")); err != nil {
+		t.Errorf("the rebuilt worker saved no record (the first panicked before): %v", err)
+	}
+	arenaFree("the worker and its rebuild")
 
 	// Lichess lists it as in progress once more.
-	b.handleEvent(h.ctx, lichess.Event{Type: lichess.EventGameStart,
-		Game: &lichess.GameEventInfo{GameID: id, Opponent: lichess.GameOpponent{Username: "opponent"}}})
+	b.handleEvent(h.ctx, gameStart)
 	b.wg.Wait()
 	told("a late gameStart", 1)
-	if n := streams(); n != 1 {
-		t.Errorf("game stream opened %d times, want once (a worker for a game over)", n)
+	if n := streams(); n != 2 {
+		t.Errorf("game stream opened %d times, want twice (a worker for a game over)", n)
 	}
+	arenaFree("a late gameStart")
 	// Nor is it parked, as a correspondence game listed waiting for the
 	// opponent would be.
 	b.mu.Lock()
@@ -263,22 +297,6 @@ func TestObserverGameEndToldOnce(t *testing.T) {
 	b.mu.Unlock()
 	if parked != 0 {
 		t.Errorf("a game over here parked")
-	}
-
-	// A second worker of the game: the record is saved again (it may not
-	// have been), the end not told again.
-	record := filepath.Join(dir, id+".pgn")
-	if err := os.Remove(record); err != nil {
-		t.Fatalf("the first worker saved no record: %v", err)
-	}
-	g := newGameWorker(b, id, b.Settings(), "opponent")
-	g.run(h.ctx)
-	if !g.finished {
-		t.Fatal("the second worker did not see the end")
-	}
-	told("a second worker", 2) // a worker that begins is told (GameStarted)
-	if _, err := os.Stat(record); err != nil {
-		t.Errorf("the second worker saved no record: %v", err)
 	}
 }
 
@@ -333,5 +351,60 @@ func TestObserverPanicContained(t *testing.T) {
 	stop()
 	if g.Status != "resign" {
 		t.Errorf("game ended %s, want the opponent's resignation", g.Status)
+	}
+}
+
+// A game is told started once, however many workers it has: here a
+// correspondence game taken up again after it let its stream go (a
+// worker rebuilt after a panic is TestObserverGameEndToldOnce's). The
+// Observer is told no start without its end (monitor's Metrics keeps
+// each game started until it hears the end).
+func TestObserverGameStartedOnce(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	o := newObserved()
+	h.botOpts = append(h.botOpts, WithObserver(o))
+	b, _ := h.runBot(corrSettings(time.Millisecond, time.Hour), &playerPool{})
+	id := h.challenge("corr", lichesstest.ChallengeParams{Days: 1, Color: "black"}) // the bot plays white
+	h.waitPlies(id, 1)
+	h.waitParked(b, id)
+	h.opponentMoves(id, "corr") // its gameStart takes the game up again
+	h.waitPlies(id, 3)
+	h.waitParked(b, id)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.started) != 1 || o.started[0].ID != id {
+		t.Errorf("observer heard the game start %d times (%+v), want once", len(o.started), o.started)
+	}
+}
+
+// The Bot forgets a game's end endedMemory after it, checked at most once
+// an hour (endedPruneEvery) as a game ends, not at every end: each check
+// scans every end under the Bot's lock.
+func TestNoteEndedForgetsOldEnds(t *testing.T) {
+	b := NewBot(nil, nil, Settings{}, zerolog.Nop())
+	ended := func(id string) bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return b.endedLocked(id)
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if !b.noteEnded("old", t0) || b.noteEnded("old", t0.Add(time.Minute)) {
+		t.Fatal("a game's end is not first once")
+	}
+	// The check at t0 ran; "old" expires at t0+endedMemory.
+	b.noteEnded("a", t0.Add(endedMemory-30*time.Minute)) // a check: "old" kept
+	b.noteEnded("b", t0.Add(endedMemory+10*time.Minute)) // under an hour since: no check
+	if !ended("old") {
+		t.Error("an end forgotten between the hourly checks")
+	}
+	b.noteEnded("c", t0.Add(endedMemory+31*time.Minute)) // an hour since the last check
+	if ended("old") {
+		t.Error("an end older than endedMemory kept at the hourly check")
+	}
+	for _, id := range []string{"a", "b", "c"} {
+		if !ended(id) {
+			t.Errorf("game %s's end forgotten before endedMemory", id)
+		}
 	}
 }

@@ -325,13 +325,19 @@ func (b *Bot) arenaStoreLoop(ctx context.Context, as ArenaStore) {
 
 // noteArenaGame records a game that an arena paired us in (gi from a
 // gameStart event or the games in progress): its arena's pairMeAsap was
-// used up, and the arena counts as playing while the game runs.
+// used up, and the arena counts as playing while the game runs. A game
+// whose end a worker saw is listed late, not paired: it gets no worker
+// (startGame) whose end would forget it, and the arena would count as
+// playing it for good, asking for no pairing again.
 func (b *Bot) noteArenaGame(gi *lichess.GameEventInfo) {
 	if gi == nil || gi.TournamentID == "" || gi.GameID == "" {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.endedLocked(gi.GameID) {
+		return
+	}
 	st := b.arenasLocked()
 	if _, seen := st.gameOf[gi.GameID]; seen {
 		return
