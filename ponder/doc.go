@@ -75,7 +75,8 @@
 // some moves) takes that result as its iteration of depth d right after
 // depth 1 and goes on at d+1 with the aspiration window round the known
 // score (search.Limits.Known; a timed one at most at the depth its budget
-// is expected to reach, and never without a history of depths); stopped
+// is expected to reach, and never without a history of depths; a depth
+// limit's own depth is always searched); stopped
 // before d+1 completes, it plays the known move. The known iteration is
 // reported and recorded in the tree like a searched one. A root known only
 // by a bound is searched from depth 1 up. Such a search's iteration times

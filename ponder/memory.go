@@ -154,7 +154,8 @@ func (g *Game) learnMinDepth() int {
 // keeps deep bounds of the earlier search's windows that cut nothing and
 // refuses the search's own, and the second search of
 // TestMemoryHalvesNodesToSameDepth took 26290 nodes to depth 10 instead
-// of 15247 (36782 from nothing).
+// of 15247 (36782 from nothing; measured when a known root still jumped
+// to the memory's depth, before search.Limits.Known).
 //
 // maxLookup bounds the keys looked up (learnMaxLookup, or seedLookups of
 // a timed search's budget).

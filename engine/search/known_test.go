@@ -18,7 +18,8 @@ func knownMove(t *testing.T, p *board.Position, uci string) board.Move {
 }
 
 // Limits.Known: depth 1 is always searched, then the known result stands
-// as the iteration of its depth (at most the depth limit) and the search
+// as the iteration of its depth (at most the depth before the limit, which
+// is always searched) and the search
 // goes on from there; without it, or when it cannot apply (an illegal
 // move, a move SearchMoves leaves out, MultiPV, depth below 2), every
 // depth is searched.
@@ -41,7 +42,9 @@ func TestKnownSkipsShallowIterations(t *testing.T) {
 		{"none", Limits{Depth: 6}, []int{1, 2, 3, 4, 5, 6}},
 		{"depth 2", Limits{Depth: 6, Known: &KnownRoot{Depth: 2, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
 		{"depth 5", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 5, 6}},
-		{"beyond the limit", Limits{Depth: 4, Known: &KnownRoot{Depth: 9, Score: 20, Move: bxa6}}, []int{1, 4}},
+		{"beyond the limit", Limits{Depth: 4, Known: &KnownRoot{Depth: 9, Score: 20, Move: bxa6}}, []int{1, 3, 4}},
+		{"at the limit", Limits{Depth: 5, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 4, 5}},
+		{"limit 2", Limits{Depth: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2}},
 		{"depth 1", Limits{Depth: 6, Known: &KnownRoot{Depth: 1, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
 		{"illegal move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: illegal}}, []int{1, 2, 3, 4, 5, 6}},
 		{"no move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20}}, []int{1, 2, 3, 4, 5, 6}},

@@ -61,11 +61,13 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 	sort.SliceStable(t.rootMoves, func(i, j int) bool {
 		return rootOrderKey(pos, t.rootMoves[i].move) > rootOrderKey(pos, t.rootMoves[j].move)
 	})
+	// Limits.Known stands for an iteration below the depth limit: the
+	// limit's own depth is always searched.
 	t.knownDepth = 0
-	if k := ctl.lim.Known; k != nil && k.Depth >= 2 && ctl.multiPV == 1 && k.Score > -MateScore && k.Score < MateScore {
+	if k := ctl.lim.Known; k != nil && min(k.Depth, ctl.maxDepth-1) >= 2 && ctl.multiPV == 1 && k.Score > -MateScore && k.Score < MateScore {
 		for _, rm := range t.rootMoves {
 			if rm.move == k.Move {
-				t.knownDepth = min(k.Depth, ctl.maxDepth)
+				t.knownDepth = min(k.Depth, ctl.maxDepth-1)
 			}
 		}
 	}

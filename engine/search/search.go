@@ -61,12 +61,14 @@ type Limits struct {
 	// learning memory hands it over). Depth 1 is still searched (so that
 	// there is a move of this search to play); then the known result
 	// stands as the iteration of depth Known.Depth (at most the depth
-	// limit): its move goes first with the known score, the info callback
+	// before the limit: a depth limit's own depth is always searched, so
+	// that "go depth N" is never answered by the memory alone and the
+	// known move is checked at least once): its move goes first with the known score, the info callback
 	// is told that depth, score and move, and iterative deepening goes on
 	// at the next depth with the aspiration window round the known score.
 	// Stopped before that next iteration completes, the search plays the
 	// known move (or a move the next iteration proved better). Ignored
-	// when Depth < 2, when the move is not among the root moves (illegal,
+	// when that depth is below 2, when the move is not among the root moves (illegal,
 	// or left out by SearchMoves), when the score is not within the mate
 	// scores, and with MultiPV above 1. nil (the default) searches every
 	// depth.
