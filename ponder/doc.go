@@ -70,11 +70,18 @@
 // positions below it (one Memory.Lookup per ply, never per node) are
 // stored into the TT, never over a deeper entry; the TT's move is then
 // searched first at the root and is the predicted reply for pondering.
-// When the memory knows the root to depth d, the search (not a ponder
-// search) goes on at depth d after depth 1 (search.Limits.StartDepth; a
-// timed one at most at the depth its budget is expected to reach, and
-// never without a history of depths); such a search's iteration times are
-// not counted in that history. Only the TT is seeded, not the tree: the
+// When the memory knows the root exactly (an exact score and a legal best
+// move) at depth d, the search (not a ponder search, nor one restricted to
+// some moves) takes that result as its iteration of depth d right after
+// depth 1 and goes on at d+1 with the aspiration window round the known
+// score (search.Limits.Known; a timed one at most at the depth its budget
+// is expected to reach, and never without a history of depths; a depth
+// limit's own depth is always searched); stopped
+// before d+1 completes, it plays the known move. The known iteration is
+// reported and recorded in the tree like a searched one. A root known only
+// by a bound is searched from depth 1 up. Such a search's iteration times
+// are not counted in that history. Only the TT is seeded, not the tree (the
+// known iteration a search reports is recorded like its others): the
 // tree holds what this game's searches found (root moves, bounds, visits),
 // and a tree node as deep as the budget reaches is played without a search
 // (Think's shortcut), so a learnt entry put there would be played

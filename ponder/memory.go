@@ -154,7 +154,8 @@ func (g *Game) learnMinDepth() int {
 // keeps deep bounds of the earlier search's windows that cut nothing and
 // refuses the search's own, and the second search of
 // TestMemoryHalvesNodesToSameDepth took 26290 nodes to depth 10 instead
-// of 15247 (36782 from nothing).
+// of 15247 (36782 from nothing; measured when a known root still jumped
+// to the memory's depth, before search.Limits.Known).
 //
 // maxLookup bounds the keys looked up (learnMaxLookup, or seedLookups of
 // a timed search's budget).
@@ -170,9 +171,10 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 		return s.depth
 	}
 	rootFound := false
+	var rootKnown search.KnownRoot
 	id := g.evalID()
 	defer func() {
-		s := seedMemo{depth: rootDepth}
+		s := seedMemo{depth: rootDepth, known: rootKnown}
 		if rootFound {
 			s.eval = id
 		}
@@ -223,6 +225,9 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 					rootFound = true // Used when the position is played (noteUsed)
 					if mv != board.NoMove {
 						rootDepth = e.Depth
+						if e.Bound == search.BoundExact {
+							rootKnown = search.KnownRoot{Depth: e.Depth, Score: e.Score, Move: mv}
+						}
 					}
 				}
 			})
@@ -256,11 +261,20 @@ func (g *Game) seed(pos *board.Position, maxLookup int) (rootDepth int) {
 }
 
 // seedMemo is what seed found for a root: the learnt depth it returns,
-// and the evaluation under which the memory had an entry for the root
-// ("" when none).
+// the root's entry when it is exact with a legal move (Depth 0 when not;
+// see knownRoot), and the evaluation under which the memory had an entry
+// for the root ("" when none).
 type seedMemo struct {
 	depth int
+	known search.KnownRoot
 	eval  string
+}
+
+// knownRoot is the memory's exact result for pos as seed found it (ok
+// false when seed found none: no entry, a bound, or no legal move).
+func (g *Game) knownRoot(pos *board.Position) (k search.KnownRoot, ok bool) {
+	k = g.seeded[pos.Key()].known
+	return k, k.Depth > 0
 }
 
 // noteUsed tells the memory (Used) that this game searches pos for a move

@@ -26,7 +26,7 @@ type run struct {
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
 	learn      bool         // the memory may record this search (not restricted to some moves)
-	jumped     bool         // started at a depth the memory knows (search.Limits.StartDepth)
+	jumped     bool         // given the memory's result for its root (search.Limits.Known)
 
 	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
@@ -85,21 +85,27 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	if r.budget.Timed {
 		maxLookup = seedLookups(r.budget.Soft)
 	}
-	d := g.seed(r.pos, maxLookup)
+	g.seed(r.pos, maxLookup)
 	if !r.ponder || r.converted {
 		g.noteUsed(r.pos) // a ponder search's: at its conversion (convert)
 	}
-	if d > 0 && !r.ponder {
-		// The memory knows the position to depth d: after depth 1, the
-		// search goes on at that depth, or at the depth this move's budget
-		// is expected to reach when less (never without a history of
-		// depths: a search cut short would have only depth 1 complete).
-		// Not in ponder mode, which has time.
+	if k, ok := g.knownRoot(r.pos); ok && !r.ponder && r.learn {
+		// The memory knows the position exactly to depth k.Depth: after
+		// depth 1, the search takes that result as its iteration of that
+		// depth, or of the depth this move's budget is expected to reach
+		// when less (never without a history of depths: a search cut short
+		// would have only depth 1 complete), and goes on from there round
+		// its score. Not in ponder mode, which has time, nor for a search
+		// restricted to some moves. A root known only by a bound is
+		// searched from depth 1 up (its TT entry still orders the moves): a
+		// bound gives no score to search round, and jumping to its depth
+		// with a full window on a table holding only the seeded entries
+		// cost far more than it saved (docs/learn-speed.md).
 		if r.budget.Timed {
-			d = min(d, g.depths.reachable(r.budget.Base, 0))
+			k.Depth = min(k.Depth, g.depths.reachable(r.budget.Base, 0))
 		}
-		if d > 2 {
-			slim.StartDepth, r.jumped = d, true
+		if k.Depth > 2 {
+			slim.Known, r.jumped = &k, true
 		}
 	}
 	g.run = r

@@ -353,7 +353,7 @@ func TestLearnTwoProcessesShareOneFile(t *testing.T) {
 func TestLearnHalvesNodesWithSQLite(t *testing.T) {
 	const (
 		fen   = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
-		depth = 10
+		depth = 11 // see ponder's TestMemoryHalvesNodesToSameDepth
 	)
 	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{})
 	search1 := func(game string) ponder.Decision {

@@ -40,7 +40,7 @@ func goNodes(t *testing.T, b *EngineBackend, depth int) int64 {
 // same depth in at most half the nodes; "<empty>" turns it off; a file
 // that cannot be opened is an error and the engine plays on.
 func TestLearnFileOption(t *testing.T) {
-	const depth = 10 // the default LearnMinDepth (8) and more
+	const depth = 11 // the default LearnMinDepth (8) and more; see ponder's TestMemoryHalvesNodesToSameDepth
 	path := filepath.Join(t.TempDir(), "learn.db")
 	first := NewEngineBackend()
 	if err := first.SetOption(OptLearnFile, path); err != nil {

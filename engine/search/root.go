@@ -61,6 +61,16 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 	sort.SliceStable(t.rootMoves, func(i, j int) bool {
 		return rootOrderKey(pos, t.rootMoves[i].move) > rootOrderKey(pos, t.rootMoves[j].move)
 	})
+	// Limits.Known stands for an iteration below the depth limit: the
+	// limit's own depth is always searched.
+	t.knownDepth = 0
+	if k := ctl.lim.Known; k != nil && min(k.Depth, ctl.maxDepth-1) >= 2 && ctl.multiPV == 1 && k.Score > -MateScore && k.Score < MateScore {
+		for _, rm := range t.rootMoves {
+			if rm.move == k.Move {
+				t.knownDepth = min(k.Depth, ctl.maxDepth-1)
+			}
+		}
+	}
 }
 
 func rootOrderKey(p *board.Position, m board.Move) int32 {
@@ -103,18 +113,23 @@ func (t *thread) iterate() {
 		for i := range t.rootMoves {
 			t.rootMoves[i].prevScore = t.rootMoves[i].score
 		}
-		for t.pvIdx = 0; t.pvIdx < multiPV; t.pvIdx++ {
-			t.seldepth = 0
-			t.aspiration(depth)
+		known := depth == t.knownDepth
+		if known {
+			t.takeKnown(depth)
+		} else {
+			for t.pvIdx = 0; t.pvIdx < multiPV; t.pvIdx++ {
+				t.seldepth = 0
+				t.aspiration(depth)
+				if t.stopped {
+					break
+				}
+			}
+			// Order the finished lines (a stopped iteration keeps the moves
+			// that were completely searched, sorted in front).
+			sortRoot(t.rootMoves[:min(t.pvIdx+1, len(t.rootMoves))])
 			if t.stopped {
 				break
 			}
-		}
-		// Order the finished lines (a stopped iteration keeps the moves that
-		// were completely searched, sorted in front).
-		sortRoot(t.rootMoves[:min(t.pvIdx+1, len(t.rootMoves))])
-		if t.stopped {
-			break
 		}
 		t.completedDepth = depth
 		if !main {
@@ -124,6 +139,11 @@ func (t *thread) iterate() {
 			for i := 0; i < multiPV; i++ {
 				t.report(t.info(i, BoundExact))
 			}
+		}
+		if known {
+			// The score fell or rose from depth 1 to the known depth: that
+			// says nothing of this search's stability.
+			prevScore = NoScore
 		}
 		best := t.rootMoves[0]
 		if ctl.lim.Mate > 0 && best.score >= MateInMaxPly && MateMoves(best.score) <= ctl.lim.Mate {
@@ -155,28 +175,43 @@ func (t *thread) iterate() {
 
 // nextDepth is the iteration after depth: the next one, save that after
 // depth 1 (always searched, so that there is a move to play) a search
-// given Limits.StartDepth goes on at that depth (at most the depth limit).
+// given Limits.Known goes on at the depth it knows (see takeKnown).
 func (t *thread) nextDepth(depth int) int {
-	if sd := t.ctl.lim.StartDepth; depth == 1 && sd > 2 {
-		return min(sd, t.ctl.maxDepth)
+	if depth == 1 && t.knownDepth > 2 {
+		return t.knownDepth
 	}
 	return depth + 1
 }
 
-// jumpedTo reports whether depth is the iteration a search given
-// Limits.StartDepth jumps to after depth 1: its root moves' previous
-// scores are of depth 1 only.
-func (t *thread) jumpedTo(depth int) bool {
-	return t.ctl.lim.StartDepth > 2 && depth > 2 && depth == t.nextDepth(1)
+// takeKnown makes Limits.Known the root's iteration of depth: its move
+// first, with the known score (exact) and a PV of that move; every other
+// move scores -Infinity, as one that failed low at that depth, so that
+// nothing of depth 1 compares with the known score. The next iteration
+// then searches round the known score, the known move first, and the
+// others in their depth-1 order.
+func (t *thread) takeKnown(depth int) {
+	k := t.ctl.lim.Known
+	t.pvIdx = 0
+	for i := range t.rootMoves {
+		rm := &t.rootMoves[i]
+		if rm.move != k.Move {
+			rm.score = -Infinity
+			continue
+		}
+		rm.score, rm.repScore, rm.repBound = k.Score, k.Score, BoundExact
+		rm.depth, rm.seldepth = depth, depth
+		rm.pv = append(rm.pv[:0], rm.move)
+		for j := i; j > 0; j-- {
+			t.rootMoves[j-1], t.rootMoves[j] = t.rootMoves[j], t.rootMoves[j-1]
+		}
+	}
 }
 
 func (t *thread) aspiration(depth int) {
 	alpha, beta := -Infinity, Infinity
 	delta := 0
 	rm := &t.rootMoves[t.pvIdx]
-	// The iteration a StartDepth search jumps to searches with the full
-	// window: a window round a depth-1 score would mostly fail.
-	if !t.e.feat.noAspiration && depth >= 4 && rm.prevScore > -Infinity && !t.jumpedTo(depth) {
+	if !t.e.feat.noAspiration && depth >= 4 && rm.prevScore > -Infinity {
 		prev := rm.prevScore
 		delta = 12 + prev*prev/16000
 		alpha = max(prev-delta, -Infinity)
@@ -186,12 +221,6 @@ func (t *thread) aspiration(depth int) {
 		score := t.search(alpha, beta, depth, 0, false)
 		sortRoot(t.rootMoves[t.pvIdx:])
 		if t.stopped {
-			if t.jumpedTo(depth) {
-				// Stopped in the jumped iteration: the moves not searched
-				// at this depth still hold depth-1 scores, which do not
-				// compare with those of this depth.
-				searchedFirst(t.rootMoves[t.pvIdx:], depth)
-			}
 			return
 		}
 		switch {
@@ -215,16 +244,6 @@ func (t *thread) reportBound(b Bound) {
 		return
 	}
 	t.report(t.info(t.pvIdx, b))
-}
-
-// searchedFirst puts the moves searched to depth before the others,
-// keeping the order within each (stable).
-func searchedFirst(rms []rootMove, depth int) {
-	for i := 1; i < len(rms); i++ {
-		for j := i; j > 0 && rms[j].depth == depth && rms[j-1].depth != depth; j-- {
-			rms[j-1], rms[j] = rms[j], rms[j-1]
-		}
-	}
 }
 
 // sortRoot orders root moves by score, then previous score (stable).

@@ -56,14 +56,23 @@ type Limits struct {
 	// MultiPV is the number of best root moves to find, each with its own
 	// principal variation (<1 means 1).
 	MultiPV int
-	// StartDepth > 2 skips the iterations between depth 1 (always
-	// searched) and StartDepth: for a position the transposition table
-	// already knows to about that depth (the per-game tree's learning
-	// memory seeds it), the shallow iterations would only find it again.
-	// The iteration it jumps to searches with the full window (its moves
-	// have depth-1 scores only); stopped early, it plays a move searched
-	// at that depth. 0 (the default) searches every depth.
-	StartDepth int
+	// Known, when set, is what an earlier search found for this root: an
+	// exact score at a depth, and its best move (the per-game tree's
+	// learning memory hands it over). Depth 1 is still searched (so that
+	// there is a move of this search to play); then the known result
+	// stands as the iteration of depth Known.Depth (at most the depth
+	// before the limit: a depth limit's own depth is always searched, so
+	// that "go depth N" is never answered by the memory alone and the
+	// known move is checked at least once): its move goes first with the known score, the info callback
+	// is told that depth, score and move, and iterative deepening goes on
+	// at the next depth with the aspiration window round the known score.
+	// Stopped before that next iteration completes, the search plays the
+	// known move (or a move the next iteration proved better). Ignored
+	// when that depth is below 2, when the move is not among the root moves (illegal,
+	// or left out by SearchMoves), when the score is not within the mate
+	// scores, and with MultiPV above 1. nil (the default) searches every
+	// depth.
+	Known *KnownRoot
 
 	// Ponder starts the search in ponder mode: no time limit until the
 	// search's Signals.PonderHit, which turns it into a normal search with
@@ -87,6 +96,14 @@ type Limits struct {
 	TablebaseDepth  int
 	TablebaseLimit  int
 	TablebaseRule50 bool
+}
+
+// KnownRoot is a root result found earlier (Limits.Known): Score, exact,
+// from the side to move's view, at Depth, with best move Move.
+type KnownRoot struct {
+	Depth int
+	Score int
+	Move  board.Move
 }
 
 // TBWin is the score of a tablebase win at the root; at ply p it is

@@ -72,6 +72,7 @@ type thread struct {
 	pvIdx     int
 
 	completedDepth int
+	knownDepth     int // the iteration Limits.Known stands for (0: none; see prepare)
 	bestChanges    float64
 	report         func(Info)
 
