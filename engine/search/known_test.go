@@ -21,8 +21,8 @@ func knownMove(t *testing.T, p *board.Position, uci string) board.Move {
 // as the iteration of its depth (at most the depth before the limit, which
 // is always searched) and the search
 // goes on from there; without it, or when it cannot apply (an illegal
-// move, a move SearchMoves leaves out, MultiPV, depth below 2), every
-// depth is searched.
+// move, a move SearchMoves leaves out, MultiPV, depth below 2, a mate
+// search), every depth is searched.
 func TestKnownSkipsShallowIterations(t *testing.T) {
 	p, err := board.ParseFEN(kiwipete)
 	if err != nil {
@@ -51,6 +51,8 @@ func TestKnownSkipsShallowIterations(t *testing.T) {
 		{"left out by SearchMoves", Limits{Depth: 6, SearchMoves: []board.Move{a3}, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
 		{"MultiPV", Limits{Depth: 6, MultiPV: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
 		{"mate score", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: Infinity, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
+		{"mate limit, known mate", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: MateScore - 3, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
+		{"mate limit", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
 	} {
 		e := New(Options{HashMB: 4})
 		var depths []int

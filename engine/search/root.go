@@ -62,9 +62,11 @@ func (t *thread) prepare(pos *board.Position, ctl *control) {
 		return rootOrderKey(pos, t.rootMoves[i].move) > rootOrderKey(pos, t.rootMoves[j].move)
 	})
 	// Limits.Known stands for an iteration below the depth limit: the
-	// limit's own depth is always searched.
+	// limit's own depth is always searched. Not for a mate search, which
+	// would stop on a known mate right after depth 1.
 	t.knownDepth = 0
-	if k := ctl.lim.Known; k != nil && min(k.Depth, ctl.maxDepth-1) >= 2 && ctl.multiPV == 1 && k.Score > -MateScore && k.Score < MateScore {
+	if k := ctl.lim.Known; k != nil && min(k.Depth, ctl.maxDepth-1) >= 2 && ctl.multiPV == 1 && ctl.lim.Mate <= 0 &&
+		k.Score > -MateScore && k.Score < MateScore {
 		for _, rm := range t.rootMoves {
 			if rm.move == k.Move {
 				t.knownDepth = min(k.Depth, ctl.maxDepth-1)

@@ -70,7 +70,8 @@ type Limits struct {
 	// known move (or a move the next iteration proved better). Ignored
 	// when that depth is below 2, when the move is not among the root moves (illegal,
 	// or left out by SearchMoves), when the score is not within the mate
-	// scores, and with MultiPV above 1. nil (the default) searches every
+	// scores, with MultiPV above 1, and with Mate (a known mate would
+	// answer "go mate N" after depth 1). nil (the default) searches every
 	// depth.
 	Known *KnownRoot
 
