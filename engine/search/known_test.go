@@ -140,3 +140,42 @@ func TestStoppedKnownPlaysKnownMove(t *testing.T) {
 		}
 	}
 }
+
+// A search with no thread after depth 1 (Signals.SetThreads(0)) still
+// takes the known result, which needs none, before it pauses: stopped
+// while paused, it plays the known move at the known depth, not depth 1's.
+func TestKnownTakenBeforePause(t *testing.T) {
+	p := mustFEN(t, kiwipete)
+	first := New(Options{HashMB: 4}).Search(context.Background(), p, Limits{Depth: 1}, nil, nil)
+	m := knownMove(t, p, "e2a6")
+	if first.BestMove == m {
+		m = knownMove(t, p, "d5e6")
+	}
+	const depth, score = 6, 37
+	e := New(Options{HashMB: 4, Threads: 1})
+	sig := new(Signals)
+	sig.SetThreads(0)
+	infos := make(chan Info, 256)
+	done := make(chan Result, 1)
+	go func() {
+		done <- e.Search(context.Background(), p, Limits{Infinite: true, Known: &KnownRoot{Depth: depth, Score: score, Move: m}}, sig,
+			func(inf Info) {
+				if inf.Bound == BoundExact && inf.MultiPV == 1 {
+					select {
+					case infos <- inf:
+					default:
+					}
+				}
+			})
+	}()
+	if inf := awaitInfo(t, infos, "depth 1"); inf.Depth != 1 {
+		t.Fatalf("first info at depth %d, want 1", inf.Depth)
+	}
+	awaitPaused(t, "SetThreads(0) after depth 1", e.threads[0])
+	sig.Stop()
+	res := awaitResult(t, done, "stopped while paused")
+	if res.BestMove != m || res.Depth != depth || res.Score != score {
+		t.Fatalf("played %v at depth %d score %d, want the known %v at depth %d score %d (depth 1 preferred %v)",
+			res.BestMove, res.Depth, res.Score, m, depth, score, first.BestMove)
+	}
+}

@@ -101,7 +101,11 @@ func (t *thread) iterate() {
 	multiPV := min(ctl.multiPV, len(t.rootMoves))
 	soft := 0.0 // the soft limit's scale after the last iteration that checked it
 	for depth := 1; depth <= ctl.maxDepth; depth = t.nextDepth(depth) {
-		if !ctl.sig.mayRun(t.id) {
+		// The known iteration needs no thread: it is taken even when the
+		// search has none, so that a stop while paused after depth 1 plays
+		// the known move, not depth 1's.
+		known := depth == t.knownDepth
+		if !known && !ctl.sig.mayRun(t.id) {
 			if t.pause(soft); t.stopped {
 				break
 			}
@@ -115,7 +119,6 @@ func (t *thread) iterate() {
 		for i := range t.rootMoves {
 			t.rootMoves[i].prevScore = t.rootMoves[i].score
 		}
-		known := depth == t.knownDepth
 		if known {
 			t.takeKnown(depth)
 		} else {
