@@ -79,8 +79,9 @@
 // limit's own depth is always searched); stopped
 // before d+1 completes, it plays the known move. The known iteration is
 // reported and recorded in the tree like a searched one. A root known only
-// by a bound is searched from depth 1 up. Such a search's iteration times
-// are not counted in that history. Only the TT is seeded, not the tree (the
+// by a bound is searched from depth 1 up. The iteration times of a search
+// that took the known result (search.Info.KnownDepth: not with MultiPV, a
+// mate search, a depth limit of 2) are not counted in that history. Only the TT is seeded, not the tree (the
 // known iteration a search reports is recorded like its others): the
 // tree holds what this game's searches found (root moves, bounds, visits),
 // and a tree node as deep as the budget reaches is played without a search

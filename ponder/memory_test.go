@@ -322,6 +322,47 @@ func TestMemoryKnownRootLeadsTheSearch(t *testing.T) {
 	}
 }
 
+// TestMemoryKnownIgnoredKeepsDepthTimes: a search that ignores the
+// memory's known root (MultiPV, a depth limit of 2, a mate search) searches
+// every depth, and those depths' times go to the depth clock as any
+// search's; one that takes it records none (a jump's times say nothing of a
+// search from nothing).
+func TestMemoryKnownIgnoredKeepsDepthTimes(t *testing.T) {
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := search.EvalID(nil)
+	entry := Learnt{Key: pos.Key(), Move: "a2a3", Score: 25, Bound: search.BoundExact, Depth: 8}
+	for _, c := range []struct {
+		name  string
+		lim   ThinkLimits
+		times int // len(depths.times) after the search
+	}{
+		{"taken", ThinkLimits{Depth: 6}, 0},
+		{"MultiPV", ThinkLimits{Depth: 6, MultiPV: 2}, 7},
+		{"depth limit 2", ThinkLimits{Depth: 2}, 3},
+		{"mate search", ThinkLimits{Depth: 6, Mate: 3}, 7},
+	} {
+		mem := newMapMemory()
+		mem.entries[id] = map[uint64]Learnt{entry.Key: entry}
+		g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		var known []int
+		if _, err := g.Think(context.Background(), c.lim, func(in search.Info) { known = append(known, in.KnownDepth) }); err != nil {
+			t.Fatal(err)
+		}
+		g.mu.Lock()
+		times := slices.Clone(g.depths.times)
+		g.mu.Unlock()
+		if len(times) != c.times || slices.Contains(times[min(1, len(times)):], 0) {
+			t.Errorf("%s: depth clock %v, want %d entries, none 0 past depth 0 (Info.KnownDepth %v)", c.name, times, c.times, known)
+		}
+	}
+}
+
 // TestMemoryWhilePondering: a pondering game with a memory records the
 // searches of its moves and of its ponder searches, and its later moves
 // are seeded; NewGame and Close wait for the gathering (run with -race to

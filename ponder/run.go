@@ -26,7 +26,7 @@ type run struct {
 	res        search.Result
 	err        *SearchPanic // the search panicked (see recoverRun)
 	learn      bool         // the memory may record this search (not restricted to some moves)
-	jumped     bool         // given the memory's result for its root (search.Limits.Known)
+	jumped     bool         // its search takes the memory's result for its root (search.Info.KnownDepth)
 
 	// changed while the search runs
 	converted  bool // ponder search turned into our move's search (or a normal search)
@@ -105,7 +105,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 			k.Depth = min(k.Depth, g.depths.reachable(r.budget.Base, 0))
 		}
 		if k.Depth > 2 {
-			slim.Known, r.jumped = &k, true
+			slim.Known = &k // r.jumped once the search says it took it (Info.KnownDepth)
 		}
 	}
 	g.run = r
@@ -217,6 +217,10 @@ func (g *Game) noteIteration(r *run, inf search.Info) (report func(search.Info),
 		if inf.MultiPV == 1 {
 			r.depth = inf.Depth
 			r.lastNodes = inf.Nodes
+			// Only the search knows whether it took Limits.Known (not with
+			// MultiPV, a depth limit of 2, a mate search...): it says so
+			// from depth 1's info on.
+			r.jumped = r.jumped || inf.KnownDepth > 0
 			if !r.jumped { // a jump's times say nothing of a search from nothing
 				g.depths.record(inf.Depth, inf.Time-inf.Paused) // not the time it waited for a thread
 			}

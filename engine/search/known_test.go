@@ -35,34 +35,44 @@ func TestKnownSkipsShallowIterations(t *testing.T) {
 		t.Fatal("e1e3 is legal here")
 	}
 	for _, c := range []struct {
-		name string
-		lim  Limits
-		want []int
+		name  string
+		lim   Limits
+		want  []int
+		known int // Info.KnownDepth in every info
 	}{
-		{"none", Limits{Depth: 6}, []int{1, 2, 3, 4, 5, 6}},
-		{"depth 2", Limits{Depth: 6, Known: &KnownRoot{Depth: 2, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"depth 5", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 5, 6}},
-		{"beyond the limit", Limits{Depth: 4, Known: &KnownRoot{Depth: 9, Score: 20, Move: bxa6}}, []int{1, 3, 4}},
-		{"at the limit", Limits{Depth: 5, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 4, 5}},
-		{"limit 2", Limits{Depth: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2}},
-		{"depth 1", Limits{Depth: 6, Known: &KnownRoot{Depth: 1, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"illegal move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: illegal}}, []int{1, 2, 3, 4, 5, 6}},
-		{"no move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20}}, []int{1, 2, 3, 4, 5, 6}},
-		{"left out by SearchMoves", Limits{Depth: 6, SearchMoves: []board.Move{a3}, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"MultiPV", Limits{Depth: 6, MultiPV: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"mate score", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: Infinity, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"mate limit, known mate", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: MateScore - 3, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
-		{"mate limit", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}},
+		{"none", Limits{Depth: 6}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"depth 2", Limits{Depth: 6, Known: &KnownRoot{Depth: 2, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 2},
+		{"depth 5", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 5, 6}, 5},
+		{"beyond the limit", Limits{Depth: 4, Known: &KnownRoot{Depth: 9, Score: 20, Move: bxa6}}, []int{1, 3, 4}, 3},
+		{"at the limit", Limits{Depth: 5, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 4, 5}, 4},
+		{"limit 2", Limits{Depth: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2}, 0},
+		{"depth 1", Limits{Depth: 6, Known: &KnownRoot{Depth: 1, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"illegal move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20, Move: illegal}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"no move", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: 20}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"left out by SearchMoves", Limits{Depth: 6, SearchMoves: []board.Move{a3}, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"MultiPV", Limits{Depth: 6, MultiPV: 2, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"mate score", Limits{Depth: 6, Known: &KnownRoot{Depth: 5, Score: Infinity, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"mate limit, known mate", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: MateScore - 3, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
+		{"mate limit", Limits{Depth: 6, Mate: 3, Known: &KnownRoot{Depth: 5, Score: 20, Move: bxa6}}, []int{1, 2, 3, 4, 5, 6}, 0},
 	} {
 		e := New(Options{HashMB: 4})
-		var depths []int
+		var depths, knownDepths []int
 		res := e.Search(context.Background(), p, c.lim, nil, func(i Info) {
 			if i.Bound == BoundExact && i.MultiPV <= 1 {
 				depths = append(depths, i.Depth)
 			}
+			knownDepths = append(knownDepths, i.KnownDepth)
 		})
 		if !slices.Equal(depths, c.want) || res.Depth != c.want[len(c.want)-1] || res.BestMove == board.NoMove {
 			t.Errorf("%s: iterations %v, result depth %d move %v; want iterations %v", c.name, depths, res.Depth, res.BestMove, c.want)
+		}
+		// Info.KnownDepth: the depth taken from Known (depth 2 replaces
+		// the iteration of depth 2), 0 when every depth is searched.
+		for _, k := range knownDepths {
+			if k != c.known {
+				t.Errorf("%s: Info.KnownDepth %v, want %d in every info", c.name, knownDepths, c.known)
+				break
+			}
 		}
 	}
 }

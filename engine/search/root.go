@@ -278,18 +278,19 @@ func (t *thread) info(i int, b Bound) Info {
 		score = rm.repScore
 	}
 	inf := Info{
-		Depth:    t.rootDepth,
-		SelDepth: rm.seldepth,
-		MultiPV:  i + 1,
-		Score:    score,
-		Mate:     MateMoves(score),
-		Bound:    b,
-		Nodes:    nodes,
-		Time:     elapsed,
-		Paused:   t.ctl.paused,
-		Hashfull: t.e.tt.Hashfull(),
-		TBHits:   t.e.totalTBHits(),
-		PV:       append([]board.Move(nil), rm.pv...),
+		Depth:      t.rootDepth,
+		SelDepth:   rm.seldepth,
+		MultiPV:    i + 1,
+		Score:      score,
+		Mate:       MateMoves(score),
+		Bound:      b,
+		Nodes:      nodes,
+		Time:       elapsed,
+		Paused:     t.ctl.paused,
+		KnownDepth: t.knownDepth,
+		Hashfull:   t.e.tt.Hashfull(),
+		TBHits:     t.e.totalTBHits(),
+		PV:         append([]board.Move(nil), rm.pv...),
 	}
 	if b == BoundExact {
 		inf.Depth = t.completedDepth

@@ -218,10 +218,14 @@ type Info struct {
 	// Paused is the part of Time the search spent paused with no thread
 	// (Signals.SetThreads below 1, after depth 1): Time less Paused is the
 	// time it searched.
-	Paused   time.Duration
-	Hashfull int    // permille
-	TBHits   uint64 // tablebase probes that answered (all threads)
-	PV       []board.Move
+	Paused time.Duration
+	// KnownDepth is the depth whose iteration this search takes from
+	// Limits.Known (0 when it searches every depth: no Known, or one it
+	// ignores), the same in every Info of the search, depth 1's included.
+	KnownDepth int
+	Hashfull   int    // permille
+	TBHits     uint64 // tablebase probes that answered (all threads)
+	PV         []board.Move
 }
 
 // RootMove holds what the last search learned about one root move.
