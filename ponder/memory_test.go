@@ -363,6 +363,59 @@ func TestMemoryKnownIgnoredKeepsDepthTimes(t *testing.T) {
 	}
 }
 
+// TestMemoryKnownRootNotWhereHistoryMatters: the memory's exact result
+// for a root is not taken (every depth is searched) where this game's
+// history may change it: a root that repeats an earlier position, one with
+// a fifty-move count past learnMaxHalfmove, one whose known move returns
+// to a position of the game (a repetition the memory cannot know of).
+func TestMemoryKnownRootNotWhereHistoryMatters(t *testing.T) {
+	const plainFEN = memoryFEN
+	longFEN := "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 60 38"
+	id := search.EvalID(nil)
+	for _, c := range []struct {
+		name  string
+		fen   string
+		moves []string
+		move  string // the memory's best move at the root
+		want  []int  // iterations of a search to depth 5 (the memory knows 8)
+	}{
+		{"no history", plainFEN, nil, "a2a3", []int{1, 4, 5}},
+		{"after a knight's tour, not back", plainFEN, []string{"f3d2", "f6e8", "d2f3"}, "a7a6", []int{1, 4, 5}},
+		{"root repeated", plainFEN, []string{"f3d2", "f6e8", "d2f3", "e8f6"}, "a2a3", []int{1, 2, 3, 4, 5}},
+		{"fifty-move count", longFEN, nil, "a2a3", []int{1, 2, 3, 4, 5}},
+		{"known move repeats", plainFEN, []string{"f3d2", "f6e8", "d2f3"}, "e8f6", []int{1, 2, 3, 4, 5}},
+	} {
+		pos, err := board.ParseFEN(c.fen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range c.moves {
+			m, err := pos.ParseUCIMove(s)
+			if err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			pos.MakeMove(m)
+		}
+		mem := newMapMemory()
+		mem.entries[id] = map[uint64]Learnt{pos.Key(): {Key: pos.Key(), Move: c.move, Score: 25, Bound: search.BoundExact, Depth: 8}}
+		g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+		if err := g.SetPosition(c.fen, false, c.moves); err != nil {
+			t.Fatal(err)
+		}
+		var depths []int
+		if _, err := g.Think(context.Background(), ThinkLimits{Depth: 5}, func(in search.Info) {
+			if in.Bound == search.BoundExact && in.MultiPV <= 1 {
+				depths = append(depths, in.Depth)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(depths, c.want) {
+			t.Errorf("%s: iterations %v, want %v", c.name, depths, c.want)
+		}
+	}
+}
+
 // TestMemoryWhilePondering: a pondering game with a memory records the
 // searches of its moves and of its ponder searches, and its later moves
 // are seeded; NewGame and Close wait for the gathering (run with -race to

@@ -89,7 +89,7 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	if !r.ponder || r.converted {
 		g.noteUsed(r.pos) // a ponder search's: at its conversion (convert)
 	}
-	if k, ok := g.knownRoot(r.pos); ok && !r.ponder && r.learn {
+	if k, ok := g.knownRoot(r.pos); ok && !r.ponder && r.learn && !historyDependent(r.pos) && !repeatsAfter(r.pos, k.Move) {
 		// The memory knows the position exactly to depth k.Depth: after
 		// depth 1, the search takes that result as its iteration of that
 		// depth, or of the depth this move's budget is expected to reach
@@ -100,7 +100,13 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		// searched from depth 1 up (its TT entry still orders the moves): a
 		// bound gives no score to search round, and jumping to its depth
 		// with a full window on a table holding only the seeded entries
-		// cost far more than it saved (docs/learn-speed.md).
+		// cost far more than it saved (docs/learn-speed.md). Nor where this
+		// game's history may change the result, which the memory cannot
+		// know: a root the memory would not record (historyDependent: a
+		// repetition behind it, a long fifty-move count), or one whose
+		// known move returns to a position this game already had. The
+		// search would play the memory's move and score if stopped before
+		// the next depth, unchecked against the game's repetitions.
 		if r.budget.Timed {
 			k.Depth = min(k.Depth, g.depths.reachable(r.budget.Base, 0))
 		}
@@ -121,6 +127,14 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		g.endRun(r, res)
 		close(r.done)
 	}()
+}
+
+// repeatsAfter reports whether playing m in p gives a position that
+// already occurred in p's game (since the last capture or pawn move).
+func repeatsAfter(p *board.Position, m board.Move) bool {
+	q := p.Clone()
+	q.MakeMove(m)
+	return q.RepetitionCount() > 0
 }
 
 // endLease gives r's threads back (its search has returned); a second
