@@ -74,7 +74,8 @@
 // move) at depth d, the search (not a ponder search, nor one restricted to
 // some moves, nor where the game's history may change the result: a root
 // with a repetition behind it or a long fifty-move count, or a known move
-// back into a position of the game) takes that result as its iteration of depth d right after
+// back into a position of the game, nor when the TT or the tree already
+// holds a deeper root result, or one as deep with another move) takes that result as its iteration of depth d right after
 // depth 1 and goes on at d+1 with the aspiration window round the known
 // score (search.Limits.Known; a timed one at most at the depth its budget
 // is expected to reach, and never without a history of depths; a depth

@@ -416,6 +416,70 @@ func TestMemoryKnownRootNotWhereHistoryMatters(t *testing.T) {
 	}
 }
 
+// TestMemoryKnownRootNotOverAGameResult: the memory's exact root result
+// is not taken when this game's TT or tree already holds a deeper result
+// for the root, or one as deep with another move (a search on after a
+// capped ponder hit, a position searched before); the memory's own seeded
+// entry, or an equal one, does not stop it.
+func TestMemoryKnownRootNotOverAGameResult(t *testing.T) {
+	pos, err := board.ParseFEN(memoryFEN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a3, err := pos.ParseUCIMove("a2a3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h3, err := pos.ParseUCIMove("h2h3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const known = 4
+	id := search.EvalID(nil)
+	for _, c := range []struct {
+		name  string
+		tt    bool // the game's result is in the TT (else in the tree)
+		depth int
+		move  board.Move
+		want  []int // iterations to depth 6
+	}{
+		{"none", true, 0, board.NoMove, []int{1, 4, 5, 6}},
+		{"TT as deep, same move", true, known, a3, []int{1, 4, 5, 6}},
+		{"TT shallower, other move", true, known - 1, h3, []int{1, 4, 5, 6}},
+		{"TT deeper", true, known + 2, a3, []int{1, 2, 3, 4, 5, 6}},
+		{"TT as deep, other move", true, known, h3, []int{1, 2, 3, 4, 5, 6}},
+		{"tree deeper", false, known + 2, h3, []int{1, 2, 3, 4, 5, 6}},
+		{"tree as deep, other move", false, known, h3, []int{1, 2, 3, 4, 5, 6}},
+	} {
+		mem := newMapMemory()
+		mem.entries[id] = map[uint64]Learnt{pos.Key(): {Key: pos.Key(), Move: "a2a3", Score: 25, Bound: search.BoundExact, Depth: known}}
+		g := newTestGame(t, Options{Memory: mem, MemoryGame: "x"})
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		if c.depth > 0 {
+			g.mu.Lock()
+			if c.tt {
+				g.eng.TT().Store(pos.Key(), c.move, 30, search.NoScore, c.depth, search.BoundExact)
+			} else {
+				g.tree.update(g.cur, 30, search.BoundExact, c.depth, c.move)
+			}
+			g.mu.Unlock()
+		}
+		var depths []int
+		if _, err := g.Think(context.Background(), ThinkLimits{Depth: 6}, func(in search.Info) {
+			if in.Bound == search.BoundExact && in.MultiPV <= 1 {
+				depths = append(depths, in.Depth)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(depths, c.want) {
+			t.Errorf("%s: iterations %v, want %v", c.name, depths, c.want)
+		}
+	}
+}
+
 // TestMemoryWhilePondering: a pondering game with a memory records the
 // searches of its moves and of its ponder searches, and its later moves
 // are seeded; NewGame and Close wait for the gathering (run with -race to

@@ -89,7 +89,8 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 	if !r.ponder || r.converted {
 		g.noteUsed(r.pos) // a ponder search's: at its conversion (convert)
 	}
-	if k, ok := g.knownRoot(r.pos); ok && !r.ponder && r.learn && !historyDependent(r.pos) && !repeatsAfter(r.pos, k.Move) {
+	if k, ok := g.knownRoot(r.pos); ok && !r.ponder && r.learn && !historyDependent(r.pos) && !repeatsAfter(r.pos, k.Move) &&
+		!g.knownSuperseded(r, k) {
 		// The memory knows the position exactly to depth k.Depth: after
 		// depth 1, the search takes that result as its iteration of that
 		// depth, or of the depth this move's budget is expected to reach
@@ -106,7 +107,11 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		// repetition behind it, a long fifty-move count), or one whose
 		// known move returns to a position this game already had. The
 		// search would play the memory's move and score if stopped before
-		// the next depth, unchecked against the game's repetitions.
+		// the next depth, unchecked against the game's repetitions. Nor
+		// when this game already has a result for the root that the
+		// memory's would override (knownSuperseded: a search on after a
+		// capped ponder hit, a position searched before): plain iterative
+		// deepening soon gets back to it through the TT.
 		if r.budget.Timed {
 			k.Depth = min(k.Depth, g.depths.reachable(r.budget.Base, 0))
 		}
@@ -127,6 +132,26 @@ func (g *Game) startRun(ctx context.Context, r *run, slim search.Limits) {
 		g.endRun(r, res)
 		close(r.done)
 	}()
+}
+
+// knownSuperseded reports whether the TT or the tree already holds a
+// result for r's root that the memory's k would override: deeper than
+// k.Depth, or as deep with another move. The memory's own seeded root
+// entry (same depth, same move) does not count.
+func (g *Game) knownSuperseded(r *run, k search.KnownRoot) bool {
+	overrides := func(depth int, move board.Move) bool {
+		return depth > k.Depth || depth == k.Depth && move != board.NoMove && move != k.Move
+	}
+	if e, ok := g.eng.Probe(r.pos.Key()); ok && e.Bound != search.BoundNone && overrides(e.Depth, e.Move) {
+		return true
+	}
+	if g.tree.valid(r.node) {
+		n := &g.tree.pool[r.node.idx]
+		if n.key == r.pos.Key() && n.depth > 0 && overrides(int(n.depth), n.best) {
+			return true
+		}
+	}
+	return false
 }
 
 // repeatsAfter reports whether playing m in p gives a position that
