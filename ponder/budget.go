@@ -77,8 +77,17 @@ func PlanMove(lim ThinkLimits, white bool, overhead, pondered time.Duration) Bud
 
 // depthClock remembers when each depth of recent searches completed, to
 // estimate how deep a time budget reaches.
+//
+// The times are searched time: from the search's start less what it spent
+// paused with no thread (search.Info.Paused). The budgets reachable is
+// asked about (Budget.Base) are wall time, which for a search for a move
+// under a contended CPUShare includes its wait for a thread (at most
+// thinkWait: thinkWaitShare of Soft). There the estimate is optimistic by
+// at most that share; it is accepted, not corrected: the wait is 0
+// whenever a thread is free, and how long a search will wait is not known
+// when it starts.
 type depthClock struct {
-	times []time.Duration // times[d] = time from search start to completing depth d (0: unknown)
+	times []time.Duration // times[d] = searched time from search start to completing depth d (0: unknown)
 }
 
 // record notes that depth d completed after elapsed. A new search (d == 1)
