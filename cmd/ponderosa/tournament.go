@@ -133,8 +133,20 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	dbPath := store.Path(dir)
 	// The database first: a join that the bot cannot be told of is not
 	// sent (nor a withdrawal that a running bot would undo).
+	// A withdrawal goes on without the database only when there is none
+	// (no bot with this state directory has run): a database that cannot
+	// be looked at may record the arena, which a running bot would join
+	// again.
 	var db *store.DB
-	if _, err := os.Stat(dbPath); action == "join" || err == nil {
+	_, statErr := os.Stat(dbPath)
+	if action == "withdraw" && statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "cannot read the bot's record of arenas: %v (run this as the bot's user, with its state directory); not withdrawn\n", statErr)
+		return exitCantCreat
+	}
+	if action == "withdraw" && statErr != nil {
+		fmt.Fprintf(e.stdout, "No database at %s: if the bot recorded this arena elsewhere (-state-dir), a running bot joins it again.\n", dbPath)
+	}
+	if action == "join" || statErr == nil {
 		if action == "join" {
 			if err := makeStateDir(dir); err != nil {
 				fmt.Fprintln(e.stderr, err)

@@ -281,7 +281,49 @@ func TestTournamentCmdStateDir(t *testing.T) {
 	if _, err := os.Stat(store.Path(cfgDir)); err == nil {
 		t.Error("withdraw made a database")
 	}
+	if !strings.Contains(stdout, "No database at "+store.Path(cfgDir)) {
+		t.Errorf("withdraw without a database does not say so:\n%s", stdout)
+	}
 	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 1 {
 		t.Errorf("%d withdrawals, want 1", n)
+	}
+}
+
+// `tournament withdraw` goes on without the database only when there is
+// none: a database that cannot be looked at (a state directory that is a
+// file here; one the user may not search, below) may record the arena,
+// which a running bot would join again, so that is 73 and no withdrawal.
+func TestTournamentWithdrawUnreadableDB(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	id := srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	cfg := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\n")
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", cfg, "-state-dir", notADir)
+	if code != exitCantCreat || !strings.Contains(stderr, "not withdrawn") {
+		t.Fatalf("withdraw with a state directory that is a file: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if os.Geteuid() != 0 { // root searches any directory
+		closed := t.TempDir()
+		if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg, "-state-dir", closed); code != exitOK {
+			t.Fatalf("join: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		if err := os.Chmod(closed, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(closed, 0o700) })
+		code, stdout, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", cfg, "-state-dir", closed)
+		if code != exitCantCreat || !strings.Contains(stderr, "not withdrawn") {
+			t.Fatalf("withdraw with a state directory of mode 0: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 0 {
+		t.Errorf("%d withdrawals sent although the record could not be read", n)
 	}
 }
