@@ -54,7 +54,9 @@ import (
 // the team, the restrictions or the end) is tried again after 15 s,
 // doubling up to 2 minutes. An arena left alone, unless over, is
 // followed again when a reload puts it back on the list or changes its
-// password or team. UpdateSettings (a reload) joins the
+// password or team, or when the store records it again after the bot left
+// it alone (ArenaEntry.Recorded newer: `ponderosa tournament join` again,
+// once the cause is mended). UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
 //
 // The list is TournamentSettings.Join followed by the arenas that the
@@ -101,6 +103,10 @@ type ArenaEntry struct {
 	ID       string
 	Password string
 	Team     string
+	// Recorded: when the store last recorded it (zero for the settings'):
+	// an arena left alone before then is followed again (`ponderosa
+	// tournament join` of an arena that the bot gave up on).
+	Recorded time.Time
 }
 
 func (t TournamentSettings) withDefaults() TournamentSettings {
@@ -145,6 +151,7 @@ type arenaJoin struct {
 	joined    bool      // a join succeeded and no withdrawal followed
 	state     string    // lichess.ArenaCreated, ArenaStarted, ArenaFinished ("" = not asked yet)
 	done      bool      // over, or refused: left alone until the next start
+	doneAt    time.Time // when done was set (a record newer than it follows the arena again)
 	checkAt   time.Time // when to ask its state next
 	askedAt   time.Time // the last join with pairMeAsap (zero: none in force)
 	pairedAt  time.Time // when a game of the arena last started
@@ -524,6 +531,7 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 		a.offList = true
 		if a.joined && !a.done {
 			a.done = true // left alone, and withdrawn from now
+			a.doneAt = now
 			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
 	}
@@ -534,9 +542,14 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			st.arenas[e.ID] = a
 		}
 		if a.done && a.state != lichess.ArenaFinished &&
-			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team) {
+			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team || e.Recorded.After(a.doneAt)) {
 			// A reload put it back on the list, or changed what a refusal
-			// may have been about: follow it again from its state.
+			// may have been about, or the store recorded it again after
+			// the bot left it alone (`ponderosa tournament join` once the
+			// cause is mended): follow it again from its state.
+			if e.Recorded.After(a.doneAt) && !a.offList {
+				b.log.Info().Str("tournament", e.ID).Msg("arena tournament recorded again in the state store: following it again")
+			}
 			a.done, a.state, a.joinAfter, a.refusals = false, "", time.Time{}, 0
 		}
 		a.offList = false
@@ -593,6 +606,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		}
 		if code := lichess.StatusCode(err); code == http.StatusNotFound {
 			a.done = true
+			a.doneAt = now
 			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
 			b.forgetStoredArenaLocked(id)
 		} else if ctx.Err() == nil {
@@ -604,6 +618,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		variant, speed, rule := ArenaVerdict(b.settings.Challenge, info)
 		if rule != "" {
 			a.done = true
+			a.doneAt = now
 			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
 				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check tournament.join, challenge.variants, challenge.speeds)")
 			return
@@ -624,6 +639,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	switch {
 	case a.state == lichess.ArenaFinished:
 		a.done, a.joined = true, false
+		a.doneAt = now
 		b.log.Info().Str("tournament", id).Str("name", info.FullName).Msg("arena tournament over: no longer following it")
 		b.notifyLocked() // matchmaking may go on
 		b.forgetStoredArenaLocked(id)
@@ -718,6 +734,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Warn().Err(err).Str("tournament", e.ID).Msg("cannot join the arena now; trying again later")
 	case code == http.StatusForbidden || errors.Is(err, lichess.ErrTokenRefused):
 		a.done, a.joined = true, false
+		a.doneAt = now
 		b.log.Error().Err(err).Str("tournament", e.ID).
 			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
 				lichess.TokenCreateURL(b.c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite) + ")")
@@ -729,6 +746,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Warn().Err(err).Str("tournament", e.ID).Dur("retry_in", wait).Msg("Lichess refuses the join for now (a pause after a withdrawal, too many joins); trying again later")
 	default:
 		a.done, a.joined = true, false
+		a.doneAt = now
 		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")
 	}
 }

@@ -206,3 +206,40 @@ func TestArenaFromStoreReloadAndOver(t *testing.T) {
 		t.Errorf("%d joins of the arena now over, want 1", n)
 	}
 }
+
+// set replaces the record of arena e (or adds it), as `ponderosa
+// tournament join` of an arena recorded already does.
+func (m *arenaMemStore) set(e ArenaEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.arenas = slices.DeleteFunc(m.arenas, func(a ArenaEntry) bool { return a.ID == e.ID })
+	m.arenas = append(m.arenas, e)
+	m.notifyLocked()
+}
+
+// An arena recorded in the store that the bot gave up on (here Lichess
+// refused the join with a 403: the token lacked tournament:write) is
+// followed again once the store records it anew, with the same values
+// (`ponderosa tournament join` again, once the cause is mended): the
+// record is newer than the give-up.
+func TestArenaFromStoreRecordedAgain(t *testing.T) {
+	h := newHarness(t)
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay, lichesstest.ScopeChallengeRead, lichesstest.ScopeChallengeWrite)
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	players := func() int { snap, _ := h.srv.Arena(id); return len(snap.Players) }
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id, Recorded: time.Now().Add(-time.Minute)})
+	h.store = st
+	s := Settings{Tournament: TournamentSettings{CheckEvery: 50 * time.Millisecond, StoreEvery: 20 * time.Millisecond}}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	h.waitFor("the refused join", func() bool { return h.requests("POST /api/tournament/"+id+"/join") == 1 })
+	st.waitReads(t, h.ctx, 3)
+	if n := h.requests("POST /api/tournament/" + id + "/join"); n != 1 || players() != 0 {
+		t.Fatalf("%d joins, %d players after the refusal: want 1 join, no player (left alone)", n, players())
+	}
+
+	h.arenaScopes()
+	st.set(ArenaEntry{ID: id, Recorded: time.Now()})
+	h.waitFor("the join of the arena recorded again", func() bool { return players() == 1 })
+}

@@ -13,14 +13,18 @@ import (
 // the daemon plays it besides those of tournament.join, until it ends or
 // `ponderosa tournament withdraw` removes it.
 type Arena struct {
-	ID       string    `json:"id"`
-	Team     string    `json:"team,omitempty"`     // the team to play for, in a team battle
-	Password string    `json:"password,omitempty"` // its password or entry code; "" none
-	AddedAt  time.Time `json:"added_at"`           // when it was first recorded
+	ID       string `json:"id"`
+	Team     string `json:"team,omitempty"`     // the team to play for, in a team battle
+	Password string `json:"password,omitempty"` // its password or entry code; "" none
+	// AddedAt: when it was last recorded. `tournament join` of an arena
+	// recorded already records it anew (the daemon then follows again an
+	// arena it left alone before: DB.AddArena).
+	AddedAt time.Time `json:"added_at"`
 }
 
-// AddArena records arena a (an arena recorded again keeps its AddedAt and
-// takes a's team and password). A password is kept in the database file
+// AddArena records arena a (an arena recorded again takes a's team,
+// password and AddedAt: a daemon that gave up on it before the new
+// AddedAt tries it again). A password is kept in the database file
 // as it is: before writing one, AddArena takes away whatever access others
 // than the bot's user and group have to the file (and to its -wal and
 // -shm files), and refuses to write it when it cannot.
@@ -35,7 +39,7 @@ func (d *DB) AddArena(ctx context.Context, a Arena) error {
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO arenas (id, team, password, added_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET team = excluded.team, password = excluded.password`,
+ON CONFLICT (id) DO UPDATE SET team = excluded.team, password = excluded.password, added_at = excluded.added_at`,
 			a.ID, a.Team, a.Password, fmtTime(a.AddedAt))
 		return err
 	})
@@ -62,7 +66,7 @@ func (d *DB) RemoveArena(ctx context.Context, id string) (removed bool, err erro
 	return removed, nil
 }
 
-// Arenas returns the recorded arenas, the first recorded first.
+// Arenas returns the recorded arenas, the earliest recorded (AddedAt) first.
 func (d *DB) Arenas(ctx context.Context) ([]Arena, error) {
 	if err := d.needSchema(5, "read the recorded arenas"); err != nil {
 		return nil, err
