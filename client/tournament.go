@@ -692,6 +692,9 @@ func ArenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule s
 // than a rate limit, a server's trouble or one that may pass
 // (joinRefusalTransient) is final for this run.
 func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
+	if !b.stillRecorded(ctx, a) {
+		return // `ponderosa tournament withdraw` removed it: the next round withdraws
+	}
 	b.mu.Lock()
 	st := b.arenasLocked()
 	e, every := a.entry, b.settings.Tournament.CheckEvery
@@ -749,6 +752,31 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		a.doneAt = now
 		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")
 	}
+}
+
+// stillRecorded reads the store again before a join (or the renewal of a
+// pairing) of arena a when only the store lists it, so that an arena that
+// `ponderosa tournament withdraw` removed is not joined again before
+// arenaStoreLoop's next read (a join unpauses: the bot could be paired in
+// an arena the operator just left). False when the arena is off the list
+// now; a read that fails keeps the list read before (loadArenas).
+func (b *Bot) stillRecorded(ctx context.Context, a *arenaJoin) bool {
+	b.mu.Lock()
+	id := a.entry.ID
+	storeOnly := b.storedArenaLocked(id) &&
+		!slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
+	b.mu.Unlock()
+	if !storeOnly {
+		return true
+	}
+	as := b.arenaStore()
+	if as == nil {
+		return true
+	}
+	b.loadArenas(ctx, as)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.storedArenaLocked(id)
 }
 
 // withdrawArenas withdraws from every arena joined and not over (for Drain

@@ -243,3 +243,39 @@ func TestArenaFromStoreRecordedAgain(t *testing.T) {
 	st.set(ArenaEntry{ID: id, Recorded: time.Now()})
 	h.waitFor("the join of the arena recorded again", func() bool { return players() == 1 })
 }
+
+// An arena that only the store lists is looked up in the store before
+// each join and renewal of its pairing (StoreEvery is an hour here): once
+// `ponderosa tournament withdraw` removed it, the bot does not join it
+// again (which would unpause it) before the store's next read, but
+// withdraws.
+func TestArenaFromStoreCheckedBeforeRenewal(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id})
+	h.store = st
+	s := Settings{
+		Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{CheckEvery: time.Hour, PairEvery: 50 * time.Millisecond,
+			StoreEvery: time.Hour},
+	}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	h.waitFor("a renewal of the pairing", func() bool { return h.requests("POST /api/tournament/"+id+"/join") >= 2 })
+	if err := st.RemoveArena(h.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the withdrawal", func() bool { return h.requests("POST /api/tournament/"+id+"/withdraw") == 1 })
+	ws := h.srv.RequestsMatching("POST /api/tournament/" + id + "/withdraw")
+	time.Sleep(5 * s.Tournament.PairEvery) // renewals that would come
+	for _, r := range h.srv.RequestsMatching("POST /api/tournament/" + id + "/join") {
+		if r.Time.After(ws[0].Time) {
+			t.Errorf("a join at %v, after the withdrawal at %v", r.Time, ws[0].Time)
+		}
+	}
+	if snap, _ := h.srv.Arena(id); len(snap.Players) != 1 || !snap.Players[0].Paused {
+		t.Errorf("after the withdrawal: %+v, want the bot paused", snap)
+	}
+}

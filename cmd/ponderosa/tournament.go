@@ -189,7 +189,7 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	if action == "withdraw" {
 		fmt.Fprintf(e.stdout, "withdrew from arena %s%s\n", name, state)
 		if removed {
-			fmt.Fprintf(e.stdout, "Removed it from the bot's arenas in %s: a running bot stops asking for pairings there within %s.\n", dbPath, arenaStoreEvery)
+			fmt.Fprintf(e.stdout, "Removed it from the bot's arenas in %s: a running bot asks for no more pairings there, and withdraws within %s.\n", dbPath, arenaStoreEvery)
 		}
 		if listed(cfg, id) {
 			fmt.Fprintf(e.stdout, "It is still in tournament.join of %s: a running bot joins it again; take it off the list and reload the bot.\n", *path)
