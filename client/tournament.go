@@ -65,7 +65,8 @@ import (
 // when Run starts, at each reload and every StoreEvery: an arena recorded
 // while the bot runs is joined and played like one of the settings, and one
 // removed is withdrawn from. A recorded arena that is over (or that
-// Lichess no longer knows) is removed from the store.
+// Lichess no longer knows: two 404s at least arenaGoneAfter apart) is
+// removed from the store.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
@@ -160,7 +161,17 @@ type arenaJoin struct {
 	everIn    bool      // a join succeeded in this run
 	offList   bool      // a reload took it off tournament.join
 	closed    bool      // Lichess closed its pairings (its last minutes): no more asks
+	// notFoundAt: when Lichess first answered 404 for it since it last
+	// answered (zero: not so); a stored arena is removed only on a second
+	// 404 at least arenaGoneAfter later.
+	notFoundAt time.Time
 }
+
+// arenaGoneAfter is how far apart two 404s for an arena that the store
+// records must be for the bot to remove its record (every: CheckEvery, 30
+// s by default, so 5 minutes): one stray 404 (a proxy's answer during a
+// Lichess deploy) does not drop the operator's arena.
+func arenaGoneAfter(every time.Duration) time.Duration { return 10 * every }
 
 // arenaWaitMax bounds the wait between two looks at an arena that starts
 // later: the organiser may move its start.
@@ -604,7 +615,18 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		if a.state == "" {
 			a.joinAfter = a.checkAt
 		}
-		if code := lichess.StatusCode(err); code == http.StatusNotFound {
+		if code := lichess.StatusCode(err); code == http.StatusNotFound && b.storedArenaLocked(id) &&
+			(a.notFoundAt.IsZero() || now.Sub(a.notFoundAt) < arenaGoneAfter(every)) {
+			if a.notFoundAt.IsZero() {
+				a.notFoundAt = now
+			}
+			a.checkAt = a.notFoundAt.Add(arenaGoneAfter(every))
+			if a.state == "" {
+				a.joinAfter = a.checkAt
+			}
+			b.log.Warn().Err(err).Str("tournament", id).Dur("retry_in", a.checkAt.Sub(now)).
+				Msg("Lichess does not know the arena recorded in the state store now: asking again before removing it")
+		} else if code == http.StatusNotFound {
 			a.done = true
 			a.doneAt = now
 			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
@@ -614,6 +636,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		}
 		return
 	}
+	a.notFoundAt = time.Time{}
 	if a.state == "" && info.State() != lichess.ArenaFinished { // the first answer: can the bot play its games?
 		variant, speed, rule := ArenaVerdict(b.settings.Challenge, info)
 		if rule != "" {

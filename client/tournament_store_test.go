@@ -279,3 +279,29 @@ func TestArenaFromStoreCheckedBeforeRenewal(t *testing.T) {
 		t.Errorf("after the withdrawal: %+v, want the bot paused", snap)
 	}
 }
+
+// A recorded arena that Lichess answers 404 for is removed from the store
+// only after a second 404 at least arenaGoneAfter(CheckEvery) after the
+// first: one stray 404 does not drop the operator's record.
+func TestArenaFromStoreNotFoundTwice(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	const id = "gone1234" // no such arena on the server
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id})
+	h.store = st
+	s := Settings{Tournament: TournamentSettings{CheckEvery: 20 * time.Millisecond, StoreEvery: time.Hour}}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	st.waitFor(t, h.ctx, "the record's removal", func() bool { return !st.recorded(id) })
+	gets := h.srv.RequestsMatching("GET /api/tournament/" + id)
+	if len(gets) < 2 {
+		t.Fatalf("removed after %d 404s, want 2", len(gets))
+	}
+	if d := gets[len(gets)-1].Time.Sub(gets[0].Time); d < arenaGoneAfter(s.Tournament.CheckEvery) {
+		t.Errorf("removed after 404s %v apart, want at least %v", d, arenaGoneAfter(s.Tournament.CheckEvery))
+	}
+	if n := h.requests("POST /api/tournament/" + id + "/join"); n != 0 {
+		t.Errorf("%d joins of an arena Lichess does not know", n)
+	}
+}
