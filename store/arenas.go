@@ -49,6 +49,27 @@ ON CONFLICT (id) DO UPDATE SET team = excluded.team, password = excluded.passwor
 	return nil
 }
 
+// CheckArenaWrite checks, without writing, what AddArena may fail on
+// before the arena is joined on Lichess (`ponderosa tournament join`):
+// with a password, that the file can be kept private (keepPrivate, which
+// takes others' access away now); that the database takes the write lock
+// (not read-only, not held by another writer past the busy timeout). A
+// write may still fail after it (a full disk).
+func (d *DB) CheckArenaWrite(ctx context.Context, password bool) error {
+	if password {
+		if err := d.keepPrivate(); err != nil {
+			return fmt.Errorf("database %s: record an arena: %w", d.path, err)
+		}
+	}
+	if err := d.needSchema(5, "record an arena"); err != nil {
+		return err
+	}
+	if err := d.tx(ctx, func(*sql.Tx) error { return nil }); err != nil { // BEGIN IMMEDIATE: the write lock
+		return fmt.Errorf("database %s: record an arena: %w", d.path, err)
+	}
+	return nil
+}
+
 // RemoveArena forgets arena id; removed says whether it was recorded.
 func (d *DB) RemoveArena(ctx context.Context, id string) (removed bool, err error) {
 	err = d.tx(ctx, func(tx *sql.Tx) error {

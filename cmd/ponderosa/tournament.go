@@ -163,6 +163,13 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if action == "join" {
+		// What the record may fail on, before Lichess is asked.
+		if err := db.CheckArenaWrite(ctx, entry.Password != ""); err != nil {
+			fmt.Fprintf(e.stderr, "cannot record the arena for the bot: %v (run this as the bot's user, with its state directory); not joined\n", err)
+			return exitCantCreat
+		}
+	}
 	removed := false
 	var err error
 	if action == "join" {
@@ -201,7 +208,7 @@ func tournamentActionCmd(e env, action string, args []string) int {
 		fmt.Fprintln(e.stdout, "Asked to be paired for the next minute: only a running bot plays the pairing.")
 	}
 	if err := db.AddArena(ctx, store.Arena{ID: id, Team: entry.Team, Password: entry.Password}); err != nil {
-		fmt.Fprintf(e.stderr, "cannot record the arena for the bot: %v (add it to tournament.join instead)\n", err)
+		fmt.Fprintf(e.stderr, "joined on Lichess, but cannot record the arena for the bot: %v (add it to tournament.join instead, or withdraw)\n", err)
 		return exitCantCreat
 	}
 	kept := ""

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -325,5 +326,51 @@ func TestTournamentWithdrawUnreadableDB(t *testing.T) {
 	}
 	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 0 {
 		t.Errorf("%d withdrawals sent although the record could not be read", n)
+	}
+}
+
+// `tournament join` checks what recording the arena may fail on before
+// it asks Lichess: with another writer holding the database's write lock
+// past the busy timeout, it exits 73 and sends no join (a join that the
+// bot is not told of would be lost).
+func TestTournamentJoinDBLockedFirst(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	id := srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	cfg, stateDir := arenaConfig(t, srv)
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	d, err := store.Open(store.Path(stateDir), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	ctx := context.Background()
+	other, err := sql.Open("sqlite", "file:"+store.Path(stateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg)
+	if code != exitCantCreat || !strings.Contains(stderr, "not joined") {
+		t.Fatalf("join with the write lock held: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/join")); n != 0 {
+		t.Errorf("%d joins sent although the arena could not be recorded", n)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg); code != exitOK {
+		t.Fatalf("join once the lock is free: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
