@@ -113,11 +113,13 @@ func (d *DB) Arenas(ctx context.Context) ([]Arena, error) {
 	return out, nil
 }
 
-// privateMask is the access the database file may not give: any to others
-// than the bot's user and group, writing to the group. The file is made
-// 0640 (Open): the bot's group (its admins, see deploy/INSTALL.md) reads
-// the archive without root.
-const privateMask fs.FileMode = 0o027
+// privateMask is the access the database file may not give once it holds
+// a password: any to others than the bot's user and group. The file is
+// made 0640 (Open): the bot's group (its admins, see deploy/INSTALL.md)
+// reads the archive without root. Group write is left as it is: it does
+// not show the password, and a setup where the daemon writes the file
+// through its group (0660) needs it.
+const privateMask fs.FileMode = 0o007
 
 // keepPrivate takes privateMask's bits away from the database file and
 // its -wal and -shm files (a file copied in place, or made under a loose
