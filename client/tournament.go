@@ -266,6 +266,19 @@ func (b *Bot) storedArenaLocked(id string) bool {
 	return slices.ContainsFunc(b.arenas.stored, func(e ArenaEntry) bool { return e.ID == id })
 }
 
+// arenaOriginLocked names where arena id came from, for the log lines that
+// tell the operator what to check; b.mu must be held.
+func (b *Bot) arenaOriginLocked(id string) string {
+	inSettings := slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
+	switch stored := b.storedArenaLocked(id); {
+	case inSettings && stored:
+		return "tournament.join, whose password and team win over the record of `ponderosa tournament join`"
+	case stored:
+		return "the record of `ponderosa tournament join`; run it again once mended"
+	}
+	return "tournament.join"
+}
+
 // rereadArenasLocked asks arenaStoreLoop to read the store now (a reload);
 // b.mu must be held.
 func (b *Bot) rereadArenasLocked() {
@@ -629,7 +642,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		} else if code == http.StatusNotFound {
 			a.done = true
 			a.doneAt = now
-			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
+			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check " + b.arenaOriginLocked(id) + ")")
 			b.forgetStoredArenaLocked(id)
 		} else if ctx.Err() == nil {
 			b.log.Warn().Err(err).Str("tournament", id).Msg("cannot ask the arena's state; trying again later")
@@ -643,7 +656,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 			a.done = true
 			a.doneAt = now
 			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
-				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check tournament.join, challenge.variants, challenge.speeds)")
+				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check " + b.arenaOriginLocked(id) + ", challenge.variants, challenge.speeds)")
 			return
 		}
 	}
@@ -773,7 +786,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 	default:
 		a.done, a.joined = true, false
 		a.doneAt = now
-		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")
+		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start (check " + b.arenaOriginLocked(e.ID) + ")")
 	}
 }
 

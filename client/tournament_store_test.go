@@ -287,6 +287,7 @@ func TestArenaFromStoreNotFoundTwice(t *testing.T) {
 	h := newHarness(t)
 	h.arenaScopes()
 	const id = "gone1234" // no such arena on the server
+	logs := withLog(h)
 	st := newArenaMemStore()
 	st.add(ArenaEntry{ID: id})
 	h.store = st
@@ -303,5 +304,8 @@ func TestArenaFromStoreNotFoundTwice(t *testing.T) {
 	}
 	if n := h.requests("POST /api/tournament/" + id + "/join"); n != 0 {
 		t.Errorf("%d joins of an arena Lichess does not know", n)
+	}
+	if l := logs.String(); !strings.Contains(l, "no such arena tournament: not joining it (check the record of `ponderosa tournament join`") {
+		t.Errorf("the log does not name where the arena came from:\n%s", l)
 	}
 }
