@@ -220,6 +220,9 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "Recorded it for the bot in %s%s: the bot plays the arena while it runs (a running bot takes it up within %s, a stopped one at its next start), and forgets it once it is over.\n",
 		dbPath, kept, arenaStoreEvery)
+	if listed(cfg, id) {
+		fmt.Fprintf(e.stdout, "It is also in tournament.join of %s, whose password and team the bot uses for it (not those recorded here).\n", *path)
+	}
 	return exitOK
 }
 

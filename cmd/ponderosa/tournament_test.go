@@ -266,8 +266,9 @@ func TestTournamentCmdStateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagDir := t.TempDir()
-	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", listedCfg, "-state-dir", flagDir); code != exitOK || strings.Contains(stdout, "password") {
-		t.Fatalf("join with -state-dir: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", listedCfg, "-state-dir", flagDir); code != exitOK || strings.Contains(stdout, "with its password") ||
+		!strings.Contains(stdout, "It is also in tournament.join of "+listedCfg+", whose password and team the bot uses") {
+		t.Fatalf("join with -state-dir of an arena also in tournament.join: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if as := recordedArenas(t, flagDir); len(as) != 1 || as[0].ID != id {
 		t.Fatalf("arenas in the -state-dir: %+v", as)
