@@ -56,7 +56,9 @@ import (
 // the team, the restrictions or the end) is tried again after 15 s,
 // doubling up to 2 minutes. An arena left alone, unless over, is
 // followed again when a reload puts it back on the list or changes its
-// password or team. UpdateSettings (a reload) joins the
+// password or team, or when the store records it again after the bot left
+// it alone (ArenaEntry.Recorded newer: `ponderosa tournament join` again,
+// once the cause is mended). UpdateSettings (a reload) joins the
 // arenas added to the list and withdraws from those taken off it.
 //
 // The list is TournamentSettings.Join followed by the arenas that the
@@ -65,7 +67,8 @@ import (
 // when Run starts, at each reload and every StoreEvery: an arena recorded
 // while the bot runs is joined and played like one of the settings, and one
 // removed is withdrawn from. A recorded arena that is over (or that
-// Lichess no longer knows) is removed from the store.
+// Lichess no longer knows: two 404s at least arenaGoneAfter apart) is
+// removed from the store.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
@@ -103,6 +106,10 @@ type ArenaEntry struct {
 	ID       string
 	Password string
 	Team     string
+	// Recorded: when the store last recorded it (zero for the settings'):
+	// an arena left alone before then is followed again (`ponderosa
+	// tournament join` of an arena that the bot gave up on).
+	Recorded time.Time
 }
 
 func (t TournamentSettings) withDefaults() TournamentSettings {
@@ -147,6 +154,7 @@ type arenaJoin struct {
 	joined    bool      // a join succeeded and no withdrawal followed
 	state     string    // lichess.ArenaCreated, ArenaStarted, ArenaFinished ("" = not asked yet)
 	done      bool      // over, or refused: left alone until the next start
+	doneAt    time.Time // when done was set (a record newer than it follows the arena again)
 	checkAt   time.Time // when to ask its state next
 	askedAt   time.Time // the last join with pairMeAsap (zero: none in force)
 	pairedAt  time.Time // when a game of the arena last started
@@ -155,7 +163,17 @@ type arenaJoin struct {
 	everIn    bool      // a join succeeded in this run
 	offList   bool      // a reload took it off tournament.join
 	closed    bool      // Lichess closed its pairings (its last minutes): no more asks
+	// notFoundAt: when Lichess first answered 404 for it since it last
+	// answered (zero: not so); a stored arena is removed only on a second
+	// 404 at least arenaGoneAfter later.
+	notFoundAt time.Time
 }
+
+// arenaGoneAfter is how far apart two 404s for an arena that the store
+// records must be for the bot to remove its record (every: CheckEvery, 30
+// s by default, so 5 minutes): one stray 404 (a proxy's answer during a
+// Lichess deploy) does not drop the operator's arena.
+func arenaGoneAfter(every time.Duration) time.Duration { return 10 * every }
 
 // arenaWaitMax bounds the wait between two looks at an arena that starts
 // later: the organiser may move its start.
@@ -248,6 +266,19 @@ func (b *Bot) arenaListLocked() []ArenaEntry {
 // read); b.mu must be held.
 func (b *Bot) storedArenaLocked(id string) bool {
 	return slices.ContainsFunc(b.arenas.stored, func(e ArenaEntry) bool { return e.ID == id })
+}
+
+// arenaOriginLocked names where arena id came from, for the log lines that
+// tell the operator what to check; b.mu must be held.
+func (b *Bot) arenaOriginLocked(id string) string {
+	inSettings := slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
+	switch stored := b.storedArenaLocked(id); {
+	case inSettings && stored:
+		return "tournament.join, whose password and team win over the record of `ponderosa tournament join`"
+	case stored:
+		return "the record of `ponderosa tournament join`; run it again once mended"
+	}
+	return "tournament.join"
 }
 
 // rereadArenasLocked asks arenaStoreLoop to read the store now (a reload);
@@ -533,6 +564,7 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 		a.offList = true
 		if a.joined && !a.done {
 			a.done = true // left alone, and withdrawn from now
+			a.doneAt = now
 			steps = append(steps, arenaStep{a: a, withdraw: true})
 		}
 	}
@@ -543,9 +575,14 @@ func (b *Bot) arenaPlan(now time.Time) ([]arenaStep, time.Time) {
 			st.arenas[e.ID] = a
 		}
 		if a.done && a.state != lichess.ArenaFinished &&
-			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team) {
+			(a.offList || a.entry.Password != e.Password || a.entry.Team != e.Team || e.Recorded.After(a.doneAt)) {
 			// A reload put it back on the list, or changed what a refusal
-			// may have been about: follow it again from its state.
+			// may have been about, or the store recorded it again after
+			// the bot left it alone (`ponderosa tournament join` once the
+			// cause is mended): follow it again from its state.
+			if e.Recorded.After(a.doneAt) && !a.offList {
+				b.log.Info().Str("tournament", e.ID).Msg("arena tournament recorded again in the state store: following it again")
+			}
 			a.done, a.state, a.joinAfter, a.refusals = false, "", time.Time{}, 0
 		}
 		a.offList = false
@@ -600,21 +637,35 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 		if a.state == "" {
 			a.joinAfter = a.checkAt
 		}
-		if code := lichess.StatusCode(err); code == http.StatusNotFound {
+		if code := lichess.StatusCode(err); code == http.StatusNotFound && b.storedArenaLocked(id) &&
+			(a.notFoundAt.IsZero() || now.Sub(a.notFoundAt) < arenaGoneAfter(every)) {
+			if a.notFoundAt.IsZero() {
+				a.notFoundAt = now
+			}
+			a.checkAt = a.notFoundAt.Add(arenaGoneAfter(every))
+			if a.state == "" {
+				a.joinAfter = a.checkAt
+			}
+			b.log.Warn().Err(err).Str("tournament", id).Dur("retry_in", a.checkAt.Sub(now)).
+				Msg("Lichess does not know the arena recorded in the state store now: asking again before removing it")
+		} else if code == http.StatusNotFound {
 			a.done = true
-			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check tournament.join)")
+			a.doneAt = now
+			b.log.Error().Err(err).Str("tournament", id).Msg("no such arena tournament: not joining it (check " + b.arenaOriginLocked(id) + ")")
 			b.forgetStoredArenaLocked(id)
 		} else if ctx.Err() == nil {
 			b.log.Warn().Err(err).Str("tournament", id).Msg("cannot ask the arena's state; trying again later")
 		}
 		return
 	}
+	a.notFoundAt = time.Time{}
 	if a.state == "" && info.State() != lichess.ArenaFinished { // the first answer: can the bot play its games?
 		variant, speed, rule := ArenaVerdict(b.settings.Challenge, info)
 		if rule != "" {
 			a.done = true
+			a.doneAt = now
 			b.log.Error().Str("tournament", id).Str("name", info.FullName).Str("variant", variant).Str("speed", speed).
-				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check tournament.join, challenge.variants, challenge.speeds)")
+				Str("rule", rule).Msg("the bot cannot play this arena's games (arena games skip the challenge rules, so they are checked here): not joining it (check " + b.arenaOriginLocked(id) + ", challenge.variants, challenge.speeds)")
 			return
 		}
 	}
@@ -633,6 +684,7 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	switch {
 	case a.state == lichess.ArenaFinished:
 		a.done, a.joined = true, false
+		a.doneAt = now
 		b.log.Info().Str("tournament", id).Str("name", info.FullName).Msg("arena tournament over: no longer following it")
 		b.notifyLocked() // matchmaking may go on
 		b.forgetStoredArenaLocked(id)
@@ -685,6 +737,9 @@ func ArenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule s
 // than a rate limit, a server's trouble or one that may pass
 // (joinRefusalTransient) is final for this run.
 func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
+	if !b.stillRecorded(ctx, a) {
+		return // `ponderosa tournament withdraw` removed it: the next round withdraws
+	}
 	b.mu.Lock()
 	st := b.arenasLocked()
 	e, every := a.entry, b.settings.Tournament.CheckEvery
@@ -727,6 +782,7 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Warn().Err(err).Str("tournament", e.ID).Msg("cannot join the arena now; trying again later")
 	case code == http.StatusForbidden || errors.Is(err, lichess.ErrTokenRefused):
 		a.done, a.joined = true, false
+		a.doneAt = now
 		b.log.Error().Err(err).Str("tournament", e.ID).
 			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
 				lichess.TokenCreateURL(b.c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite) + ")")
@@ -738,8 +794,34 @@ func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
 		b.log.Warn().Err(err).Str("tournament", e.ID).Dur("retry_in", wait).Msg("Lichess refuses the join for now (a pause after a withdrawal, too many joins); trying again later")
 	default:
 		a.done, a.joined = true, false
-		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start")
+		a.doneAt = now
+		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start (check " + b.arenaOriginLocked(e.ID) + ")")
 	}
+}
+
+// stillRecorded reads the store again before a join (or the renewal of a
+// pairing) of arena a when only the store lists it, so that an arena that
+// `ponderosa tournament withdraw` removed is not joined again before
+// arenaStoreLoop's next read (a join unpauses: the bot could be paired in
+// an arena the operator just left). False when the arena is off the list
+// now; a read that fails keeps the list read before (loadArenas).
+func (b *Bot) stillRecorded(ctx context.Context, a *arenaJoin) bool {
+	b.mu.Lock()
+	id := a.entry.ID
+	storeOnly := b.storedArenaLocked(id) &&
+		!slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
+	b.mu.Unlock()
+	if !storeOnly {
+		return true
+	}
+	as := b.arenaStore()
+	if as == nil {
+		return true
+	}
+	b.loadArenas(ctx, as)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.storedArenaLocked(id)
 }
 
 // withdrawArenas withdraws from every arena joined and not over (for Drain

@@ -206,3 +206,106 @@ func TestArenaFromStoreReloadAndOver(t *testing.T) {
 		t.Errorf("%d joins of the arena now over, want 1", n)
 	}
 }
+
+// set replaces the record of arena e (or adds it), as `ponderosa
+// tournament join` of an arena recorded already does.
+func (m *arenaMemStore) set(e ArenaEntry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.arenas = slices.DeleteFunc(m.arenas, func(a ArenaEntry) bool { return a.ID == e.ID })
+	m.arenas = append(m.arenas, e)
+	m.notifyLocked()
+}
+
+// An arena recorded in the store that the bot gave up on (here Lichess
+// refused the join with a 403: the token lacked tournament:write) is
+// followed again once the store records it anew, with the same values
+// (`ponderosa tournament join` again, once the cause is mended): the
+// record is newer than the give-up.
+func TestArenaFromStoreRecordedAgain(t *testing.T) {
+	h := newHarness(t)
+	h.srv.SetScopes(botName, lichesstest.ScopeBotPlay, lichesstest.ScopeChallengeRead, lichesstest.ScopeChallengeWrite)
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	players := func() int { snap, _ := h.srv.Arena(id); return len(snap.Players) }
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id, Recorded: time.Now().Add(-time.Minute)})
+	h.store = st
+	s := Settings{Tournament: TournamentSettings{CheckEvery: 50 * time.Millisecond, StoreEvery: 20 * time.Millisecond}}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	h.waitFor("the refused join", func() bool { return h.requests("POST /api/tournament/"+id+"/join") == 1 })
+	st.waitReads(t, h.ctx, 3)
+	if n := h.requests("POST /api/tournament/" + id + "/join"); n != 1 || players() != 0 {
+		t.Fatalf("%d joins, %d players after the refusal: want 1 join, no player (left alone)", n, players())
+	}
+
+	h.arenaScopes()
+	st.set(ArenaEntry{ID: id, Recorded: time.Now()})
+	h.waitFor("the join of the arena recorded again", func() bool { return players() == 1 })
+}
+
+// An arena that only the store lists is looked up in the store before
+// each join and renewal of its pairing (StoreEvery is an hour here): once
+// `ponderosa tournament withdraw` removed it, the bot does not join it
+// again (which would unpause it) before the store's next read, but
+// withdraws.
+func TestArenaFromStoreCheckedBeforeRenewal(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	id := h.startedArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id})
+	h.store = st
+	s := Settings{
+		Challenge: ChallengePolicy{MaxGames: 1},
+		Tournament: TournamentSettings{CheckEvery: time.Hour, PairEvery: 50 * time.Millisecond,
+			StoreEvery: time.Hour},
+	}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	h.waitFor("a renewal of the pairing", func() bool { return h.requests("POST /api/tournament/"+id+"/join") >= 2 })
+	if err := st.RemoveArena(h.ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("the withdrawal", func() bool { return h.requests("POST /api/tournament/"+id+"/withdraw") == 1 })
+	ws := h.srv.RequestsMatching("POST /api/tournament/" + id + "/withdraw")
+	time.Sleep(5 * s.Tournament.PairEvery) // renewals that would come
+	for _, r := range h.srv.RequestsMatching("POST /api/tournament/" + id + "/join") {
+		if r.Time.After(ws[0].Time) {
+			t.Errorf("a join at %v, after the withdrawal at %v", r.Time, ws[0].Time)
+		}
+	}
+	if snap, _ := h.srv.Arena(id); len(snap.Players) != 1 || !snap.Players[0].Paused {
+		t.Errorf("after the withdrawal: %+v, want the bot paused", snap)
+	}
+}
+
+// A recorded arena that Lichess answers 404 for is removed from the store
+// only after a second 404 at least arenaGoneAfter(CheckEvery) after the
+// first: one stray 404 does not drop the operator's record.
+func TestArenaFromStoreNotFoundTwice(t *testing.T) {
+	h := newHarness(t)
+	h.arenaScopes()
+	const id = "gone1234" // no such arena on the server
+	logs := withLog(h)
+	st := newArenaMemStore()
+	st.add(ArenaEntry{ID: id})
+	h.store = st
+	s := Settings{Tournament: TournamentSettings{CheckEvery: 20 * time.Millisecond, StoreEvery: time.Hour}}
+	_, stop := h.runBot(s, &playerPool{})
+	defer stop()
+	st.waitFor(t, h.ctx, "the record's removal", func() bool { return !st.recorded(id) })
+	gets := h.srv.RequestsMatching("GET /api/tournament/" + id)
+	if len(gets) < 2 {
+		t.Fatalf("removed after %d 404s, want 2", len(gets))
+	}
+	if d := gets[len(gets)-1].Time.Sub(gets[0].Time); d < arenaGoneAfter(s.Tournament.CheckEvery) {
+		t.Errorf("removed after 404s %v apart, want at least %v", d, arenaGoneAfter(s.Tournament.CheckEvery))
+	}
+	if n := h.requests("POST /api/tournament/" + id + "/join"); n != 0 {
+		t.Errorf("%d joins of an arena Lichess does not know", n)
+	}
+	if l := logs.String(); !strings.Contains(l, "no such arena tournament: not joining it (check the record of `ponderosa tournament join`") {
+		t.Errorf("the log does not name where the arena came from:\n%s", l)
+	}
+}

@@ -13,14 +13,18 @@ import (
 // the daemon plays it besides those of tournament.join, until it ends or
 // `ponderosa tournament withdraw` removes it.
 type Arena struct {
-	ID       string    `json:"id"`
-	Team     string    `json:"team,omitempty"`     // the team to play for, in a team battle
-	Password string    `json:"password,omitempty"` // its password or entry code; "" none
-	AddedAt  time.Time `json:"added_at"`           // when it was first recorded
+	ID       string `json:"id"`
+	Team     string `json:"team,omitempty"`     // the team to play for, in a team battle
+	Password string `json:"password,omitempty"` // its password or entry code; "" none
+	// AddedAt: when it was last recorded. `tournament join` of an arena
+	// recorded already records it anew (the daemon then follows again an
+	// arena it left alone before: DB.AddArena).
+	AddedAt time.Time `json:"added_at"`
 }
 
-// AddArena records arena a (an arena recorded again keeps its AddedAt and
-// takes a's team and password). A password is kept in the database file
+// AddArena records arena a (an arena recorded again takes a's team,
+// password and AddedAt: a daemon that gave up on it before the new
+// AddedAt tries it again). A password is kept in the database file
 // as it is: before writing one, AddArena takes away whatever access others
 // than the bot's user and group have to the file (and to its -wal and
 // -shm files), and refuses to write it when it cannot.
@@ -35,12 +39,33 @@ func (d *DB) AddArena(ctx context.Context, a Arena) error {
 	}
 	err := d.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO arenas (id, team, password, added_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (id) DO UPDATE SET team = excluded.team, password = excluded.password`,
+ON CONFLICT (id) DO UPDATE SET team = excluded.team, password = excluded.password, added_at = excluded.added_at`,
 			a.ID, a.Team, a.Password, fmtTime(a.AddedAt))
 		return err
 	})
 	if err != nil {
 		return fmt.Errorf("database %s: record arena %s: %w", d.path, a.ID, err)
+	}
+	return nil
+}
+
+// CheckArenaWrite checks, without writing, what AddArena may fail on
+// before the arena is joined on Lichess (`ponderosa tournament join`):
+// with a password, that the file can be kept private (keepPrivate, which
+// takes others' access away now); that the database takes the write lock
+// (not read-only, not held by another writer past the busy timeout). A
+// write may still fail after it (a full disk).
+func (d *DB) CheckArenaWrite(ctx context.Context, password bool) error {
+	if password {
+		if err := d.keepPrivate(); err != nil {
+			return fmt.Errorf("database %s: record an arena: %w", d.path, err)
+		}
+	}
+	if err := d.needSchema(5, "record an arena"); err != nil {
+		return err
+	}
+	if err := d.tx(ctx, func(*sql.Tx) error { return nil }); err != nil { // BEGIN IMMEDIATE: the write lock
+		return fmt.Errorf("database %s: record an arena: %w", d.path, err)
 	}
 	return nil
 }
@@ -62,7 +87,7 @@ func (d *DB) RemoveArena(ctx context.Context, id string) (removed bool, err erro
 	return removed, nil
 }
 
-// Arenas returns the recorded arenas, the first recorded first.
+// Arenas returns the recorded arenas, the earliest recorded (AddedAt) first.
 func (d *DB) Arenas(ctx context.Context) ([]Arena, error) {
 	if err := d.needSchema(5, "read the recorded arenas"); err != nil {
 		return nil, err
@@ -88,11 +113,13 @@ func (d *DB) Arenas(ctx context.Context) ([]Arena, error) {
 	return out, nil
 }
 
-// privateMask is the access the database file may not give: any to others
-// than the bot's user and group, writing to the group. The file is made
-// 0640 (Open): the bot's group (its admins, see deploy/INSTALL.md) reads
-// the archive without root.
-const privateMask fs.FileMode = 0o027
+// privateMask is the access the database file may not give once it holds
+// a password: any to others than the bot's user and group. The file is
+// made 0640 (Open): the bot's group (its admins, see deploy/INSTALL.md)
+// reads the archive without root. Group write is left as it is: it does
+// not show the password, and a setup where the daemon writes the file
+// through its group (0660) needs it.
+const privateMask fs.FileMode = 0o007
 
 // keepPrivate takes privateMask's bits away from the database file and
 // its -wal and -shm files (a file copied in place, or made under a loose

@@ -92,7 +92,7 @@ func (s storeAdapter) Arenas(ctx context.Context) ([]client.ArenaEntry, error) {
 	}
 	out := make([]client.ArenaEntry, 0, len(as))
 	for _, a := range as {
-		out = append(out, client.ArenaEntry{ID: a.ID, Password: a.Password, Team: a.Team})
+		out = append(out, client.ArenaEntry{ID: a.ID, Password: a.Password, Team: a.Team, Recorded: a.AddedAt})
 	}
 	return out, nil
 }

@@ -133,8 +133,20 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	dbPath := store.Path(dir)
 	// The database first: a join that the bot cannot be told of is not
 	// sent (nor a withdrawal that a running bot would undo).
+	// A withdrawal goes on without the database only when there is none
+	// (no bot with this state directory has run): a database that cannot
+	// be looked at may record the arena, which a running bot would join
+	// again.
 	var db *store.DB
-	if _, err := os.Stat(dbPath); action == "join" || err == nil {
+	_, statErr := os.Stat(dbPath)
+	if action == "withdraw" && statErr != nil && !errors.Is(statErr, os.ErrNotExist) {
+		fmt.Fprintf(e.stderr, "cannot read the bot's record of arenas: %v (run this as the bot's user, with its state directory); not withdrawn\n", statErr)
+		return exitCantCreat
+	}
+	if action == "withdraw" && statErr != nil {
+		fmt.Fprintf(e.stdout, "No database at %s: if the bot recorded this arena elsewhere (-state-dir), a running bot joins it again.\n", dbPath)
+	}
+	if action == "join" || statErr == nil {
 		if action == "join" {
 			if err := makeStateDir(dir); err != nil {
 				fmt.Fprintln(e.stderr, err)
@@ -151,6 +163,13 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	if action == "join" {
+		// What the record may fail on, before Lichess is asked.
+		if err := db.CheckArenaWrite(ctx, entry.Password != ""); err != nil {
+			fmt.Fprintf(e.stderr, "cannot record the arena for the bot: %v (run this as the bot's user, with its state directory); not joined\n", err)
+			return exitCantCreat
+		}
+	}
 	removed := false
 	var err error
 	if action == "join" {
@@ -177,7 +196,7 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	if action == "withdraw" {
 		fmt.Fprintf(e.stdout, "withdrew from arena %s%s\n", name, state)
 		if removed {
-			fmt.Fprintf(e.stdout, "Removed it from the bot's arenas in %s: a running bot stops asking for pairings there within %s.\n", dbPath, arenaStoreEvery)
+			fmt.Fprintf(e.stdout, "Removed it from the bot's arenas in %s: a running bot asks for no more pairings there, and withdraws within %s.\n", dbPath, arenaStoreEvery)
 		}
 		if listed(cfg, id) {
 			fmt.Fprintf(e.stdout, "It is still in tournament.join of %s: a running bot joins it again; take it off the list and reload the bot.\n", *path)
@@ -189,7 +208,7 @@ func tournamentActionCmd(e env, action string, args []string) int {
 		fmt.Fprintln(e.stdout, "Asked to be paired for the next minute: only a running bot plays the pairing.")
 	}
 	if err := db.AddArena(ctx, store.Arena{ID: id, Team: entry.Team, Password: entry.Password}); err != nil {
-		fmt.Fprintf(e.stderr, "cannot record the arena for the bot: %v (add it to tournament.join instead)\n", err)
+		fmt.Fprintf(e.stderr, "joined on Lichess, but cannot record the arena for the bot: %v (add it to tournament.join instead, or withdraw)\n", err)
 		return exitCantCreat
 	}
 	kept := ""
@@ -201,6 +220,9 @@ func tournamentActionCmd(e env, action string, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "Recorded it for the bot in %s%s: the bot plays the arena while it runs (a running bot takes it up within %s, a stopped one at its next start), and forgets it once it is over.\n",
 		dbPath, kept, arenaStoreEvery)
+	if listed(cfg, id) {
+		fmt.Fprintf(e.stdout, "It is also in tournament.join of %s, whose password and team the bot uses for it (not those recorded here).\n", *path)
+	}
 	return exitOK
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -265,8 +266,9 @@ func TestTournamentCmdStateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	flagDir := t.TempDir()
-	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", listedCfg, "-state-dir", flagDir); code != exitOK || strings.Contains(stdout, "password") {
-		t.Fatalf("join with -state-dir: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", listedCfg, "-state-dir", flagDir); code != exitOK || strings.Contains(stdout, "with its password") ||
+		!strings.Contains(stdout, "It is also in tournament.join of "+listedCfg+", whose password and team the bot uses") {
+		t.Fatalf("join with -state-dir of an arena also in tournament.join: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	if as := recordedArenas(t, flagDir); len(as) != 1 || as[0].ID != id {
 		t.Fatalf("arenas in the -state-dir: %+v", as)
@@ -281,7 +283,95 @@ func TestTournamentCmdStateDir(t *testing.T) {
 	if _, err := os.Stat(store.Path(cfgDir)); err == nil {
 		t.Error("withdraw made a database")
 	}
+	if !strings.Contains(stdout, "No database at "+store.Path(cfgDir)) {
+		t.Errorf("withdraw without a database does not say so:\n%s", stdout)
+	}
 	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 1 {
 		t.Errorf("%d withdrawals, want 1", n)
+	}
+}
+
+// `tournament withdraw` goes on without the database only when there is
+// none: a database that cannot be looked at (a state directory that is a
+// file here; one the user may not search, below) may record the arena,
+// which a running bot would join again, so that is 73 and no withdrawal.
+func TestTournamentWithdrawUnreadableDB(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	id := srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	cfg := writeConfig(t, "lichess:\n  base_url: "+srv.URL()+"\n")
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", cfg, "-state-dir", notADir)
+	if code != exitCantCreat || !strings.Contains(stderr, "not withdrawn") {
+		t.Fatalf("withdraw with a state directory that is a file: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if os.Geteuid() != 0 { // root searches any directory
+		closed := t.TempDir()
+		if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg, "-state-dir", closed); code != exitOK {
+			t.Fatalf("join: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+		if err := os.Chmod(closed, 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(closed, 0o700) })
+		code, stdout, stderr := runWith(t, env, "tournament", "withdraw", id, "-config", cfg, "-state-dir", closed)
+		if code != exitCantCreat || !strings.Contains(stderr, "not withdrawn") {
+			t.Fatalf("withdraw with a state directory of mode 0: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+		}
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/withdraw")); n != 0 {
+		t.Errorf("%d withdrawals sent although the record could not be read", n)
+	}
+}
+
+// `tournament join` checks what recording the arena may fail on before
+// it asks Lichess: with another writer holding the database's write lock
+// past the busy timeout, it exits 73 and sends no join (a join that the
+// bot is not told of would be lost).
+func TestTournamentJoinDBLockedFirst(t *testing.T) {
+	srv := lichesstest.NewStarted()
+	t.Cleanup(srv.Close)
+	srv.AddAccount("ArenaBot", "lip_arenabot", true, 1500)
+	srv.SetScopes("ArenaBot", lichesstest.ScopeBotPlay, lichesstest.ScopeTournamentWrite)
+	id := srv.CreateArena(lichesstest.ArenaParams{ClockLimit: time.Minute, BotsAllowed: true})
+	cfg, stateDir := arenaConfig(t, srv)
+	env := map[string]string{"LICHESS_BOT_TOKEN": "lip_arenabot"}
+	d, err := store.Open(store.Path(stateDir), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	ctx := context.Background()
+	other, err := sql.Open("sqlite", "file:"+store.Path(stateDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	conn, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg)
+	if code != exitCantCreat || !strings.Contains(stderr, "not joined") {
+		t.Fatalf("join with the write lock held: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if n := len(srv.RequestsMatching("POST /api/tournament/*/join")); n != 0 {
+		t.Errorf("%d joins sent although the arena could not be recorded", n)
+	}
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := runWith(t, env, "tournament", "join", id, "-config", cfg); code != exitOK {
+		t.Fatalf("join once the lock is free: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
