@@ -10,7 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+	"modernc.org/sqlite" // the "sqlite" database/sql driver, pure Go
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // FileName is the database's name in the state directory.
@@ -90,7 +91,7 @@ func openN(path string, o Options, n int) (*DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "journal_mode(WAL)")
+	// Not journal_mode(WAL) here: see enableWAL.
 	// FULL: a committed game survives a power cut too, not only a kill.
 	q.Add("_pragma", "synchronous(FULL)")
 	q.Set("_txlock", "immediate")
@@ -102,6 +103,10 @@ func openN(path string, o Options, n int) (*DB, error) {
 	// never waits on its own locks.
 	db.SetMaxOpenConns(1)
 	d := &DB{db: db, path: path}
+	if err := d.enableWAL(context.Background(), o.BusyTimeout); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	if err := d.migrate(context.Background(), migrations, n); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -111,6 +116,51 @@ func openN(path string, o Options, n int) (*DB, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// enableWAL puts the file in WAL mode (a no-op once it is), waiting up to
+// timeout for the lock that takes. SQLite switches a file to WAL in a
+// transaction that begins as a read and then asks for the write lock, and
+// a read that asks for the write lock while another connection has it
+// gets SQLITE_BUSY at once, without the busy handler (the busy timeout):
+// the other writer waits for that read to end before it commits, so
+// waiting there would deadlock. So while another process writes a new
+// file (creates it, switches it, migrates it: the daemon and `ponderosa
+// tournament join` that start together), the switch fails at once, however
+// long the busy timeout; enableWAL tries it again until timeout instead,
+// each try a statement of its own that holds no lock while it sleeps.
+func (d *DB) enableWAL(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	wait := time.Millisecond
+	for {
+		var mode string
+		err := d.db.QueryRowContext(ctx, "PRAGMA journal_mode = WAL").Scan(&mode)
+		if err == nil {
+			if mode != "wal" {
+				return fmt.Errorf("database %s: switch to WAL mode: the journal mode is still %q", d.path, mode)
+			}
+			return nil
+		}
+		left := time.Until(deadline)
+		if !isBusy(err) || left <= 0 {
+			return fmt.Errorf("database %s: switch to WAL mode: %w (%s)", d.path, err, damagedHint)
+		}
+		t := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("database %s: switch to WAL mode: %w", d.path, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+}
+
+// isBusy tells whether err is SQLite's SQLITE_BUSY (a lock another
+// connection holds), extended codes included.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // persistWAL keeps the -wal and -shm files when the database closes, so

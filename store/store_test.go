@@ -3,6 +3,7 @@ package store
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -736,7 +737,7 @@ func TestReadOnlyReadsAnOlderSchema(t *testing.T) {
 func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	for round := 0; round < 10; round++ {
 		path := filepath.Join(t.TempDir(), FileName)
-		const n = 4
+		const n = 8
 		start := make(chan struct{})
 		errs := make(chan error, n)
 		for i := 0; i < n; i++ {
@@ -763,6 +764,50 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 			t.Fatalf("round %d: schema %d, want %d", round, d.schema, SchemaVersion())
 		}
 		d.Close()
+	}
+}
+
+// TestOpenWaitsForTheWriterOfANewFile: another process holds the write
+// lock of a new file, not yet in WAL mode (it has just created it: two
+// processes that start together, the daemon and `ponderosa tournament
+// join`); Open waits for the lock, within its busy timeout, and opens the
+// file, rather than fail at once with SQLITE_BUSY, which SQLite gives the
+// switch to WAL mode without calling the busy handler.
+func TestOpenWaitsForTheWriterOfANewFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	other, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	lock, err := other.Begin() // immediate: the write lock, the file in rollback mode
+	if err != nil {
+		t.Fatal(err)
+	}
+	releasing, released := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(released)
+		time.Sleep(200 * time.Millisecond)
+		close(releasing)
+		_ = lock.Rollback()
+	}()
+	defer func() { <-released }()
+	d, err := Open(path, Options{BusyTimeout: 30 * time.Second})
+	select {
+	case <-releasing:
+	default:
+		t.Fatalf("Open returned while another connection held the write lock: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("Open after another connection held the write lock of the new file for a while: %v", err)
+	}
+	defer d.Close()
+	var mode string
+	if err := d.SQL().QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Fatalf("journal_mode %q (%v), want wal", mode, err)
+	}
+	if d.schema != SchemaVersion() {
+		t.Fatalf("schema %d, want %d", d.schema, SchemaVersion())
 	}
 }
 
