@@ -194,6 +194,21 @@ func (k *killRig) archived() map[string]int {
 	return out
 }
 
+// noted reports whether game id is noted in the archive's open_games
+// (false while the archive cannot be read).
+func (k *killRig) noted(id string) bool {
+	d, err := store.OpenReadOnly(k.dbPath())
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	var n int
+	if err := d.SQL().QueryRow(`SELECT count(*) FROM open_games WHERE id = ?`, id).Scan(&n); err != nil {
+		return false
+	}
+	return n > 0
+}
+
 // The kill moments, used in turn.
 const (
 	killAtFinish      = iota // as soon as the server sees a game of the bot end
@@ -209,8 +224,8 @@ func TestDaemonSIGKILLLosesNoFinishedGame(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the daemon as a process and kills it: not in -short")
 	}
-	// PONDEROSA_KILLSOAK=N: kill until N games are over (default: five
-	// kills, three of each kind).
+	// PONDEROSA_KILLSOAK=N: kill until N games are over (default: twelve
+	// kills, three of each of the four kinds).
 	target := soakEnvInt(t, "PONDEROSA_KILLSOAK", 0)
 	kills := 12
 	if target > 0 {
@@ -293,12 +308,15 @@ log:
 			k.kill()
 		case killWhileGameEnds:
 			// A game with both sides' moves, so that the house resigns
-			// it rather than aborting it.
+			// it rather than aborting it, and noted in the archive: the
+			// note is written by the store writer, after the game began
+			// (on a loaded machine, some plies after), and a game not
+			// noted yet is not one the daemon promises to recover.
 			var id string
 			if err := srv.WaitFor(k.ctx, func() bool {
 				_, running := k.botGames()
 				for _, g := range running {
-					if len(g.Moves) >= 3 {
+					if len(g.Moves) >= 3 && k.noted(g.ID) {
 						id = g.ID
 						return true
 					}
