@@ -168,3 +168,29 @@ func TestUCIMovesFromSAN(t *testing.T) {
 		t.Error("SAN of a variant without rules here: no error")
 	}
 }
+
+// TestParkedCorrespondenceGameIsNoted: a correspondence game that starts
+// on the opponent's move (here our own challenge's, accepted by the
+// opponent) is parked with no worker, and noted all the same: were the
+// bot down when it ends, the next start recovers it.
+func TestParkedCorrespondenceGameIsNoted(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	h.store = st
+	b, stop := h.runBot(corrSettings(time.Hour, time.Hour), &playerPool{})
+	// Our challenge, accepted by the opponent, who plays white: its move.
+	id, err := h.srv.Challenge(botName, "corr", lichesstest.ChallengeParams{Days: 1, Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitParked(b, id)
+	testsupport.WaitFor(t, "the parked game noted", func() bool { return st.noted(id) })
+	stop()
+	if len(b.Games()) != 0 {
+		t.Errorf("workers %v, want none (parked)", b.Games())
+	}
+}
