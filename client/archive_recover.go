@@ -14,10 +14,16 @@ import (
 // A game whose end the daemon saw but whose record never reached the
 // archive (the process was killed between the two, or while the game ran
 // and the game ended before it came back) is not lost: a Store that is
-// also an OpenGameStore notes each game as it begins (an accepted
-// challenge, a gameStart), the record of the game takes the note away,
+// also an OpenGameStore notes each game as it begins (before a challenge
+// is accepted, once ours is sent, at a gameStart or when a correspondence
+// game is parked), the record of the game takes the note away,
 // and at the next start recoverGames fetches every game still noted from
-// Lichess' game export and archives what it finds over.
+// Lichess' game export and archives what it finds over. The notes of an
+// accepted challenge and of our own challenge are written at once
+// (noteGameNow), before the game can be played; the note at a gameStart
+// (a game that began otherwise: an arena pairing, a challenge another
+// program accepted) goes through the store writer, so a kill in the
+// first moments of such a game can leave it unnoted.
 
 // OpenGameStore is a Store that notes the games that begin until their
 // record is archived, so that a crash loses none (recoverGames).
@@ -45,6 +51,25 @@ func (b *Bot) noteGameLocked(id string) {
 	}
 	now := time.Now()
 	b.persist("game begun", func(ctx context.Context, _ Store) error { return s.NoteGame(ctx, id, now) })
+}
+
+// noteGameNow notes game id in the store (an OpenGameStore) at once, on
+// the caller's goroutine, rather than through the store writer: the
+// accept of a challenge (sendOne) and the challenge we send
+// (matchmakeOnce) note their game so before it can be played, so that a
+// kill in its first moments does not leave it unnoted. Not with b.mu
+// held: the write may wait on the database (bounded by the store's busy
+// timeout; a locked database spools the note).
+func (b *Bot) noteGameNow(ctx context.Context, id string) {
+	s, ok := b.storeOf().(OpenGameStore)
+	if !ok || id == "" {
+		return
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := s.NoteGame(nctx, id, time.Now()); err != nil && !errors.Is(err, ErrRecordKept) {
+		b.log.Warn().Err(err).Str("game", id).Msg("archive: cannot note a game; were the bot killed before its record, it would not be recovered")
+	}
 }
 
 // recoverGames archives the games noted in earlier runs whose records a

@@ -18,6 +18,9 @@ type noteStore struct {
 	nmu   sync.Mutex
 	notes map[string]bool
 	ever  map[string]bool // every game noted
+	// onNote, when set, is called as a game is noted (before it is),
+	// on the noting goroutine.
+	onNote func(id string)
 }
 
 func (n *noteStore) RecordGame(ctx context.Context, r GameRecord) error {
@@ -28,6 +31,9 @@ func (n *noteStore) RecordGame(ctx context.Context, r GameRecord) error {
 }
 
 func (n *noteStore) NoteGame(ctx context.Context, id string, t time.Time) error {
+	if n.onNote != nil {
+		n.onNote(id)
+	}
 	n.nmu.Lock()
 	defer n.nmu.Unlock()
 	if n.ever == nil {
@@ -145,6 +151,36 @@ func TestAcceptedAndStartedGamesAreNoted(t *testing.T) {
 	defer st.nmu.Unlock()
 	if !st.ever[id] || st.notes[id] {
 		t.Errorf("the game: noted %v, still noted after its record %v; want noted, then not", st.ever[id], st.notes[id])
+	}
+}
+
+// TestAcceptNotesTheGameFirst: the game of a challenge the bot accepts is
+// noted before the accept is sent (the challenge is still open on the
+// server as it is noted), so that no moment of the game goes unnoted.
+func TestAcceptNotesTheGameFirst(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("House", lichesstest.HouseOptions{ResignAt: 4, ThinkTime: 10 * time.Millisecond})
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	var mu sync.Mutex
+	atNote := map[string]string{} // the challenge's status on the server as it was first noted
+	st.onNote = func(id string) {
+		status, _ := e.srv.ChallengeStatus(id)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, ok := atNote[id]; !ok {
+			atNote[id] = status
+		}
+	}
+	e.store = st
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("House", blitz)
+	e.waitOver(id)
+	testsupport.WaitFor(t, "the game archived", func() bool { _, ok := st.game(id); return ok })
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if got, ok := atNote[id]; !ok || got != "created" {
+		t.Errorf("the challenge was %q (noted %v) as its game was first noted; want noted while still \"created\"", got, ok)
 	}
 }
 
