@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -229,4 +231,124 @@ func TestParkedCorrespondenceGameIsNoted(t *testing.T) {
 	if len(b.Games()) != 0 {
 		t.Errorf("workers %v, want none (parked)", b.Games())
 	}
+}
+
+// endedGame plays a short game of the bot (white) against opp on the
+// server, with no bot running, and has opp resign it.
+func endedGame(t *testing.T, e *harness, opp string) string {
+	t.Helper()
+	id := e.startGame(opp, true, blitz)
+	for i, m := range []string{"e2e4", "e7e5", "g1f3"} {
+		who := botName
+		if i%2 == 1 {
+			who = opp
+		}
+		if err := e.srv.Move(id, who, m); err != nil {
+			t.Fatalf("move %s: %v", m, err)
+		}
+	}
+	if err := e.srv.Resign(id, opp); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestRecoveryPacesAndWaitsOutA429: the recovery asks for one game at a
+// time, at least recoverPace apart; a 429 is waited out and the game
+// asked for again, so that every game is recovered in the first pass
+// (no retry here); a game the start-up list shows in progress is left to
+// its worker without being fetched.
+func TestRecoveryPacesAndWaitsOutA429(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Crashed")
+	e.addHuman("Running")
+	var lost []string
+	for range 3 {
+		lost = append(lost, endedGame(t, e, "Crashed"))
+	}
+	running := e.startGame("Running", false, blitz)
+	// Listed last (ids sort so), an id Lichess does not know ends the
+	// pass: once it is forgotten, every other id has been handled.
+	const last = "zzzzzzzz"
+	notes := map[string]bool{running: true, last: true}
+	for _, id := range lost {
+		notes[id] = true
+	}
+	st := &noteStore{memStore: newMemStore(), notes: notes}
+	e.store = st
+	const pace = 150 * time.Millisecond
+	e.botOpts = append(e.botOpts, func(b *Bot) { b.recoverPace, b.recoverRetry = pace, time.Hour })
+	e.srv.Inject429("GET /game/export/*", 1, time.Second)
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "the recovered games, the pass over", func() bool {
+		for _, id := range lost {
+			if _, ok := st.game(id); !ok {
+				return false
+			}
+		}
+		return !st.noted(last)
+	})
+	stop()
+	reqs := e.srv.RequestsMatching("GET /game/export/*")
+	if len(reqs) != len(lost)+2 {
+		t.Errorf("%d exports, want %d (one answered 429, then one a game, and the unknown id)", len(reqs), len(lost)+2)
+	}
+	for i, r := range reqs {
+		if r.Path == "/game/export/"+running {
+			t.Errorf("the game in progress (listed at start) was fetched")
+		}
+		if r.InCoolDown {
+			t.Errorf("export %d sent during the cool-down", i)
+		}
+		if i > 0 && r.Time.Sub(reqs[i-1].Time) < pace {
+			t.Errorf("exports %d and %d %v apart, want at least %v", i-1, i, r.Time.Sub(reqs[i-1].Time), pace)
+		}
+	}
+	if _, ok := st.game(running); ok || !st.noted(running) {
+		t.Errorf("the game in progress: archived %v, noted %v; want only noted", ok, st.noted(running))
+	}
+}
+
+// TestRecoveryRetriedLater: a pass that Lichess failed (a 503) is run
+// again later in the same run, and recovers the game then; so is one
+// that the database failed (OpenGames).
+func TestRecoveryRetriedLater(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Crashed")
+	lost := endedGame(t, e, "Crashed")
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{lost: true}}
+	fst := &failingOpenGames{noteStore: st, fails: 1}
+	e.store = fst
+	e.botOpts = append(e.botOpts, func(b *Bot) { b.recoverPace, b.recoverRetry = 0, 50*time.Millisecond })
+	e.srv.InjectError("GET /game/export/*", 1, http.StatusServiceUnavailable)
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "the recovered game", func() bool { _, ok := st.game(lost); return ok })
+	stop()
+	if n := e.requests("GET /game/export/" + lost); n != 2 {
+		t.Errorf("%d exports, want 2 (a 503, then the game)", n)
+	}
+	fst.mu.Lock()
+	defer fst.mu.Unlock()
+	if fst.calls < 3 {
+		t.Errorf("open games listed %d times, want 3 or more (a failure, a pass Lichess failed, the last)", fst.calls)
+	}
+}
+
+// failingOpenGames is a noteStore whose OpenGames fails the first fails
+// times.
+type failingOpenGames struct {
+	*noteStore
+	mu           sync.Mutex
+	fails, calls int
+}
+
+func (f *failingOpenGames) OpenGames(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	f.calls++
+	fail := f.calls <= f.fails
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("database is locked")
+	}
+	return f.noteStore.OpenGames(ctx)
 }
