@@ -195,19 +195,39 @@ func (k *killRig) archived() map[string]int {
 	return out
 }
 
-// noted reports whether game id is noted in the archive's open_games
-// (false while the archive cannot be read).
-func (k *killRig) noted(id string) bool {
-	d, err := store.OpenReadOnly(k.dbPath())
-	if err != nil {
-		return false
+// notedGame waits for a running game of the bot with at least plies
+// plies that is noted in the archive's open_games, and returns its id.
+// It polls through one read-only connection, every 20 ms, so as not to
+// contend with the daemon's writes.
+func (k *killRig) notedGame(plies int) (string, error) {
+	var d *store.DB
+	defer func() {
+		if d != nil {
+			d.Close()
+		}
+	}()
+	for {
+		if d == nil {
+			d, _ = store.OpenReadOnly(k.dbPath())
+		}
+		if d != nil {
+			_, running := k.botGames()
+			for _, g := range running {
+				if len(g.Moves) < plies {
+					continue
+				}
+				var n int
+				if d.SQL().QueryRow(`SELECT count(*) FROM open_games WHERE game_id = ?`, g.ID).Scan(&n) == nil && n > 0 {
+					return g.ID, nil
+				}
+			}
+		}
+		select {
+		case <-k.ctx.Done():
+			return "", k.ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	defer d.Close()
-	var n int
-	if err := d.SQL().QueryRow(`SELECT count(*) FROM open_games WHERE id = ?`, id).Scan(&n); err != nil {
-		return false
-	}
-	return n > 0
 }
 
 // The kill moments, used in turn.
@@ -313,18 +333,10 @@ log:
 			// note is written by the store writer, after the game began
 			// (on a loaded machine, some plies after), and a game not
 			// noted yet is not one the daemon promises to recover.
-			var id string
-			if err := srv.WaitFor(k.ctx, func() bool {
-				_, running := k.botGames()
-				for _, g := range running {
-					if len(g.Moves) >= 3 && k.noted(g.ID) {
-						id = g.ID
-						return true
-					}
-				}
-				return false
-			}); err != nil {
-				t.Fatalf("run %d: no game in progress: %v", k.runs, err)
+			id, err := k.notedGame(3)
+			if err != nil {
+				k.logTrouble()
+				t.Fatalf("run %d: no noted game in progress: %v", k.runs, err)
 			}
 			k.kill()
 			g, _ := srv.Game(id)
