@@ -14,10 +14,16 @@ import (
 // A game whose end the daemon saw but whose record never reached the
 // archive (the process was killed between the two, or while the game ran
 // and the game ended before it came back) is not lost: a Store that is
-// also an OpenGameStore notes each game as it begins (an accepted
-// challenge, a gameStart), the record of the game takes the note away,
+// also an OpenGameStore notes each game as it begins (before a challenge
+// is accepted, once ours is sent, at a gameStart or when a correspondence
+// game is parked), the record of the game takes the note away,
 // and at the next start recoverGames fetches every game still noted from
-// Lichess' game export and archives what it finds over.
+// Lichess' game export and archives what it finds over. The notes of an
+// accepted challenge and of our own challenge are written at once
+// (noteGameNow), before the game can be played; the note at a gameStart
+// (a game that began otherwise: an arena pairing, a challenge another
+// program accepted) goes through the store writer, so a kill in the
+// first moments of such a game can leave it unnoted.
 
 // OpenGameStore is a Store that notes the games that begin until their
 // record is archived, so that a crash loses none (recoverGames).
@@ -47,73 +53,187 @@ func (b *Bot) noteGameLocked(id string) {
 	b.persist("game begun", func(ctx context.Context, _ Store) error { return s.NoteGame(ctx, id, now) })
 }
 
+// noteGameNow notes game id in the store (an OpenGameStore) at once, on
+// the caller's goroutine, rather than through the store writer: the
+// accept of a challenge (sendOne) and the challenge we send
+// (matchmakeOnce) note their game so before it can be played, so that a
+// kill in its first moments does not leave it unnoted. Not with b.mu
+// held: the write may wait on the database (bounded by the store's busy
+// timeout; a locked database spools the note).
+func (b *Bot) noteGameNow(ctx context.Context, id string) {
+	s, ok := b.storeOf().(OpenGameStore)
+	if !ok || id == "" {
+		return
+	}
+	nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := s.NoteGame(nctx, id, time.Now()); err != nil && !errors.Is(err, ErrRecordKept) {
+		b.log.Warn().Err(err).Str("game", id).Msg("archive: cannot note a game; were the bot killed before its record, it would not be recovered")
+	}
+}
+
+const (
+	// recoverPaceDefault is the least time between two exports of the
+	// recovery: a crash-looping daemon must not burst Lichess.
+	recoverPaceDefault = 500 * time.Millisecond
+	// recoverRetryDefault is how long after a recovery pass that left
+	// games noted (the database or Lichess failed) the next pass runs.
+	recoverRetryDefault = 5 * time.Minute
+	// recoverTries is how many times a pass asks for one game when Lichess
+	// answers 429 (each try after the cool-down).
+	recoverTries = 3
+)
+
+// recoverLoop runs recoverGames once the first list of games in progress
+// was read (rejoined closed: their workers and parked games are known
+// then, and not fetched), and again every b.recoverRetry until a pass
+// leaves nothing to do but games in progress.
+func (b *Bot) recoverLoop(ctx context.Context, rejoined <-chan struct{}) {
+	select {
+	case <-rejoined:
+	case <-ctx.Done():
+		return
+	}
+	for !b.recoverGames(ctx) {
+		b.log.Info().Dur("in", b.recoverRetry).Msg("archive: games of earlier runs not archived yet are looked for again later")
+		t := time.NewTimer(b.recoverRetry)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
 // recoverGames archives the games noted in earlier runs whose records a
-// crash lost: each is fetched from Lichess; one still in progress is left
-// to its worker (rejoin), one Lichess does not know is forgotten. A game
-// that cannot be fetched now stays noted for the next start.
-func (b *Bot) recoverGames(ctx context.Context) {
+// crash lost: each is fetched from Lichess (one at a time, b.recoverPace
+// apart, a 429's cool-down waited out); one still in progress is left to
+// its worker (rejoin; one this run plays or parks is not even fetched),
+// one Lichess does not know is forgotten. It reports whether the pass
+// got through: false when the database or Lichess failed, so that some
+// game stays noted that a later pass may recover.
+func (b *Bot) recoverGames(ctx context.Context) bool {
 	s, ok := b.storeOf().(OpenGameStore)
 	if !ok {
-		return
+		return true
 	}
 	ids, err := s.OpenGames(ctx)
 	if err != nil {
-		b.log.Warn().Err(err).Msg("archive: cannot list the games of earlier runs not archived yet; they are looked for at the next start")
-		return
-	}
-	recovered := 0
-	for _, id := range ids {
-		if ctx.Err() != nil {
-			return
+		if ctx.Err() == nil {
+			b.log.Warn().Err(err).Msg("archive: cannot list the games of earlier runs not archived yet")
 		}
-		if b.recoverGame(ctx, s, id) {
+		return false
+	}
+	recovered, done, fetched := 0, true, 0
+	for _, id := range ids {
+		if b.playedHere(id) {
+			continue // its worker, or its end as a parked game, records it
+		}
+		if fetched > 0 && !sleepCtx(ctx, b.recoverPace) {
+			return false
+		}
+		fetched++
+		switch rec, ok := b.recoverGame(ctx, s, id); {
+		case ctx.Err() != nil:
+			return false
+		case rec:
 			recovered++
+		case !ok:
+			done = false
 		}
 	}
 	if recovered > 0 {
 		b.log.Warn().Int("games", recovered).Msg("archive: games whose records an earlier run lost (a crash?) recovered from Lichess")
 	}
+	return done
 }
 
-// recoverGame archives game id from Lichess' export if it is over; true
-// when it was archived (or spooled).
-func (b *Bot) recoverGame(ctx context.Context, s OpenGameStore, id string) bool {
+// playedHere reports whether this run has a worker, a parked game or an
+// accepted challenge of id.
+func (b *Bot) playedHere(id string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, running := b.games[id]
+	_, parked := b.parked[id]
+	_, pending := b.pending[id]
+	return running || parked || pending
+}
+
+// sleepCtx waits d or until ctx ends; false when ctx ended.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// recoverGame archives game id from Lichess' export if it is over.
+// recovered: it was archived (or spooled); ok: nothing is left to do for
+// it now (false: Lichess or the database failed, a later pass tries
+// again).
+func (b *Bot) recoverGame(ctx context.Context, s OpenGameStore, id string) (recovered, ok bool) {
 	log := b.log.With().Str("game", id).Logger()
-	ex, err := b.c.ExportGame(ctx, id)
+	// The writes outlive a cancelled ctx (a shutdown in the middle of
+	// one), as the worker's record does.
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	forget := func() {
+		if err := s.ForgetGame(wctx, id); err != nil && !errors.Is(err, ErrRecordKept) {
+			log.Warn().Err(err).Msg("archive: forget a noted game")
+		}
+	}
+	var ex lichess.GameExport
+	var err error
+	for try := 1; ; try++ {
+		// A 429 (this request's or an earlier one's) is waited out, as
+		// the client's essential requests wait: nothing waits on this.
+		if !sleepCtx(ctx, b.c.Cooldown(lichess.ExportLimitKey)) {
+			return false, false
+		}
+		ex, err = b.c.ExportGame(ctx, id)
+		limited := errors.Is(err, lichess.ErrCoolingDown) || lichess.StatusCode(err) == http.StatusTooManyRequests
+		if !limited || try == recoverTries {
+			break
+		}
+	}
 	switch {
 	case lichess.StatusCode(err) == http.StatusNotFound:
 		log.Debug().Msg("archive: a noted game Lichess does not have (a challenge that never became a game); forgotten")
-		if err := s.ForgetGame(ctx, id); err != nil && !errors.Is(err, ErrRecordKept) {
-			log.Warn().Err(err).Msg("archive: forget a noted game")
-		}
-		return false
+		forget()
+		return false, true
 	case err != nil:
 		if ctx.Err() == nil {
-			log.Warn().Err(err).Msg("archive: cannot fetch a game of an earlier run not archived yet; tried again at the next start")
+			log.Warn().Err(err).Msg("archive: cannot fetch a game of an earlier run not archived yet; tried again later")
 		}
-		return false
+		return false, false
 	case !ex.Finished():
-		return false // in progress: its worker records it
+		return false, true // in progress: its worker records it
 	}
 	r, err := b.recoveredRecord(ex)
 	if err != nil {
 		log.Warn().Err(err).Msg("archive: a game of an earlier run cannot be archived; forgotten")
-		if err := s.ForgetGame(ctx, id); err != nil && !errors.Is(err, ErrRecordKept) {
-			log.Warn().Err(err).Msg("archive: forget a noted game")
-		}
-		return false
+		forget()
+		return false, true
 	}
-	switch err := s.RecordRecoveredGame(ctx, r); {
+	switch err := s.RecordRecoveredGame(wctx, r); {
 	case err == nil:
 		log.Info().Str("result", r.Result).Str("termination", r.Termination).
 			Msg("archive: game recovered from Lichess (an earlier run ended before its record was written)")
 	case errors.Is(err, ErrRecordKept):
 		log.Warn().Err(err).Msg("archive: recovered game spooled; written when the database works")
 	default:
-		log.Error().Err(err).Msg("archive: the recovered game could not be recorded; tried again at the next start")
-		return false
+		log.Error().Err(err).Msg("archive: the recovered game could not be recorded; tried again later")
+		return false, false
 	}
-	return true
+	return true, true
 }
 
 // recoveredRecord is the archive's record of an exported game: made as a

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +20,9 @@ type noteStore struct {
 	nmu   sync.Mutex
 	notes map[string]bool
 	ever  map[string]bool // every game noted
+	// onNote, when set, is called as a game is noted (before it is),
+	// on the noting goroutine.
+	onNote func(id string)
 }
 
 func (n *noteStore) RecordGame(ctx context.Context, r GameRecord) error {
@@ -28,6 +33,9 @@ func (n *noteStore) RecordGame(ctx context.Context, r GameRecord) error {
 }
 
 func (n *noteStore) NoteGame(ctx context.Context, id string, t time.Time) error {
+	if n.onNote != nil {
+		n.onNote(id)
+	}
 	n.nmu.Lock()
 	defer n.nmu.Unlock()
 	if n.ever == nil {
@@ -148,6 +156,36 @@ func TestAcceptedAndStartedGamesAreNoted(t *testing.T) {
 	}
 }
 
+// TestAcceptNotesTheGameFirst: the game of a challenge the bot accepts is
+// noted before the accept is sent (the challenge is still open on the
+// server as it is noted), so that no moment of the game goes unnoted.
+func TestAcceptNotesTheGameFirst(t *testing.T) {
+	e := newHarness(t)
+	e.addHouse("House", lichesstest.HouseOptions{ResignAt: 4, ThinkTime: 10 * time.Millisecond})
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	var mu sync.Mutex
+	atNote := map[string]string{} // the challenge's status on the server as it was first noted
+	st.onNote = func(id string) {
+		status, _ := e.srv.ChallengeStatus(id)
+		mu.Lock()
+		defer mu.Unlock()
+		if _, ok := atNote[id]; !ok {
+			atNote[id] = status
+		}
+	}
+	e.store = st
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	id := e.challenge("House", blitz)
+	e.waitOver(id)
+	testsupport.WaitFor(t, "the game archived", func() bool { _, ok := st.game(id); return ok })
+	stop()
+	mu.Lock()
+	defer mu.Unlock()
+	if got, ok := atNote[id]; !ok || got != "created" {
+		t.Errorf("the challenge was %q (noted %v) as its game was first noted; want noted while still \"created\"", got, ok)
+	}
+}
+
 func TestUCIMovesFromSAN(t *testing.T) {
 	got, err := uciMoves("standard", "", strings.Fields("e4 d5 exd5 Qxd5 Nc3 Qa5 d4 Nf6 Nf3 Bf5 Bc4 e6 O-O Bb4 Bd2 Nbd7 Re1 O-O-O"))
 	want := strings.Fields("e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 d2d4 g8f6 g1f3 c8f5 f1c4 e7e6 e1g1 f8b4 c1d2 b8d7 f1e1 e8c8")
@@ -167,4 +205,150 @@ func TestUCIMovesFromSAN(t *testing.T) {
 	if _, err := uciMoves("crazyhouse", "", []string{"e4"}); err == nil {
 		t.Error("SAN of a variant without rules here: no error")
 	}
+}
+
+// TestParkedCorrespondenceGameIsNoted: a correspondence game that starts
+// on the opponent's move (here our own challenge's, accepted by the
+// opponent) is parked with no worker, and noted all the same: were the
+// bot down when it ends, the next start recovers it.
+func TestParkedCorrespondenceGameIsNoted(t *testing.T) {
+	h := newHarness(t, lichesstest.WithCorrespondenceDay(corrDay))
+	h.addHuman("corr")
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	h.store = st
+	b, stop := h.runBot(corrSettings(time.Hour, time.Hour), &playerPool{})
+	// Our challenge, accepted by the opponent, who plays white: its move.
+	id, err := h.srv.Challenge(botName, "corr", lichesstest.ChallengeParams{Days: 1, Color: "black"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.srv.AcceptChallenge(id); err != nil {
+		t.Fatal(err)
+	}
+	h.waitParked(b, id)
+	testsupport.WaitFor(t, "the parked game noted", func() bool { return st.noted(id) })
+	stop()
+	if len(b.Games()) != 0 {
+		t.Errorf("workers %v, want none (parked)", b.Games())
+	}
+}
+
+// endedGame plays a short game of the bot (white) against opp on the
+// server, with no bot running, and has opp resign it.
+func endedGame(t *testing.T, e *harness, opp string) string {
+	t.Helper()
+	id := e.startGame(opp, true, blitz)
+	for i, m := range []string{"e2e4", "e7e5", "g1f3"} {
+		who := botName
+		if i%2 == 1 {
+			who = opp
+		}
+		if err := e.srv.Move(id, who, m); err != nil {
+			t.Fatalf("move %s: %v", m, err)
+		}
+	}
+	if err := e.srv.Resign(id, opp); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestRecoveryPacesAndWaitsOutA429: the recovery asks for one game at a
+// time, at least recoverPace apart; a 429 is waited out and the game
+// asked for again, so that every game is recovered in the first pass
+// (no retry here); a game the start-up list shows in progress is left to
+// its worker without being fetched.
+func TestRecoveryPacesAndWaitsOutA429(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Crashed")
+	e.addHuman("Running")
+	var lost []string
+	for range 3 {
+		lost = append(lost, endedGame(t, e, "Crashed"))
+	}
+	running := e.startGame("Running", false, blitz)
+	// Listed last (ids sort so), an id Lichess does not know ends the
+	// pass: once it is forgotten, every other id has been handled.
+	const last = "zzzzzzzz"
+	notes := map[string]bool{running: true, last: true}
+	for _, id := range lost {
+		notes[id] = true
+	}
+	st := &noteStore{memStore: newMemStore(), notes: notes}
+	e.store = st
+	const pace = 150 * time.Millisecond
+	e.botOpts = append(e.botOpts, func(b *Bot) { b.recoverPace, b.recoverRetry = pace, time.Hour })
+	e.srv.Inject429("GET /game/export/*", 1, time.Second)
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "the recovered games, the pass over", func() bool {
+		for _, id := range lost {
+			if _, ok := st.game(id); !ok {
+				return false
+			}
+		}
+		return !st.noted(last)
+	})
+	stop()
+	reqs := e.srv.RequestsMatching("GET /game/export/*")
+	if len(reqs) != len(lost)+2 {
+		t.Errorf("%d exports, want %d (one answered 429, then one a game, and the unknown id)", len(reqs), len(lost)+2)
+	}
+	for i, r := range reqs {
+		if r.Path == "/game/export/"+running {
+			t.Errorf("the game in progress (listed at start) was fetched")
+		}
+		if r.InCoolDown {
+			t.Errorf("export %d sent during the cool-down", i)
+		}
+		if i > 0 && r.Time.Sub(reqs[i-1].Time) < pace {
+			t.Errorf("exports %d and %d %v apart, want at least %v", i-1, i, r.Time.Sub(reqs[i-1].Time), pace)
+		}
+	}
+	if _, ok := st.game(running); ok || !st.noted(running) {
+		t.Errorf("the game in progress: archived %v, noted %v; want only noted", ok, st.noted(running))
+	}
+}
+
+// TestRecoveryRetriedLater: a pass that Lichess failed (a 503) is run
+// again later in the same run, and recovers the game then; so is one
+// that the database failed (OpenGames).
+func TestRecoveryRetriedLater(t *testing.T) {
+	e := newHarness(t)
+	e.addHuman("Crashed")
+	lost := endedGame(t, e, "Crashed")
+	st := &noteStore{memStore: newMemStore(), notes: map[string]bool{lost: true}}
+	fst := &failingOpenGames{noteStore: st, fails: 1}
+	e.store = fst
+	e.botOpts = append(e.botOpts, func(b *Bot) { b.recoverPace, b.recoverRetry = 0, 50*time.Millisecond })
+	e.srv.InjectError("GET /game/export/*", 1, http.StatusServiceUnavailable)
+	_, stop := e.runBot(Settings{}, &playerPool{})
+	testsupport.WaitFor(t, "the recovered game", func() bool { _, ok := st.game(lost); return ok })
+	stop()
+	if n := e.requests("GET /game/export/" + lost); n != 2 {
+		t.Errorf("%d exports, want 2 (a 503, then the game)", n)
+	}
+	fst.mu.Lock()
+	defer fst.mu.Unlock()
+	if fst.calls < 3 {
+		t.Errorf("open games listed %d times, want 3 or more (a failure, a pass Lichess failed, the last)", fst.calls)
+	}
+}
+
+// failingOpenGames is a noteStore whose OpenGames fails the first fails
+// times.
+type failingOpenGames struct {
+	*noteStore
+	mu           sync.Mutex
+	fails, calls int
+}
+
+func (f *failingOpenGames) OpenGames(ctx context.Context) ([]string, error) {
+	f.mu.Lock()
+	f.calls++
+	fail := f.calls <= f.fails
+	f.mu.Unlock()
+	if fail {
+		return nil, errors.New("database is locked")
+	}
+	return f.noteStore.OpenGames(ctx)
 }

@@ -41,7 +41,10 @@ type Bot struct {
 	declined map[string]time.Time   // challenges we declined lately: not answered again when sent again
 	// acceptRetry is acceptRetryDelay (tests shorten it).
 	acceptRetry time.Duration
-	parked      map[string]parkedGame // correspondence games waiting without a worker (correspondence.go)
+	// recoverPace and recoverRetry are recoverPaceDefault and
+	// recoverRetryDefault (archive_recover.go; tests shorten them).
+	recoverPace, recoverRetry time.Duration
+	parked                    map[string]parkedGame // correspondence games waiting without a worker (correspondence.go)
 	// ended are the games whose end a worker of this process saw, with
 	// when (noteEnded): the end is told once per game, and a game that
 	// Lichess still lists as in progress after it ended gets no worker.
@@ -70,22 +73,24 @@ type Bot struct {
 // NewBot makes a bot that plays with players from factory.
 func NewBot(c *lichess.Client, factory PlayerFactory, s Settings, log zerolog.Logger, opts ...BotOption) *Bot {
 	b := &Bot{
-		c:           c,
-		factory:     factory,
-		log:         log,
-		settings:    s.withDefaults(),
-		games:       map[string]*gameWorker{},
-		pending:     map[string]pendingGame{},
-		declined:    map[string]time.Time{},
-		acceptRetry: acceptRetryDelay,
-		parked:      map[string]parkedGame{},
-		ended:       map[string]time.Time{},
-		started:     map[string]bool{},
-		changed:     make(chan struct{}),
-		drainC:      make(chan struct{}),
-		mm:          matchState{declined: map[string]time.Time{}},
-		storeC:      make(chan storeOp, 256),
-		obs:         nopObserver{},
+		c:            c,
+		factory:      factory,
+		log:          log,
+		settings:     s.withDefaults(),
+		games:        map[string]*gameWorker{},
+		pending:      map[string]pendingGame{},
+		declined:     map[string]time.Time{},
+		acceptRetry:  acceptRetryDelay,
+		recoverPace:  recoverPaceDefault,
+		recoverRetry: recoverRetryDefault,
+		parked:       map[string]parkedGame{},
+		ended:        map[string]time.Time{},
+		started:      map[string]bool{},
+		changed:      make(chan struct{}),
+		drainC:       make(chan struct{}),
+		mm:           matchState{declined: map[string]time.Time{}},
+		storeC:       make(chan storeOp, 256),
+		obs:          nopObserver{},
 	}
 	for _, o := range opts {
 		o(b)
@@ -155,13 +160,15 @@ func (b *Bot) Run(ctx context.Context) error {
 
 	defer b.wg.Wait() // runs after cancel: every goroutine sees the end
 	ctx, cancel := context.WithCancelCause(ctx)
+	rejoined := make(chan struct{}) // closed after the first rejoin
 	defer cancel(nil)
 	if s := b.storeOf(); s != nil {
 		b.wg.Add(1)
 		go func() { defer b.wg.Done(); b.storeWriter(ctx, s) }()
-		// The games an earlier run began and never archived.
+		// The games an earlier run began and never archived, once the
+		// games in progress are known (rejoin).
 		b.wg.Add(1)
-		go func() { defer b.wg.Done(); b.recoverGames(ctx) }()
+		go func() { defer b.wg.Done(); b.recoverLoop(ctx, rejoined) }()
 	}
 	refused := b.c.TokenRefused()
 	b.wg.Add(1)
@@ -190,6 +197,7 @@ func (b *Bot) Run(ctx context.Context) error {
 	for first := true; ctx.Err() == nil; first = false {
 		b.rejoin(ctx)
 		if first { // after the rejoin: games in progress keep their slots
+			close(rejoined)
 			b.queueOpenChallenges(ctx)
 		}
 		got := false

@@ -130,6 +130,10 @@ func (b *Bot) parkLocked(id, opponent string) {
 		// move: it is a bot game, and our challenge is no longer out.
 		b.countBotGameLocked(id)
 	}
+	// Until its record is archived (archive_recover.go): a game that
+	// ends while it is parked and the bot down is recovered at the next
+	// start. A game parked again is noted again, which is a no-op.
+	b.noteGameLocked(id)
 	if _, ok := b.parked[id]; !ok {
 		b.parked[id] = parkedGame{opponent: opponent, at: time.Now()}
 		b.log.Info().Str("game", id).Str("opponent", opponent).Msg("correspondence game waits for the opponent's move")

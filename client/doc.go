@@ -87,7 +87,8 @@
 // that is also an OpenGameStore notes each game as it begins; at start the
 // Bot archives the noted games without a record that have ended (a crash
 // lost their records, or they ended while no bot ran) from Lichess' game
-// export (archive_recover.go).
+// export, paced, and again every few minutes while a pass fails
+// (archive_recover.go).
 //
 // # Observer
 //

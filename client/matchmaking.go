@@ -324,6 +324,10 @@ func (b *Bot) matchmakeOnce(ctx context.Context, mm MatchmakingSettings) {
 		}
 		return
 	}
+	// The game has the challenge's id: noted now, before the opponent
+	// has had much time to accept it (a challenge never accepted leaves
+	// a note that the recovery forgets).
+	b.noteGameNow(ctx, ch.ID)
 	sent = true // challengeSent ends the reservation
 	b.log.Info().Str("opponent", opp.Username).Str("challenge", ch.ID).Stringer("kind", kind).Msg("matchmaking: challenge sent")
 	b.challengeSent(ctx, ch.ID, opp.ID, kind)

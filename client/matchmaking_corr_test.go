@@ -52,6 +52,8 @@ func TestMatchmakerSendsCorrespondence(t *testing.T) {
 	if mm := b.Settings().Matchmaking; len(mm.TimeControls) != 0 {
 		t.Fatalf("days only: time controls %v added by default, want none", mm.TimeControls)
 	}
+	notes := &noteStore{memStore: newMemStore(), notes: map[string]bool{}}
+	b.SetStore(notes)
 	b.matchmakeOnce(h.ctx, b.Settings().Matchmaking)
 	b.mu.Lock()
 	id, kind := b.mm.outID, b.mm.outKind
@@ -62,6 +64,9 @@ func TestMatchmakerSendsCorrespondence(t *testing.T) {
 	}
 	if !kind.corr() || kind.days != 3 || rt != 0 || corr != 1 {
 		t.Errorf("challenge out of kind %v holds rt %d corr %d; want 3 days a move, a correspondence slot", kind, rt, corr)
+	}
+	if !notes.noted(id) {
+		t.Errorf("our challenge %s: its game not noted once it was sent", id)
 	}
 	h.waitFor("the game of our challenge", func() bool { _, ok := h.srv.Game(id); return ok })
 	g := h.game(id)

@@ -509,6 +509,10 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		return
 	}
 	log.Info().Msg("accepting challenge")
+	// Noted before the accept, the game (it has the challenge's id) is
+	// noted before it can be played; an accept that fails leaves a note
+	// that the recovery forgets (Lichess has no such game).
+	b.noteGameNow(ctx, ch.ID)
 	if err := b.c.AcceptChallenge(ctx, ch.ID); err != nil {
 		code := lichess.StatusCode(err)
 		retry := ctx.Err() == nil && a.from.ch != nil && (code == 0 || code == http.StatusTooManyRequests || code >= 500)
@@ -528,9 +532,6 @@ func (b *Bot) sendOne(ctx context.Context, a answer) {
 		return
 	}
 	b.obs.ChallengeAnswered(ChallengeAccepted, "")
-	b.mu.Lock()
-	b.noteGameLocked(ch.ID) // the game has the challenge's id
-	b.mu.Unlock()
 	if ch.Challenger.IsBot() {
 		b.mu.Lock()
 		if pg, ok := b.pending[ch.ID]; ok {

@@ -439,9 +439,10 @@ CREATE INDEX learn_evict ON learn (depth, used_at);
 CREATE INDEX learn_game ON learn (game);
 `,
 	// 5: the arenas that `ponderosa tournament join` recorded for the
-	// daemon (see Arena).
+	// daemon (see Arena). IF NOT EXISTS here and in 6, where it is made
+	// again: see 6.
 	`
-CREATE TABLE arenas (
+CREATE TABLE IF NOT EXISTS arenas (
 	id       TEXT PRIMARY KEY,                      -- the Lichess arena id
 	team     TEXT NOT NULL DEFAULT '',              -- the team to play for; '' none
 	password TEXT NOT NULL DEFAULT '',              -- its password or entry code, as given; '' none
@@ -450,10 +451,19 @@ CREATE TABLE arenas (
 `,
 	// 6: the games begun and not archived yet, so that a game whose record
 	// a crash lost is fetched from Lichess at the next start (NoteGame).
+	// A build of the kill-archive branch before its merge made open_games
+	// as version 5 (and no arenas): its files come here at 5 with
+	// open_games and without arenas, so both are made only if missing.
 	`
-CREATE TABLE open_games (
+CREATE TABLE IF NOT EXISTS open_games (
 	game_id  TEXT PRIMARY KEY,                      -- the Lichess game id (an accepted challenge's)
 	noted_at TEXT NOT NULL                          -- UTC, when it began
+);
+CREATE TABLE IF NOT EXISTS arenas (
+	id       TEXT PRIMARY KEY,                      -- the Lichess arena id
+	team     TEXT NOT NULL DEFAULT '',              -- the team to play for; '' none
+	password TEXT NOT NULL DEFAULT '',              -- its password or entry code, as given; '' none
+	added_at TEXT NOT NULL                          -- UTC, when first recorded
 );
 `,
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -90,4 +92,52 @@ func TestOpenGamesNotedUntilArchived(t *testing.T) {
 	}
 	lock.Rollback()
 	open(g4.ID)
+}
+
+// TestMigrationTakesAKillArchiveBranchFile: a state file that a build of
+// the kill-archive branch made before its merge has schema version 5 with
+// open_games (the branch's 5) and no arenas (main's 5). Opened now, it
+// gets arenas and keeps its notes, rather than failing migration 6 on
+// open_games, which it has.
+func TestMigrationTakesAKillArchiveBranchFile(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range migrations[:4] {
+		if _, err := raw.Exec(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`CREATE TABLE open_games (game_id TEXT PRIMARY KEY, noted_at TEXT NOT NULL)`,
+		`INSERT INTO open_games VALUES ('branch01', '2026-11-20T00:00:00.000Z')`,
+		`PRAGMA user_version = 5`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("open the branch's file: %v", err)
+	}
+	defer d.Close()
+	var v int
+	if err := d.SQL().QueryRow(`PRAGMA user_version`).Scan(&v); err != nil || v != SchemaVersion() {
+		t.Fatalf("user_version %d (%v), want %d", v, err, SchemaVersion())
+	}
+	if got, err := d.OpenGames(ctx); err != nil || !slices.Equal(got, []string{"branch01"}) {
+		t.Errorf("open games %v (%v), want the branch's note", got, err)
+	}
+	if err := d.AddArena(ctx, Arena{ID: "arena001", AddedAt: time.Now()}); err != nil {
+		t.Errorf("add an arena: %v", err)
+	}
+	if got, err := d.Arenas(ctx); err != nil || len(got) != 1 {
+		t.Errorf("arenas %v (%v), want one", got, err)
+	}
 }

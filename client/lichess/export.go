@@ -50,6 +50,9 @@ func (g GameExport) Finished() bool {
 	return g.Status != "" && g.Status != "created" && g.Status != "started"
 }
 
+// ExportLimitKey is the cool-down key of ExportGame (Client.Cooldown).
+const ExportLimitKey = "game/export"
+
 // ExportGame fetches game id with its moves and PGN (GET
 // /game/export/{id}, as JSON). Lichess delays the moves of a game in
 // progress by three; a 404 (StatusCode) says there is no such game.
@@ -57,6 +60,6 @@ func (c *Client) ExportGame(ctx context.Context, id string) (GameExport, error) 
 	var g GameExport
 	err := c.doJSON(ctx, request{op: "export game " + id, method: http.MethodGet,
 		path:     "/game/export/" + pathEscape(id) + "?pgnInJson=true&clocks=false&evals=false&literate=false",
-		limitKey: "game/export"}, &g)
+		limitKey: ExportLimitKey}, &g)
 	return g, err
 }
