@@ -8,6 +8,13 @@ package main
 // time they held a thread: a search for a move may wait for one, see
 // ponder.CPUShare) and of its pondering searches, the waits, and the bot's
 // time forfeits.
+//
+// The opponent's time per move follows one of two models (-opp-time):
+// fast, a wait of 0.1–0.8 s whatever its clock (the worst case for
+// sharing: the bot is on move most of the time in every game), and clock,
+// the way a bot or a clock-using human spends a 1+0 clock on Lichess: a
+// share of its own remaining time each move (oppClockWait), kept on a real
+// clock.
 
 import (
 	"context"
@@ -28,6 +35,59 @@ type shareConfig struct {
 	hashMB, treeMB       int
 	maxPlies             int
 	seed                 int64
+	opp                  oppModel
+}
+
+// oppModel is how the light opponent spends time on its moves.
+type oppModel int
+
+const (
+	// oppFast waits 0.1–0.8 s a move, whatever its clock.
+	oppFast oppModel = iota
+	// oppClock spends its own clock: oppClockWait of its remaining time.
+	oppClock
+)
+
+func parseOppModel(s string) (oppModel, error) {
+	switch s {
+	case "fast":
+		return oppFast, nil
+	case "clock":
+		return oppClock, nil
+	}
+	return oppFast, fmt.Errorf("unknown opponent time model %q (fast or clock)", s)
+}
+
+func (m oppModel) String() string {
+	if m == oppClock {
+		return "clock (its remaining/30 + inc ± 50% a move, at least 0.1 s, keeping 1 s)"
+	}
+	return "fast (0.1-0.8 s a move)"
+}
+
+// oppMinWait is the least the clock model's opponent waits for a move
+// while its clock allows it.
+const oppMinWait = 100 * time.Millisecond
+
+// oppReserve is the part of its clock the clock model's opponent never
+// plans to spend: it pays for what a move costs beyond the wait (its tiny
+// search, a busy machine's scheduling), so that it never flags.
+const oppReserve = time.Second
+
+// oppClockWait is the clock model's time for one opponent move, the way a
+// bot spends its clock: a thirtieth of its remaining time plus the
+// increment, scaled by 0.5 + u (u in [0, 1): ± 50%), at least oppMinWait,
+// and never more than half of what remains above oppReserve (the minimum
+// gives way to that near the end of its clock; with no more than the
+// reserve left it moves at once).
+func oppClockWait(remaining, inc time.Duration, u float64) time.Duration {
+	spendable := remaining - oppReserve
+	if spendable <= 0 {
+		return 0
+	}
+	w := time.Duration(float64(remaining/30+inc) * (0.5 + u))
+	w = max(w, oppMinWait)
+	return min(w, spendable/2)
 }
 
 // meter follows one bot Game's searches: its engine's node count, and
@@ -117,7 +177,7 @@ func runShare(cfg shareConfig, ops []opening) error {
 
 	var mu sync.Mutex
 	var firstErr error
-	var played, forfeits, moves int
+	var played, forfeits, oppForfeits, moves int
 	slots := make(chan struct{}, cfg.atOnce)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -127,16 +187,19 @@ func runShare(cfg shareConfig, ops []opening) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			n, forfeit, err := playShared(ops[i%len(ops)], cfg, share, s, cfg.seed+int64(i), i%2 == 0)
+			r, err := playShared(ops[i%len(ops)], cfg, share, s, cfg.seed+int64(i), i%2 == 0)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {
 				firstErr = err
 			}
 			played++
-			moves += n
-			if forfeit {
+			moves += r.moves
+			if r.forfeit {
 				forfeits++
+			}
+			if r.oppForfeit {
+				oppForfeits++
 			}
 		}()
 	}
@@ -147,8 +210,8 @@ func runShare(cfg shareConfig, ops []opening) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fmt.Printf("cpu share: %d game(s), %d at once, threads_total %d, tc %v+%v, %v: %d moves of ours, %d time forfeit(s)\n",
-		played, cfg.atOnce, cfg.total, cfg.base, cfg.inc, time.Since(start).Round(time.Second), moves, forfeits)
+	fmt.Printf("cpu share: %d game(s), %d at once, threads_total %d, tc %v+%v, opponent %v, %v: %d moves of ours, %d time forfeit(s), %d of the opponent\n",
+		played, cfg.atOnce, cfg.total, cfg.base, cfg.inc, cfg.opp, time.Since(start).Round(time.Second), moves, forfeits, oppForfeits)
 	fmt.Printf("thinking searches: %s\nthinking while running: %s\npondering searches: %s\n", s.think, s.running, s.ponders)
 	w := share.Waits()
 	fmt.Printf("waits for a thread: %d of %d searches for a move, %v in all, longest %v, %d given one over threads_total\n",
@@ -156,10 +219,17 @@ func runShare(cfg shareConfig, ops []opening) error {
 	return nil
 }
 
+// sharedResult is how one game of the CPU-share measurement went.
+type sharedResult struct {
+	moves      int  // the bot's moves
+	forfeit    bool // the bot lost on time
+	oppForfeit bool // the opponent lost on time (the clock model)
+}
+
 // playShared plays one game of the bot (pondering, on share) against a
-// light opponent: a tiny search after a wait of 0.1–0.8 s. It returns the
-// bot's moves and whether the bot lost on time.
-func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler, seed int64, botWhite bool) (int, bool, error) {
+// light opponent: a tiny search after a wait that cfg.opp chooses (it
+// sleeps: it takes no CPU of ours).
+func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler, seed int64, botWhite bool) (sharedResult, error) {
 	bot := ponder.NewGame(ponder.Options{HashMB: cfg.hashMB, TreeMB: cfg.treeMB, Threads: 1, Ponder: true,
 		MoveOverhead: 20 * time.Millisecond, CPU: share})
 	opp := ponder.NewGame(ponder.Options{HashMB: 1, TreeMB: 1, Threads: 1})
@@ -171,13 +241,13 @@ func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler,
 	rng := rand.New(rand.NewSource(seed))
 	pos, err := board.ParseFEN(op.fen)
 	if err != nil {
-		return 0, false, err
+		return sharedResult{}, err
 	}
 	moves := []string{}
 	for _, mv := range op.moves {
 		x, err := pos.ParseUCIMove(mv)
 		if err != nil {
-			return 0, false, err
+			return sharedResult{}, err
 		}
 		pos.MakeMove(x)
 		moves = append(moves, mv)
@@ -187,6 +257,9 @@ func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler,
 		botSide = board.Black
 	}
 	clock := cfg.base
+	// The opponent's clock: kept in the clock model only, where the bot is
+	// told it; in the fast model the bot is told the base time, as before.
+	oppLeft := cfg.base
 	ctx := context.Background()
 	ours := 0
 	for ply := 0; ply < cfg.maxPlies; ply++ {
@@ -198,11 +271,11 @@ func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler,
 		var uci string
 		if pos.SideToMove() == botSide {
 			if err := bot.SetPosition(op.fen, false, moves); err != nil {
-				return ours, false, err
+				return sharedResult{moves: ours}, err
 			}
-			lim := ponder.ThinkLimits{WTime: clock, BTime: cfg.base, WInc: cfg.inc, BInc: cfg.inc}
+			lim := ponder.ThinkLimits{WTime: clock, BTime: oppLeft, WInc: cfg.inc, BInc: cfg.inc}
 			if botSide == board.Black {
-				lim.WTime, lim.BTime = cfg.base, clock
+				lim.WTime, lim.BTime = oppLeft, clock
 			}
 			t0 := time.Now()
 			m.thinking.Store(true)
@@ -210,38 +283,51 @@ func playShared(op opening, cfg shareConfig, share *ponder.CPUShare, s *sampler,
 			m.thinking.Store(false)
 			clock -= time.Since(t0)
 			if err != nil {
-				return ours, false, fmt.Errorf("bot think: %w", err)
+				return sharedResult{moves: ours}, fmt.Errorf("bot think: %w", err)
 			}
 			if clock < 0 {
-				return ours, true, nil
+				return sharedResult{moves: ours, forfeit: true}, nil
 			}
 			clock += cfg.inc
 			ours++
 			uci = dec.UCI
 		} else {
-			time.Sleep(time.Duration(100+rng.Intn(700)) * time.Millisecond)
+			t0 := time.Now()
+			if cfg.opp == oppClock {
+				time.Sleep(oppClockWait(oppLeft, cfg.inc, rng.Float64()))
+			} else {
+				time.Sleep(time.Duration(100+rng.Intn(700)) * time.Millisecond)
+			}
 			if err := opp.SetPosition(op.fen, false, moves); err != nil {
-				return ours, false, err
+				return sharedResult{moves: ours}, err
 			}
 			dec, err := opp.Think(ctx, ponder.ThinkLimits{Nodes: 500}, nil)
 			if err != nil {
-				return ours, false, fmt.Errorf("opponent think: %w", err)
+				return sharedResult{moves: ours}, fmt.Errorf("opponent think: %w", err)
+			}
+			if cfg.opp == oppClock {
+				oppLeft -= time.Since(t0)
+				if oppLeft < 0 {
+					_ = bot.StopPonder()
+					return sharedResult{moves: ours, oppForfeit: true}, nil
+				}
+				oppLeft += cfg.inc
 			}
 			uci = dec.UCI
 		}
 		x, err := pos.ParseUCIMove(uci)
 		if err != nil {
-			return ours, false, fmt.Errorf("move %q: %w", uci, err)
+			return sharedResult{moves: ours}, fmt.Errorf("move %q: %w", uci, err)
 		}
 		pos.MakeMove(x)
 		moves = append(moves, uci)
 		if pos.SideToMove() != botSide {
 			if err := bot.SetPosition(op.fen, false, moves); err != nil {
-				return ours, false, err
+				return sharedResult{moves: ours}, err
 			}
 			bot.StartPonder(ctx)
 		}
 	}
 	_ = bot.StopPonder()
-	return ours, false, nil
+	return sharedResult{moves: ours}, nil
 }

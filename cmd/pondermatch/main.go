@@ -11,7 +11,9 @@
 //
 // With -cpu-games N it measures instead how the games of one bot share the
 // CPU (ponder.CPUShare): -games games, N at a time, of a pondering bot
-// against a light opponent that mostly waits; it prints the nodes per second
+// against a light opponent that mostly waits (-opp-time fast: 0.1–0.8 s a
+// move; clock: a share of its own remaining clock, as a bot spends a 1+0
+// clock on Lichess); it prints the nodes per second
 // of the thinking searches (over all their time, and over the time they
 // held a thread) and of the pondering searches, the waits of searches for
 // a move for a thread, and the time forfeits (scripts/cpushare.sh compares
@@ -71,6 +73,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print each game")
 	cpuGames := flag.Int("cpu-games", 0, "CPU-share measurement: games of one pondering bot played this many at once against a light opponent (0: a match)")
 	threadsTotal := flag.Int("threads-total", runtime.NumCPU(), "CPU-share measurement: threads of all the bot's searches together")
+	oppTime := flag.String("opp-time", "fast", "CPU-share measurement: the opponent's time per move: fast (0.1-0.8 s) or clock (a share of its own remaining clock, as a bot spends it)")
 	flag.Parse()
 
 	base, inc, err := parseTC(*tc)
@@ -86,8 +89,13 @@ func main() {
 	rng := rand.New(rand.NewSource(*seed))
 	rng.Shuffle(len(ops), func(i, j int) { ops[i], ops[j] = ops[j], ops[i] })
 	if *cpuGames > 0 {
+		opp, err := parseOppModel(*oppTime)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
 		cfg := shareConfig{games: *games, atOnce: *cpuGames, total: *threadsTotal, base: base, inc: inc,
-			hashMB: *hash, treeMB: *treeMB, maxPlies: *maxPlies, seed: *seed}
+			hashMB: *hash, treeMB: *treeMB, maxPlies: *maxPlies, seed: *seed, opp: opp}
 		if err := runShare(cfg, ops); err != nil {
 			fmt.Fprintln(os.Stderr, "cpu share:", err)
 			os.Exit(1)
