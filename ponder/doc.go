@@ -93,8 +93,9 @@
 // the search start deep, and the search's own results then fill the tree.
 // Each search of Options.LearnMinDepth or more is recorded as it ends:
 // the TT's entries of its root and of the positions below it searched to
-// depth 3 or more, gathered on a goroutine of their own (whatever clears
-// or resizes the TT waits for it) and handed to Memory.Record, which only
+// LearnMinDepth (3 at least) or more, breadth-first up to 256 and without
+// those the memory holds as deeply already (HeldDepther), gathered on a
+// goroutine of their own (whatever clears or resizes the TT waits for it) and handed to Memory.Record, which only
 // queues them (not for the first search after the network changed: its
 // table still holds the other evaluation's scores). Nothing is recorded for a root whose fifty-move counter is
 // above 40 or whose reversible history holds a repetition, and no draw

@@ -45,8 +45,8 @@ func (r GameResult) String() string {
 // store keeps it in SQLite). A Game looks positions up only when a search
 // starts (never per node) and records as each search of LearnMinDepth or
 // more ends: the TT's entries of its root and, breadth-first, of the
-// positions below it searched to depth 3 or more, up to learnMaxRecord
-// (2048).
+// positions below it searched to LearnMinDepth (3 at least) or more, up to
+// learnMaxRecord (256).
 //
 // Every entry belongs to an evaluation (search.EvalID): Lookup returns
 // only the entries of eval. Implementations must be safe for concurrent
@@ -73,11 +73,23 @@ type Memory interface {
 	GameOver(game string, result GameResult)
 }
 
+// HeldDepther is a Memory that tells how deeply it holds a position
+// already (0: not at all), at once and with none of Lookup's effects
+// (store's Memory answers from its cache). learn leaves out an entry the
+// memory holds as deeply: it would change nothing, and the entries learn
+// records are bounded (learnMaxRecord).
+type HeldDepther interface {
+	HeldDepth(eval string, key uint64) int
+}
+
 // DefaultLearnMinDepth is Options.LearnMinDepth when not set: positions
-// searched less deeply are cheap to search again and are not recorded.
+// searched less deeply are cheap to search again and are not recorded,
+// neither as the root of a search nor as an entry below one.
 const DefaultLearnMinDepth = 8
 
-// learnFloorDepth is the least depth of a recorded entry (see learn).
+// learnFloorDepth is the least depth of a recorded entry when
+// LearnMinDepth is set lower (see learn), and the depth above which seed
+// looks up an entry's children.
 const learnFloorDepth = 3
 
 // learnMaxHalfmove is the highest fifty-move counter of a search's root
@@ -90,10 +102,17 @@ const learnMaxHalfmove = 40
 // (one Lookup per ply), learnMaxSeed how many entries it seeds and
 // learnMaxLookup how many keys it looks up; learnMaxRecord bounds the
 // entries the end of a search records.
+//
+// learnMaxRecord is small on purpose: a game records after each of its
+// searches, and the entries nearest the root (breadth-first) are the ones
+// a later game reaches and the ones that make its search start deep; 2048
+// a search (with entries of depth 3 and more) wrote some 200,000 rows a
+// game, filled a 100,000-row table within 40 games, and cost the
+// recording process several times the CPU time of its searches.
 const (
 	learnSeedPlies = 32
 	learnMaxSeed   = 4096
-	learnMaxRecord = 2048
+	learnMaxRecord = 256
 	learnMaxLookup = 32768
 )
 
@@ -363,9 +382,14 @@ func seedTT(tt *search.TT, e Learnt, mv board.Move) bool {
 // learn records what a finished search r found (see Memory): the TT's
 // entry of r's root, then breadth-first those of the children of every
 // recorded position deep enough to have children searched
-// (learnFloorDepth or deeper, as the children themselves), up to
-// learnMaxRecord entries. Nothing for a search shallower than
-// LearnMinDepth, nor for one restricted to some moves. Called with g.mu
+// (LearnMinDepth or deeper, and learnFloorDepth at least, as the children
+// themselves), up to learnMaxRecord entries: the positions searched
+// deeply, near the root, which a later game reaches first. An entry
+// shallower than LearnMinDepth is cheap to search again (the reason a
+// search that shallow records nothing); one a HeldDepther memory holds as
+// deeply is left out (the positions below it are still visited, up to
+// 16×learnMaxRecord). Nothing for a search shallower than LearnMinDepth,
+// nor for one restricted to some moves. Called with g.mu
 // held as the search ends; the entries are gathered on a goroutine of
 // their own (off the move's critical path: the table is lock-free, and
 // whatever clears or resizes it waits for the gathering first, see
@@ -383,12 +407,16 @@ func (g *Game) learn(r *run, res search.Result) {
 	if switched {
 		return
 	}
-	tt, root, id, game, log := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log
+	tt, root, id, game, log, floor := g.eng.TT(), r.pos.Clone(), g.evalID(), g.opts.MemoryGame, g.log, g.learnMinDepth()
 	g.learning.Add(1)
 	go func() {
 		defer g.learning.Done()
 		start := time.Now()
-		out := gatherLearnt(tt, root)
+		var held func(uint64) int
+		if h, ok := m.(HeldDepther); ok {
+			held = func(k uint64) int { return h.HeldDepth(id, k) }
+		}
+		out := gatherLearnt(tt, root, floor, held)
 		if len(out) > 0 {
 			m.Record(id, game, out)
 		}
@@ -446,10 +474,13 @@ func recordable(score int) bool {
 	return a < search.TBWinInMaxPly || a >= search.MateInMaxPly
 }
 
-// gatherLearnt collects the entries learn records, breadth-first from root:
-// an entry whose score is not recordable is left out, but the positions
-// below it are still visited.
-func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
+// gatherLearnt collects the entries learn records, breadth-first from
+// root: those of depth floor or more (learnFloorDepth at least), up to
+// learnMaxRecord. An entry whose score is not recordable is left out, but
+// the positions below it are still visited, and so is one held (nil: none
+// known) says the memory holds at least as deeply.
+func gatherLearnt(tt *search.TT, root *board.Position, floor int, held func(uint64) int) []Learnt {
+	floor = max(floor, learnFloorDepth)
 	var out []Learnt
 	seen := make(map[uint64]bool)
 	entry := func(p *board.Position) (search.TTEntry, bool) {
@@ -457,15 +488,15 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 			return search.TTEntry{}, false
 		}
 		e, ok := tt.Probe(p.Key())
-		if !ok || e.Bound == search.BoundNone || e.Depth < learnFloorDepth || e.Score == search.NoScore {
+		if !ok || e.Bound == search.BoundNone || e.Depth < floor || e.Score == search.NoScore {
 			return e, false
 		}
 		seen[p.Key()] = true
 		return e, true
 	}
-	full := func() bool { return len(out) >= learnMaxRecord || len(seen) >= 4*learnMaxRecord }
+	full := func() bool { return len(out) >= learnMaxRecord || len(seen) >= 16*learnMaxRecord }
 	add := func(p *board.Position, e search.TTEntry) {
-		if !recordable(e.Score) {
+		if !recordable(e.Score) || held != nil && held(p.Key()) >= e.Depth {
 			return
 		}
 		mv := ""
@@ -494,7 +525,7 @@ func gatherLearnt(tt *search.TT, root *board.Position) []Learnt {
 					root.MakeMove(mv)
 					if e, ok := entry(root); ok {
 						add(root, e)
-						if e.Depth > learnFloorDepth {
+						if e.Depth > floor {
 							next = append(next, append(append(make([]board.Move, 0, depth+1), path...), mv))
 						}
 					}

@@ -556,7 +556,7 @@ func TestMemoryRecordsOnlyScoresOfTheEvaluation(t *testing.T) {
 	tt.Store(key(ml.Moves[0]), board.NoMove, 35, search.NoScore, 9, search.BoundExact)                 // kept
 	tt.Store(key(ml.Moves[1]), board.NoMove, search.TBWin-3, search.NoScore, 9, search.BoundLower)     // a tablebase win
 	tt.Store(key(ml.Moves[2]), board.NoMove, search.MateScore-5, search.NoScore, 9, search.BoundExact) // a mate: kept
-	got := gatherLearnt(tt, root)
+	got := gatherLearnt(tt, root, learnFloorDepth, nil)
 	keys := map[uint64]bool{}
 	for _, e := range got {
 		keys[e.Key] = true
@@ -830,4 +830,80 @@ func TestMemoryUsedOnlyWhenPlayed(t *testing.T) {
 	if u := used(); !slices.Contains(u, root) {
 		t.Fatalf("a ponder hit used %v, want the root %d", u, root)
 	}
+}
+
+// sizedMemory is a mapMemory that keeps the size of each Record.
+type sizedMemory struct {
+	*mapMemory
+	records []int
+	// recorded are the entries of each Record, with the depth the memory
+	// held for each then (0: none).
+	recorded [][2]int
+}
+
+func (m *sizedMemory) Record(eval, game string, es []Learnt) {
+	m.mu.Lock()
+	m.records = append(m.records, len(es))
+	for _, e := range es {
+		m.recorded = append(m.recorded, [2]int{e.Depth, m.entries[eval][e.Key].Depth})
+	}
+	m.mu.Unlock()
+	m.mapMemory.Record(eval, game, es)
+}
+
+// heldMemory is a sizedMemory that is a HeldDepther.
+type heldMemory struct{ *sizedMemory }
+
+func (m heldMemory) HeldDepth(eval string, key uint64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.entries[eval][key].Depth
+}
+
+// TestMemoryRecordBoundedPerSearch: the end of a search records at most
+// a few hundred entries (2048 a search filled the table within 40 games
+// and wrote 300 MB of WAL), only those searched to LearnMinDepth or more,
+// and none the memory already holds as deeply (a HeldDepther).
+func TestMemoryRecordBoundedPerSearch(t *testing.T) {
+	id := search.EvalID(nil)
+	for _, minDepth := range []int{3, DefaultLearnMinDepth} {
+		mem := &sizedMemory{mapMemory: newMapMemory()}
+		g := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: "x", LearnMinDepth: minDepth})
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		think(t, g, ThinkLimits{Depth: 12})
+		g.WaitLearning()
+		if len(mem.records) != 1 || mem.records[0] == 0 || mem.records[0] > learnMaxRecord || learnMaxRecord > 256 {
+			t.Fatalf("LearnMinDepth %d: records of %v entries, want one of 1 to %d (at most 256)", minDepth, mem.records, learnMaxRecord)
+		}
+		for _, e := range mem.entries[id] {
+			if e.Depth < minDepth {
+				t.Fatalf("LearnMinDepth %d: recorded %+v, searched less deeply", minDepth, e)
+			}
+		}
+		t.Logf("LearnMinDepth %d: %d entries recorded", minDepth, mem.records[0])
+	}
+
+	// A second game of the same position, seeded from the memory: what it
+	// did not search deeper than the memory holds is left out.
+	inner := &sizedMemory{mapMemory: newMapMemory()}
+	mem := heldMemory{inner}
+	for _, game := range []string{"first", "second"} {
+		g := newTestGame(t, Options{HashMB: 16, Memory: mem, MemoryGame: game, LearnMinDepth: 3})
+		if err := g.SetPosition(memoryFEN, false, nil); err != nil {
+			t.Fatal(err)
+		}
+		think(t, g, ThinkLimits{Depth: 10})
+		g.WaitLearning()
+	}
+	if len(inner.records) != 2 || inner.records[0] == 0 {
+		t.Fatalf("records of %v entries, want two, the first not empty", inner.records)
+	}
+	for _, r := range inner.recorded[inner.records[0]:] {
+		if r[0] <= r[1] {
+			t.Fatalf("the second game recorded an entry of depth %d the memory held at depth %d", r[0], r[1])
+		}
+	}
+	t.Logf("records of %v entries", inner.records)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,9 +32,19 @@ type MemoryOptions struct {
 	// Record is dropped (and logged), never waited for. A loss (GameOver)
 	// is never dropped: it waits for room (the writer keeps emptying the
 	// queue).
-	Queue  int
-	Logger zerolog.Logger // write errors and drops (zero value: silent)
+	Queue int
+	// WALLimit bounds the write-ahead log (the file's -wal) in bytes
+	// (<1: DefaultLearnWALLimit): after a write that leaves it larger, the
+	// writer checkpoints it and truncates it (see checkpoint).
+	WALLimit int64
+	Logger   zerolog.Logger // write errors and drops (zero value: silent)
 }
+
+// DefaultLearnWALLimit is MemoryOptions.WALLimit when not set. Two
+// processes that share a file, each reading and writing as it plays, once
+// grew it to 316 MB: SQLite's automatic checkpoints reuse the log but never
+// shrink it, and cannot restart it while the other process reads.
+const DefaultLearnWALLimit = 4 << 20
 
 // Memory is the learning memory in a database file (a ponder.Memory):
 // positions searched deeply in earlier games, per evaluation. Lookups
@@ -128,9 +139,18 @@ func OpenMemory(path string, o MemoryOptions) (*Memory, error) {
 	if o.Queue < 1 {
 		o.Queue = 64
 	}
+	if o.WALLimit < 1 {
+		o.WALLimit = DefaultLearnWALLimit
+	}
 	db, err := Open(path, Options{})
 	if err != nil {
 		return nil, fmt.Errorf("learning memory: %w", err)
+	}
+	// The writer's connection (the only one: SetMaxOpenConns(1)) truncates
+	// the log to the limit whenever it restarts it.
+	if _, err := db.db.Exec(fmt.Sprintf("PRAGMA journal_size_limit = %d", o.WALLimit)); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("learning memory: database %s: limit the WAL: %w", path, err)
 	}
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(1000)")
@@ -364,10 +384,33 @@ func (m *Memory) reload() error {
 
 // known reports whether the cache holds the entry (eval, key).
 func (m *Memory) known(eval string, key uint64) bool {
+	_, ok := m.cached(eval, key)
+	return ok
+}
+
+// cached is the cache's entry (eval, key).
+func (m *Memory) cached(eval string, key uint64) (cachedEntry, bool) {
 	m.cmu.RLock()
 	defer m.cmu.RUnlock()
-	_, ok := m.cache[eval][key]
-	return ok
+	e, ok := m.cache[eval][key]
+	return e, ok
+}
+
+// HeldDepth implements ponder.HeldDepther: the depth of the entry (eval,
+// key) as this process knows it (0: none), from the cache, touching
+// nothing.
+func (m *Memory) HeldDepth(eval string, key uint64) int {
+	e, _ := m.cached(eval, key)
+	return int(e.depth)
+}
+
+// unchanged reports whether recording e would change nothing the memory
+// knows: the cache holds the position deeper, or as deep with the same
+// move, score and bound (only the game and used_at would be written).
+func (m *Memory) unchanged(eval string, e ponder.Learnt) bool {
+	c, ok := m.cached(eval, e.Key)
+	return ok && (int(c.depth) > e.Depth ||
+		int(c.depth) == e.Depth && c.move == e.Move && int(c.score) == e.Score && c.bound == e.Bound)
 }
 
 // cacheSet and cacheDel change the cache (called by the writer).
@@ -441,7 +484,9 @@ func (m *Memory) write(op memoryOp) {
 	case op.refresh:
 		err = m.reload()
 	case op.entries != nil:
-		err = m.record(op.eval, op.game, op.entries)
+		if err = m.record(op.eval, op.game, op.entries); err == nil {
+			err = m.checkpoint()
+		}
 	case op.result == ponder.ResultLoss:
 		err = m.lost(op.game, op.used)
 	}
@@ -507,7 +552,7 @@ RETURNING key`)
 		}
 		defer st.Close()
 		for _, e := range entries {
-			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact {
+			if e.Bound < search.BoundUpper || e.Bound > search.BoundExact || m.unchanged(eval, e) {
 				continue
 			}
 			rows, err := st.QueryContext(ctx, eval, int64(e.Key), e.FEN, e.Move, e.Score, int(e.Bound), e.Depth, game, now)
@@ -561,6 +606,26 @@ RETURNING key`)
 	m.rows = total
 	m.dataVersion, m.versionKnown = version, true // our own commit leaves it as it was
 	m.apply(changes)
+	return nil
+}
+
+// checkpoint copies the write-ahead log into the database and truncates
+// it when it has grown beyond opts.WALLimit. It waits (the busy timeout at
+// most) for the other process's readers and writer, off any search's path
+// (the writer's goroutine); one that cannot finish meanwhile is tried
+// again after the next write.
+func (m *Memory) checkpoint() error {
+	fi, err := os.Stat(m.db.Path() + "-wal")
+	if err != nil || fi.Size() <= m.opts.WALLimit {
+		return nil // no log (yet): nothing to do
+	}
+	var busy, logged, done int
+	if err := m.db.db.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil {
+		return fmt.Errorf("learning memory %s: checkpoint a WAL of %d bytes: %w", m.db.Path(), fi.Size(), err)
+	}
+	if busy != 0 {
+		m.log.Debug().Int64("wal_bytes", fi.Size()).Msg("learning memory: checkpoint blocked by another connection; trying again after the next write")
+	}
 	return nil
 }
 

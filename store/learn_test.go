@@ -487,3 +487,68 @@ func TestLearnEvictionUsesIndexes(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnRecordSkipsUnchanged: an entry the memory holds deeper, or as
+// deep with the same move, score and bound, is not written again (its
+// game stays the one that wrote it); a deeper one, or a new result at the
+// same depth, is.
+func TestLearnRecordSkipsUnchanged(t *testing.T) {
+	m := openMemory(t, filepath.Join(t.TempDir(), FileName), MemoryOptions{})
+	m.Record("e", "g1", []ponder.Learnt{learnt(1, 10), learnt(2, 10), learnt(3, 10), learnt(4, 10)})
+	m.Flush()
+	changed := learnt(3, 10)
+	changed.Score++
+	m.Record("e", "g2", []ponder.Learnt{learnt(1, 10), learnt(2, 9), changed, learnt(4, 11)})
+	m.Flush()
+	for k, want := range map[int64]string{1: "g1", 2: "g1", 3: "g2", 4: "g2"} {
+		var game string
+		if err := m.db.SQL().QueryRow(`SELECT game FROM learn WHERE key = ?`, k).Scan(&game); err != nil || game != want {
+			t.Errorf("entry %d: written by %q (%v), want %q", k, game, err, want)
+		}
+	}
+	if d := m.HeldDepth("e", 4); d != 11 {
+		t.Errorf("HeldDepth of entry 4: %d, want 11", d)
+	}
+	if d := m.HeldDepth("e", 99); d != 0 {
+		t.Errorf("HeldDepth of an unknown entry: %d, want 0", d)
+	}
+}
+
+// TestLearnWALStaysBounded: two memories on one file (two processes)
+// writing many records keep its write-ahead log near WALLimit, where
+// SQLite alone lets it grow with what is written.
+func TestLearnWALStaysBounded(t *testing.T) {
+	const limit = 256 << 10
+	path := filepath.Join(t.TempDir(), FileName)
+	a := openMemory(t, path, MemoryOptions{WALLimit: limit, MaxEntries: 5000})
+	b := openMemory(t, path, MemoryOptions{WALLimit: limit, MaxEntries: 5000})
+	fen := strings.Repeat("rnbqkbnr/pppppppp/8/8/", 3)
+	var most int64
+	key := uint64(1)
+	for i := 0; i < 40; i++ {
+		m := a
+		if i%2 == 1 {
+			m = b
+		}
+		es := make([]ponder.Learnt, 200)
+		for j := range es {
+			es[j] = learnt(key, 8+j%10)
+			es[j].FEN = fen
+			key++
+		}
+		m.Record("e", fmt.Sprintf("g%d", i), es)
+		m.Refresh() // the other's entries: a read, as a process does between games
+		m.Flush()
+		fi, err := os.Stat(path + "-wal")
+		if err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, fi.Size())
+	}
+	// 8,000 rows of some 100 bytes, with their indexes, and evictions:
+	// several MB of log without the limit.
+	if most > 2*limit {
+		t.Fatalf("WAL grew to %d bytes, want at most %d (twice WALLimit)", most, 2*limit)
+	}
+	t.Logf("largest WAL %d bytes", most)
+}
