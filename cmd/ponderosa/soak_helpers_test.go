@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -233,9 +234,10 @@ func writeConfigTB(t testing.TB, content string) string {
 // house players (house1…houseN) of the given strategy and think time.
 func newSoakServer(t testing.TB, houses int, strat lichesstest.HouseStrategy, think time.Duration, opts ...lichesstest.Option) (*lichesstest.Server, []string) {
 	t.Helper()
-	if os.Getenv("PONDEROSA_SOAK_HEAPPROFILE") != "" {
-		runtime.MemProfileRate = 16 << 10 // finer than the default 512 KiB: small retained objects show
-	}
+	// Finer than the default 512 KiB, so that small retained objects show
+	// in the heap profile that measureMem reads (and writes with
+	// PONDEROSA_SOAK_HEAPPROFILE).
+	runtime.MemProfileRate = 16 << 10
 	opts = append([]lichesstest.Option{lichesstest.WithKeepAlive(2 * time.Second), lichesstest.WithChallengeTTL(0)}, opts...)
 	srv := lichesstest.NewStarted(opts...)
 	t.Cleanup(srv.Close)
@@ -354,6 +356,7 @@ type memFigures struct {
 	rssKB, hwmKB     int // VmRSS and VmHWM after runtime.GC
 	rssFreedKB       int // VmRSS after debug.FreeOSMemory
 	heapInuseMB      float64
+	heap             heapShares // heap in use by whose code allocated it
 	goroutines       int
 	gamesFinished    int
 	gamesInProgress  int
@@ -361,8 +364,87 @@ type memFigures struct {
 }
 
 func (m memFigures) String() string {
-	return fmt.Sprintf("after %d games (%d running): RSS %.1f MiB after GC, %.1f MiB after FreeOSMemory; peak RSS %.1f MiB; heap in use %.1f MiB; %d goroutines",
-		m.gamesFinished, m.gamesInProgress, float64(m.rssKB)/1024, float64(m.rssFreedKB)/1024, float64(m.hwmKB)/1024, m.heapInuseMB, m.goroutines)
+	return fmt.Sprintf("after %d games (%d running): RSS %.1f MiB after GC, %.1f MiB after FreeOSMemory; peak RSS %.1f MiB; heap in use %.1f MiB (heap profile: daemon %.1f MiB, harness %.1f MiB, other %.1f MiB); %d goroutines",
+		m.gamesFinished, m.gamesInProgress, float64(m.rssKB)/1024, float64(m.rssFreedKB)/1024, float64(m.hwmKB)/1024, m.heapInuseMB,
+		m.heap.daemon/(1<<20), m.heap.harness/(1<<20), m.heap.other/(1<<20), m.goroutines)
+}
+
+// heapShares is the heap in use (bytes, estimated from the sampled heap
+// profile as of the last GC) by whose code allocated it. The daemon and
+// the fake server share the soak's process; the fake server keeps every
+// game it served and the harness keeps what it checks at the end, so
+// only the daemon's share says whether the bot leaks.
+type heapShares struct {
+	// daemon: the innermost frame of this module on the allocation's
+	// stack is the daemon's code (not lichesstest, not a _test.go file).
+	daemon float64
+	// harness: that frame is in lichesstest or in a _test.go file (the
+	// soak's feeder, wire tap and checks).
+	harness float64
+	// other: no frame of this module on the stack (the runtime, net/http
+	// connections, stacks deeper than the profile keeps).
+	other float64
+}
+
+// soakModule is the import path prefix of this module's packages.
+const soakModule = "github.com/ponderosa-chess/ponderosa/"
+
+// measureHeapShares reads the heap profile (call runtime.GC first: it
+// then is as of that GC) and splits the bytes in use by heapOwner.
+func measureHeapShares() heapShares {
+	n, _ := runtime.MemProfile(nil, true)
+	var recs []runtime.MemProfileRecord
+	for {
+		recs = make([]runtime.MemProfileRecord, n+64)
+		var ok bool
+		if n, ok = runtime.MemProfile(recs, true); ok {
+			recs = recs[:n]
+			break
+		}
+	}
+	rate := float64(runtime.MemProfileRate)
+	var s heapShares
+	for i := range recs {
+		r := &recs[i]
+		b := float64(r.InUseBytes())
+		if b <= 0 {
+			continue
+		}
+		// Undo the sampling as pprof does: an allocation of size x is
+		// sampled with probability 1 - exp(-x/rate).
+		if rate > 1 && r.AllocObjects > 0 {
+			b /= 1 - math.Exp(-float64(r.AllocBytes)/float64(r.AllocObjects)/rate)
+		}
+		switch heapOwner(r.Stack()) {
+		case "daemon":
+			s.daemon += b
+		case "harness":
+			s.harness += b
+		default:
+			s.other += b
+		}
+	}
+	return s
+}
+
+// heapOwner classifies an allocation by the innermost frame of this
+// module (or of package main) on its stack: "harness" when that frame is
+// lichesstest's or a _test.go file's, "daemon" otherwise, "other" when
+// there is none.
+func heapOwner(stack []uintptr) string {
+	frames := runtime.CallersFrames(stack)
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, soakModule) || strings.HasPrefix(f.Function, "main.") {
+			if strings.Contains(f.Function, "/lichesstest.") || strings.HasSuffix(f.File, "_test.go") {
+				return "harness"
+			}
+			return "daemon"
+		}
+		if !more {
+			return "other"
+		}
+	}
 }
 
 // procStatusKB returns fields of /proc/self/status in kB (0 if missing).
@@ -390,7 +472,7 @@ func measureMem(finished, running int) memFigures {
 	v := procStatusKB("VmRSS", "VmHWM")
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := memFigures{rssKB: v[0], hwmKB: v[1], heapInuseMB: float64(ms.HeapInuse) / (1 << 20),
+	m := memFigures{rssKB: v[0], hwmKB: v[1], heapInuseMB: float64(ms.HeapInuse) / (1 << 20), heap: measureHeapShares(),
 		goroutines: runtime.NumGoroutine(), gamesFinished: finished, gamesInProgress: running}
 	debug.FreeOSMemory()
 	m.rssFreedKB = procStatusKB("VmRSS")[0]
