@@ -45,8 +45,13 @@ export PONDEROSA_SOAK_HASH_MB=${HASH_MB:-16}
 export PONDEROSA_SOAK_TREE_MB=${TREE_MB:-16}
 export PONDEROSA_SOAK_HOUSE=${HOUSE:-greedy}
 # HEAPPROFILE=1 writes a heap profile at each memory checkpoint into
-# $OUT/<measurement>/ (the fake server shares the process: `go tool pprof
-# -top -sample_index=inuse_space FILE` shows whose bytes they are).
+# $OUT/<measurement>/heap-NNN.pprof (after NNN games). The fake server
+# shares the process; each checkpoint prints the heap in use split into
+# the daemon's, the harness's (lichesstest, the checks) and other, and
+#   go tool pprof -base heap-020.pprof -top -sample_index=inuse_space heap-200.pprof
+# shows what grew and whose it is. The soak has the fake server forget
+# the games over at each checkpoint (so that it measures the daemon);
+# PONDEROSA_SOAK_KEEP_GAMES=1 in the environment keeps them all.
 HEAPPROFILE=${HEAPPROFILE:-}
 
 bin="$OUT/ponderosa-soak.test"

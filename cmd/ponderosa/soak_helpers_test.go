@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -150,6 +151,23 @@ func (d *soakDaemon) stop(t testing.TB) {
 	_ = d.logf.Close()
 }
 
+// settle waits, before a memory checkpoint, until the daemon runs no game
+// (the fake server may call a game over before the bot's worker for it
+// has released its player: its hash table and search tree would be
+// measured with the rest), and a little more for the workers' last
+// steps after they leave the bot's list of games.
+func (d *soakDaemon) settle(t testing.TB) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(d.bot.Games()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(d.bot.Games()); n > 0 {
+		t.Logf("checkpoint: the daemon still runs %d games 30 s after the server saw them over: %v", n, d.bot.Games())
+	}
+	time.Sleep(500 * time.Millisecond)
+}
+
 // logCounts counts the daemon's log lines by level and the messages of
 // the warnings and errors.
 func (d *soakDaemon) logCounts() (levels map[string]int, msgs map[string]int) {
@@ -233,9 +251,10 @@ func writeConfigTB(t testing.TB, content string) string {
 // house players (house1…houseN) of the given strategy and think time.
 func newSoakServer(t testing.TB, houses int, strat lichesstest.HouseStrategy, think time.Duration, opts ...lichesstest.Option) (*lichesstest.Server, []string) {
 	t.Helper()
-	if os.Getenv("PONDEROSA_SOAK_HEAPPROFILE") != "" {
-		runtime.MemProfileRate = 16 << 10 // finer than the default 512 KiB: small retained objects show
-	}
+	// Finer than the default 512 KiB, so that small retained objects show
+	// in the heap profile that measureMem reads (and writes with
+	// PONDEROSA_SOAK_HEAPPROFILE).
+	runtime.MemProfileRate = 16 << 10
 	opts = append([]lichesstest.Option{lichesstest.WithKeepAlive(2 * time.Second), lichesstest.WithChallengeTTL(0)}, opts...)
 	srv := lichesstest.NewStarted(opts...)
 	t.Cleanup(srv.Close)
@@ -351,9 +370,11 @@ func playGames(ctx context.Context, t testing.TB, srv *lichesstest.Server, o fee
 
 // memFigures is the process memory at one moment.
 type memFigures struct {
-	rssKB, hwmKB     int // VmRSS and VmHWM after runtime.GC
-	rssFreedKB       int // VmRSS after debug.FreeOSMemory
-	heapInuseMB      float64
+	rssKB, hwmKB     int        // VmRSS and VmHWM after runtime.GC
+	rssFreedKB       int        // VmRSS after debug.FreeOSMemory
+	heapInuseMB      float64    // runtime HeapInuse: spans with any object alive, so what keeps one small object per span counts in full
+	heapAllocMB      float64    // runtime HeapAlloc after GC: the objects alive
+	heap             heapShares // heap in use by whose code allocated it
 	goroutines       int
 	gamesFinished    int
 	gamesInProgress  int
@@ -361,8 +382,87 @@ type memFigures struct {
 }
 
 func (m memFigures) String() string {
-	return fmt.Sprintf("after %d games (%d running): RSS %.1f MiB after GC, %.1f MiB after FreeOSMemory; peak RSS %.1f MiB; heap in use %.1f MiB; %d goroutines",
-		m.gamesFinished, m.gamesInProgress, float64(m.rssKB)/1024, float64(m.rssFreedKB)/1024, float64(m.hwmKB)/1024, m.heapInuseMB, m.goroutines)
+	return fmt.Sprintf("after %d games (%d running): RSS %.1f MiB after GC, %.1f MiB after FreeOSMemory; peak RSS %.1f MiB; heap in use %.1f MiB, live %.1f MiB (heap profile: daemon %.1f MiB, harness %.1f MiB, other %.1f MiB); %d goroutines",
+		m.gamesFinished, m.gamesInProgress, float64(m.rssKB)/1024, float64(m.rssFreedKB)/1024, float64(m.hwmKB)/1024, m.heapInuseMB, m.heapAllocMB,
+		m.heap.daemon/(1<<20), m.heap.harness/(1<<20), m.heap.other/(1<<20), m.goroutines)
+}
+
+// heapShares is the heap in use (bytes, estimated from the sampled heap
+// profile as of the last GC) by whose code allocated it. The daemon and
+// the fake server share the soak's process; the fake server keeps every
+// game it served and the harness keeps what it checks at the end, so
+// only the daemon's share says whether the bot leaks.
+type heapShares struct {
+	// daemon: the innermost frame of this module on the allocation's
+	// stack is the daemon's code (not lichesstest, not a _test.go file).
+	daemon float64
+	// harness: that frame is in lichesstest or in a _test.go file (the
+	// soak's feeder, wire tap and checks).
+	harness float64
+	// other: no frame of this module on the stack (the runtime, net/http
+	// connections, stacks deeper than the profile keeps).
+	other float64
+}
+
+// soakModule is the import path prefix of this module's packages.
+const soakModule = "github.com/ponderosa-chess/ponderosa/"
+
+// measureHeapShares reads the heap profile (call runtime.GC first: it
+// then is as of that GC) and splits the bytes in use by heapOwner.
+func measureHeapShares() heapShares {
+	n, _ := runtime.MemProfile(nil, true)
+	var recs []runtime.MemProfileRecord
+	for {
+		recs = make([]runtime.MemProfileRecord, n+64)
+		var ok bool
+		if n, ok = runtime.MemProfile(recs, true); ok {
+			recs = recs[:n]
+			break
+		}
+	}
+	rate := float64(runtime.MemProfileRate)
+	var s heapShares
+	for i := range recs {
+		r := &recs[i]
+		b := float64(r.InUseBytes())
+		if b <= 0 {
+			continue
+		}
+		// Undo the sampling as pprof does: an allocation of size x is
+		// sampled with probability 1 - exp(-x/rate).
+		if rate > 1 && r.AllocObjects > 0 {
+			b /= 1 - math.Exp(-float64(r.AllocBytes)/float64(r.AllocObjects)/rate)
+		}
+		switch heapOwner(r.Stack()) {
+		case "daemon":
+			s.daemon += b
+		case "harness":
+			s.harness += b
+		default:
+			s.other += b
+		}
+	}
+	return s
+}
+
+// heapOwner classifies an allocation by the innermost frame of this
+// module (or of package main) on its stack: "harness" when that frame is
+// lichesstest's or a _test.go file's, "daemon" otherwise, "other" when
+// there is none.
+func heapOwner(stack []uintptr) string {
+	frames := runtime.CallersFrames(stack)
+	for {
+		f, more := frames.Next()
+		if strings.HasPrefix(f.Function, soakModule) || strings.HasPrefix(f.Function, "main.") {
+			if strings.Contains(f.Function, "/lichesstest.") || strings.HasSuffix(f.File, "_test.go") {
+				return "harness"
+			}
+			return "daemon"
+		}
+		if !more {
+			return "other"
+		}
+	}
 }
 
 // procStatusKB returns fields of /proc/self/status in kB (0 if missing).
@@ -390,7 +490,7 @@ func measureMem(finished, running int) memFigures {
 	v := procStatusKB("VmRSS", "VmHWM")
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := memFigures{rssKB: v[0], hwmKB: v[1], heapInuseMB: float64(ms.HeapInuse) / (1 << 20),
+	m := memFigures{rssKB: v[0], hwmKB: v[1], heapInuseMB: float64(ms.HeapInuse) / (1 << 20), heapAllocMB: float64(ms.HeapAlloc) / (1 << 20), heap: measureHeapShares(),
 		goroutines: runtime.NumGoroutine(), gamesFinished: finished, gamesInProgress: running}
 	debug.FreeOSMemory()
 	m.rssFreedKB = procStatusKB("VmRSS")[0]
@@ -436,12 +536,49 @@ type gameFacts struct {
 	concurrentRequestsBot int
 }
 
+// gameLookup is a game by id: lichesstest.Server.Game, or the snapshots
+// a soak took of its games before the server forgot them.
+type gameLookup func(id string) (lichesstest.GameSnapshot, bool)
+
+// soakMovePosts is the pattern of the move posts in the server's request
+// log.
+const soakMovePosts = "POST /api/bot/game/*/move/*"
+
+// movePosts counts the bot's move posts by their answer.
+type movePosts struct{ ok, refused, tooMany int }
+
+// add counts the bot's requests among recs (move posts).
+func (p *movePosts) add(recs []lichesstest.RequestRecord) {
+	botID := strings.ToLower(soakBot)
+	for _, r := range recs {
+		if r.Account != botID {
+			continue
+		}
+		switch {
+		case r.Status == http.StatusOK:
+			p.ok++
+		case r.Status == http.StatusTooManyRequests:
+			p.tooMany++
+		default:
+			p.refused++
+		}
+	}
+}
+
 // collectFacts reads the games and the request log of srv.
 func collectFacts(srv *lichesstest.Server, ids []string) gameFacts {
-	f := gameFacts{statuses: map[string]int{}, stats: srv.Stats()}
-	botID := strings.ToLower(soakBot)
+	var posts movePosts
+	posts.add(srv.RequestsMatching(soakMovePosts))
+	return collectFactsFrom(srv.Game, ids, srv.Stats(), posts)
+}
+
+// collectFactsFrom reads the games from game, with the server's counters
+// and the bot's move posts counted.
+func collectFactsFrom(game gameLookup, ids []string, stats lichesstest.Stats, posts movePosts) gameFacts {
+	f := gameFacts{statuses: map[string]int{}, stats: stats,
+		movePostsOK: posts.ok, movePostsRefused: posts.refused, movePosts429: posts.tooMany}
 	for _, id := range ids {
-		g, ok := srv.Game(id)
+		g, ok := game(id)
 		if !ok || !g.Finished {
 			f.unfinished = append(f.unfinished, id)
 			continue
@@ -475,19 +612,6 @@ func collectFacts(srv *lichesstest.Server, ids []string) gameFacts {
 			f.botFlagged = append(f.botFlagged, id)
 		}
 		f.botTimeLeft = append(f.botTimeLeft, left)
-	}
-	for _, r := range srv.RequestsMatching("POST /api/bot/game/*/move/*") {
-		if r.Account != botID {
-			continue
-		}
-		switch {
-		case r.Status == http.StatusOK:
-			f.movePostsOK++
-		case r.Status == http.StatusTooManyRequests:
-			f.movePosts429++
-		default:
-			f.movePostsRefused++
-		}
 	}
 	return f
 }
@@ -634,6 +758,20 @@ func (w *wireTap) line(game string, line []byte, at time.Time) {
 	w.mu.Unlock()
 }
 
+// forget drops what the tap saw of the games ids.
+func (w *wireTap) forget(ids []string) {
+	drop := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		drop[id] = true
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, id := range ids {
+		delete(w.states, id)
+	}
+	w.posts = slices.DeleteFunc(w.posts, func(p postSeen) bool { return drop[p.game] })
+}
+
 // reaction is one move post and the state it answered.
 type reaction struct {
 	game  string
@@ -672,4 +810,42 @@ func percentile(sorted []time.Duration, q float64) time.Duration {
 	}
 	i := int(q*float64(len(sorted)-1) + 0.5)
 	return sorted[min(i, len(sorted)-1)]
+}
+
+// The soak's heap split counts what a _test.go file keeps alive as the
+// harness's, not the daemon's.
+func TestSoakHeapSharesHarness(t *testing.T) {
+	kept := make([]byte, 8<<20)
+	for i := range kept {
+		kept[i] = byte(i)
+	}
+	runtime.GC()
+	runtime.GC() // the heap profile may be two cycles old
+	s := measureHeapShares()
+	if s.harness < 8<<20 {
+		t.Errorf("harness share %.1f MiB with 8 MiB kept by this test (daemon %.1f MiB, other %.1f MiB)",
+			s.harness/(1<<20), s.daemon/(1<<20), s.other/(1<<20))
+	}
+	runtime.KeepAlive(kept)
+}
+
+// movePosts counts the bot's move posts by answer, and only the bot's;
+// the wire tap forgets the games it is told to.
+func TestSoakMovePostsAndTapForget(t *testing.T) {
+	bot := strings.ToLower(soakBot)
+	var p movePosts
+	p.add([]lichesstest.RequestRecord{{Account: bot, Status: 200}, {Account: bot, Status: 429}, {Account: bot, Status: 400},
+		{Account: bot, Status: 0}, {Account: "house1", Status: 200}})
+	if want := (movePosts{ok: 1, tooMany: 1, refused: 2}); p != want {
+		t.Errorf("movePosts %+v, want %+v", p, want)
+	}
+	w := newWireTap()
+	now := time.Now()
+	w.line("g1", []byte(`{"type":"gameState","moves":"e2e4"}`), now)
+	w.line("g2", []byte(`{"type":"gameState","moves":"e2e4"}`), now)
+	w.posts = []postSeen{{at: now.Add(time.Millisecond), game: "g1", move: "e7e5"}, {at: now.Add(time.Millisecond), game: "g2", move: "e7e5"}}
+	w.forget([]string{"g1"})
+	if r := w.reactions(); len(r) != 1 || r[0].game != "g2" || len(w.states) != 1 {
+		t.Errorf("after forgetting g1: reactions %+v, states of %d games", r, len(w.states))
+	}
 }

@@ -3,6 +3,7 @@ package lichesstest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,6 +138,26 @@ func (s *Server) Game(id string) (GameSnapshot, bool) {
 		return GameSnapshot{}, false
 	}
 	return s.snapshotLocked(g), true
+}
+
+// ForgetGame drops finished game id (and the challenge it came from) from
+// the server, as if it had never been played; a long run that took what
+// it needs of each game (Game) keeps the server's memory flat with it.
+// It reports whether the game was forgotten: false for a game unknown or
+// still in progress.
+func (s *Server) ForgetGame(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.games[id]
+	if g == nil || g.ongoing() {
+		return false
+	}
+	delete(s.games, id)
+	delete(s.challenges, id)
+	if i := slices.Index(s.gameOrder, id); i >= 0 {
+		s.gameOrder = slices.Delete(s.gameOrder, i, i+1)
+	}
+	return true
 }
 
 // Games returns snapshots of every game, oldest first.
