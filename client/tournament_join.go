@@ -161,35 +161,38 @@ func (b *Bot) withdrawArenas(ctx context.Context) {
 	if len(joined) == 0 {
 		return
 	}
+	if !b.withdrawWithin(ctx, st, joined, timeout) {
+		b.log.Warn().Msg("arena tournaments: no time left to withdraw")
+	}
+}
+
+// withdrawArena withdraws from arena a, which a reload took off the list.
+// Running out of time is not logged: a stays joined, and withdrawArenas
+// tries again when the bot drains or stops.
+func (b *Bot) withdrawArena(ctx context.Context, a *arenaJoin) {
+	b.mu.Lock()
+	st := b.arenasLocked()
+	timeout := b.settings.Tournament.WithdrawTimeout
+	b.mu.Unlock()
+	b.withdrawWithin(ctx, st, []*arenaJoin{a}, timeout)
+}
+
+// withdrawWithin withdraws from arenas one after the other, within
+// timeout, once a join in flight has landed (st.reqMu); false when the
+// time ran out before any withdrawal was sent.
+func (b *Bot) withdrawWithin(ctx context.Context, st *arenaState, arenas []*arenaJoin, timeout time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	select {
 	case st.reqMu <- struct{}{}: // a join in flight lands first
 		defer func() { <-st.reqMu }()
 	case <-ctx.Done():
-		b.log.Warn().Msg("arena tournaments: no time left to withdraw")
-		return
+		return false
 	}
-	for _, a := range joined {
+	for _, a := range arenas {
 		b.withdrawOne(ctx, a)
 	}
-}
-
-// withdrawArena withdraws from arena a, which a reload took off the list.
-func (b *Bot) withdrawArena(ctx context.Context, a *arenaJoin) {
-	b.mu.Lock()
-	st := b.arenasLocked()
-	timeout := b.settings.Tournament.WithdrawTimeout
-	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	select {
-	case st.reqMu <- struct{}{}:
-		defer func() { <-st.reqMu }()
-	case <-ctx.Done():
-		return
-	}
-	b.withdrawOne(ctx, a)
+	return true
 }
 
 // withdrawOne sends the withdrawal from arena a (st.reqMu held).
