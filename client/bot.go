@@ -441,7 +441,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		// a new worker would only hear the end again. Nor does its arena
 		// count it as playing (noteArenaGame skips it, but may have
 		// counted it just before the end was seen).
-		b.arenaGameOverLocked(id) // tournament.go
+		b.arenaGameOverLocked(id) // tournament_games.go
 		// Nor does it hold a correspondence slot (parked games are
 		// taken up for their end, onGameFinishParked).
 		if _, parked := b.parked[id]; parked {
@@ -472,7 +472,7 @@ func (b *Bot) startGame(ctx context.Context, id, opponent string, corr bool) {
 		last := b.games[id] // the last worker, after rebuilds
 		b.workerDoneLocked(last)
 		b.gameOverLocked(id, g.corr, time.Now())
-		b.arenaGameOverLocked(id) // tournament.go
+		b.arenaGameOverLocked(id) // tournament_games.go
 		b.notifyLocked()
 		wake := last != nil && last.park && last.wake
 		wakeEnd := last != nil && last.park && last.wakeEnd

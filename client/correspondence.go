@@ -102,7 +102,7 @@ func (b *Bot) startListedGame(ctx context.Context, gi *lichess.GameEventInfo) {
 	if gi == nil || gi.GameID == "" {
 		return
 	}
-	b.noteArenaGame(gi) // tournament.go
+	b.noteArenaGame(gi) // tournament_games.go
 	if isCorrespondenceGame(gi) {
 		b.mu.Lock()
 		park := !gi.IsMyTurn || b.draining

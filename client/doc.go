@@ -29,8 +29,8 @@
 // stream go after a while without our move; the game is taken up again on
 // the gameStart Lichess sends when the opponent moves, at each periodic
 // check-in of the games in progress, and after a restart. Arena
-// tournaments (tournament.go: those of the settings and those an
-// ArenaStore records, read again every few seconds) are joined at
+// tournaments (tournament.go and tournament_*.go: those of the settings
+// and those an ArenaStore records, read again every few seconds) are joined at
 // start-up; the bot asks Lichess
 // for a pairing (pairMeAsap) while a real-time slot is free, plays the
 // games it is paired in, sends no real-time matchmaking challenge while an

@@ -2,10 +2,7 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/ponderosa-chess/ponderosa/client/lichess"
@@ -69,6 +66,11 @@ import (
 // removed is withdrawn from. A recorded arena that is over (or that
 // Lichess no longer knows: two 404s at least arenaGoneAfter apart) is
 // removed from the store.
+//
+// This file holds the settings, the arenas' state and the rounds that
+// plan and send the requests; joining and withdrawing are in
+// tournament_join.go, the arenas the store records in tournament_store.go,
+// the arenas' games and the asks in force in tournament_games.go.
 
 // TournamentSettings: the arena tournaments the bot plays in.
 type TournamentSettings struct {
@@ -88,16 +90,6 @@ type TournamentSettings struct {
 	// are read again, to see the ones `ponderosa tournament join` and
 	// `withdraw` added or removed meanwhile. Default 20 s.
 	StoreEvery time.Duration
-}
-
-// ArenaStore is a Store that also keeps arenas to play (cmd/ponderosa's
-// store: the arenas `ponderosa tournament join` recorded). A Bot whose
-// Store is one plays them besides TournamentSettings.Join.
-type ArenaStore interface {
-	// Arenas returns the recorded arenas, in order of preference.
-	Arenas(ctx context.Context) ([]ArenaEntry, error)
-	// RemoveArena forgets arena id (no error when it is not recorded).
-	RemoveArena(ctx context.Context, id string) error
 }
 
 // ArenaEntry is one arena to join: its id and, when it asks for them, the
@@ -169,12 +161,6 @@ type arenaJoin struct {
 	notFoundAt time.Time
 }
 
-// arenaGoneAfter is how far apart two 404s for an arena that the store
-// records must be for the bot to remove its record (every: CheckEvery, 30
-// s by default, so 5 minutes): one stray 404 (a proxy's answer during a
-// Lichess deploy) does not drop the operator's arena.
-func arenaGoneAfter(every time.Duration) time.Duration { return 10 * every }
-
 // arenaWaitMax bounds the wait between two looks at an arena that starts
 // later: the organiser may move its start.
 const arenaWaitMax = 30 * time.Minute
@@ -199,45 +185,6 @@ func createdCheckAt(now time.Time, s int, every time.Duration) time.Time {
 	return now.Add(min(max(toStart/2, every), arenaWaitMax))
 }
 
-// Backoff of a join that Lichess refused for a while (a pause not over,
-// too many joins): 15 s, doubled each time, at most 2 minutes.
-const (
-	joinBackoffMin = 15 * time.Second
-	joinBackoffMax = 2 * time.Minute
-)
-
-func joinBackoff(refusals int) time.Duration {
-	d := joinBackoffMin
-	for i := 1; i < refusals && d < joinBackoffMax; i++ {
-		d *= 2
-	}
-	return min(d, joinBackoffMax)
-}
-
-// joinRefusalTransient reports whether Lichess' refusal err of a join to
-// arena a (a 400) may pass: its pause after a withdrawal is not over
-// ("Your pause is not over yet"), the account joins too many tournaments,
-// or, for a reason that does not name the entry code, the team, the
-// arena's restrictions or its end, the arena runs or the bot was in it
-// (Lichess' "Couldn't join for some reason?"). A refusal for those
-// reasons, before the bot was ever in the arena, is final.
-func joinRefusalTransient(err error, a *arenaJoin) bool {
-	var ae *lichess.APIError
-	msg := ""
-	if errors.As(err, &ae) {
-		msg = strings.ToLower(ae.Message)
-	}
-	switch {
-	case strings.Contains(msg, "pause"), strings.Contains(msg, "too many"):
-		return true
-	case strings.Contains(msg, "entry code"), strings.Contains(msg, "password"), strings.Contains(msg, "team"),
-		strings.Contains(msg, "restriction"), strings.Contains(msg, "not allowed"), strings.Contains(msg, "bots"),
-		strings.Contains(msg, "over"), strings.Contains(msg, "no longer exists"), strings.Contains(msg, "not found"):
-		return false
-	}
-	return a.state == lichess.ArenaStarted || a.everIn
-}
-
 // arenasLocked returns the state, made on first use; b.mu must be held.
 func (b *Bot) arenasLocked() *arenaState {
 	if b.arenas.arenas == nil {
@@ -248,219 +195,6 @@ func (b *Bot) arenasLocked() *arenaState {
 		b.arenas.reread = make(chan struct{}, 1)
 	}
 	return &b.arenas
-}
-
-// arenaListLocked is the list of arenas to play: the settings' (their
-// password and team win) and then the store's; b.mu must be held.
-func (b *Bot) arenaListLocked() []ArenaEntry {
-	list := slices.Clone(b.settings.Tournament.Join)
-	for _, e := range b.arenas.stored {
-		if !slices.ContainsFunc(list, func(l ArenaEntry) bool { return l.ID == e.ID }) {
-			list = append(list, e)
-		}
-	}
-	return list
-}
-
-// storedArenaLocked reports whether the store records arena id (as last
-// read); b.mu must be held.
-func (b *Bot) storedArenaLocked(id string) bool {
-	return slices.ContainsFunc(b.arenas.stored, func(e ArenaEntry) bool { return e.ID == id })
-}
-
-// arenaOriginLocked names where arena id came from, for the log lines that
-// tell the operator what to check; b.mu must be held.
-func (b *Bot) arenaOriginLocked(id string) string {
-	inSettings := slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
-	switch stored := b.storedArenaLocked(id); {
-	case inSettings && stored:
-		return "tournament.join, whose password and team win over the record of `ponderosa tournament join`"
-	case stored:
-		return "the record of `ponderosa tournament join`; run it again once mended"
-	}
-	return "tournament.join"
-}
-
-// rereadArenasLocked asks arenaStoreLoop to read the store now (a reload);
-// b.mu must be held.
-func (b *Bot) rereadArenasLocked() {
-	select {
-	case b.arenasLocked().reread <- struct{}{}:
-	default: // a read is due already
-	}
-}
-
-// arenaStore is the Store as an ArenaStore; nil when it is none.
-func (b *Bot) arenaStore() ArenaStore {
-	as, _ := b.storeOf().(ArenaStore)
-	return as
-}
-
-// loadArenas reads the arenas the store records; on failure the list read
-// before stays (logged).
-func (b *Bot) loadArenas(ctx context.Context, as ArenaStore) {
-	got, err := as.Arenas(ctx)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := b.arenasLocked()
-	if err != nil {
-		if ctx.Err() == nil && !st.storeFailing { // once, not every StoreEvery
-			b.log.Warn().Err(err).Msg("state store: cannot read the recorded arena tournaments; playing those read before, trying again")
-		}
-		st.storeFailing = ctx.Err() == nil
-		return
-	}
-	if st.storeFailing {
-		st.storeFailing = false
-		b.log.Info().Msg("state store: the recorded arena tournaments can be read again")
-	}
-	if slices.Equal(got, st.stored) {
-		return
-	}
-	for _, e := range got {
-		if !b.storedArenaLocked(e.ID) {
-			b.log.Info().Str("tournament", e.ID).Msg("arena tournament recorded in the state store: playing it")
-		}
-	}
-	for _, e := range st.stored {
-		if !slices.ContainsFunc(got, func(g ArenaEntry) bool { return g.ID == e.ID }) {
-			b.log.Info().Str("tournament", e.ID).Msg("arena tournament no longer recorded in the state store: leaving it")
-		}
-	}
-	st.stored = got
-	b.notifyLocked() // the arena loop plans again
-}
-
-// arenaStoreLoop reads the arenas that the store records every
-// StoreEvery, and at once when a reload asks, until ctx ends.
-func (b *Bot) arenaStoreLoop(ctx context.Context, as ArenaStore) {
-	b.mu.Lock()
-	reread := b.arenasLocked().reread
-	b.mu.Unlock()
-	for {
-		b.mu.Lock()
-		every := b.settings.Tournament.StoreEvery
-		b.mu.Unlock()
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-reread:
-		case <-t.C:
-		}
-		t.Stop()
-		b.loadArenas(ctx, as)
-	}
-}
-
-// noteArenaGame records a game that an arena paired us in (gi from a
-// gameStart event or the games in progress): its arena's pairMeAsap was
-// used up, and the arena counts as playing while the game runs. A game
-// whose end a worker saw is listed late, not paired: it gets no worker
-// (startGame) whose end would forget it, and the arena would count as
-// playing it for good, asking for no pairing again.
-func (b *Bot) noteArenaGame(gi *lichess.GameEventInfo) {
-	if gi == nil || gi.TournamentID == "" || gi.GameID == "" {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.endedLocked(gi.GameID) {
-		return
-	}
-	st := b.arenasLocked()
-	if _, seen := st.gameOf[gi.GameID]; seen {
-		return
-	}
-	st.gameOf[gi.GameID] = gi.TournamentID
-	if a := st.arenas[gi.TournamentID]; a != nil {
-		a.askedAt, a.pairedAt = time.Time{}, time.Now()
-	}
-	b.log.Info().Str("game", gi.GameID).Str("tournament", gi.TournamentID).Str("opponent", gi.Opponent.Username).
-		Msg("arena pairing: game starts")
-}
-
-// pairMeAsapFor is how long Lichess keeps a join with pairMeAsap (one
-// minute): while it lasts, the bot may be paired at any moment.
-const pairMeAsapFor = time.Minute
-
-// askInForce reports whether a's pairMeAsap may still bring a pairing at
-// now: asked within pairMeAsapFor, no pairing since, the arena followed.
-func (a *arenaJoin) askInForce(now time.Time) bool {
-	return a.joined && !a.done && !a.askedAt.IsZero() && now.Sub(a.askedAt) < pairMeAsapFor && !a.pairedAt.After(a.askedAt)
-}
-
-// arenaAsksLocked counts the arenas whose pairMeAsap is in force at now:
-// each may start a game at any moment, so each holds a real-time slot
-// for the queue and the matchmaker, as an accepted challenge does.
-func (b *Bot) arenaAsksLocked(now time.Time) int {
-	n := 0
-	for _, a := range b.arenas.arenas {
-		if a.askInForce(now) {
-			n++
-		}
-	}
-	return n
-}
-
-// nextAskExpiryLocked is when the first pairMeAsap in force ends (zero:
-// none): its slot is then free for the queue.
-func (b *Bot) nextAskExpiryLocked(now time.Time) time.Time {
-	var next time.Time
-	for _, a := range b.arenas.arenas {
-		if a.askInForce(now) {
-			if t := a.askedAt.Add(pairMeAsapFor); next.IsZero() || t.Before(next) {
-				next = t
-			}
-		}
-	}
-	return next
-}
-
-// countArenaBotGame counts arena game id, against a bot, toward the daily
-// bot-game limit (Lichess counts every bot-vs-bot game, an arena's too),
-// once: the worker's gameFull tells that the opponent is a bot (the
-// gameStart event does not), and a rebuilt worker sees it again.
-func (b *Bot) countArenaBotGame(id string) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	st := b.arenasLocked()
-	if st.counted[id] {
-		return
-	}
-	st.counted[id] = true
-	b.countBotGameLocked(id)
-}
-
-// inArenaLocked reports whether the bot is in an arena that runs (joined,
-// not withdrawn, started): matchmaking then sends no real-time challenge.
-func (b *Bot) inArenaLocked() bool {
-	for _, a := range b.arenas.arenas {
-		if a.joined && !a.done && a.state == lichess.ArenaStarted && !a.closed {
-			return true
-		}
-	}
-	return false
-}
-
-// playingInLocked reports whether a game of arena id runs, or is about
-// to: noteArenaGame records it before startGame gives it a worker, and
-// arenaGameOverLocked forgets it when its worker ends.
-func (b *Bot) playingInLocked(id string) bool {
-	for _, aid := range b.arenas.gameOf {
-		if aid == id {
-			return true
-		}
-	}
-	return false
-}
-
-// arenaGameOverLocked forgets game id, whose worker ended, as an arena's
-// game: its arena may ask for a pairing again.
-func (b *Bot) arenaGameOverLocked(id string) {
-	delete(b.arenas.gameOf, id)
-	delete(b.arenas.counted, id)
 }
 
 // arenaLoop joins the arenas of the list, follows their state, and asks
@@ -693,27 +427,6 @@ func (b *Bot) arenaCheck(ctx context.Context, a *arenaJoin) {
 	}
 }
 
-// forgetStoredArenaLocked removes arena id, over or unknown to Lichess,
-// from the store when the store records it (through the store writer: no
-// waiting under b.mu); b.mu must be held.
-func (b *Bot) forgetStoredArenaLocked(id string) {
-	if !b.storedArenaLocked(id) {
-		return
-	}
-	b.arenas.stored = slices.DeleteFunc(slices.Clone(b.arenas.stored), func(e ArenaEntry) bool { return e.ID == id })
-	b.persist("arena over", func(ctx context.Context, s Store) error {
-		as, ok := s.(ArenaStore)
-		if !ok {
-			return nil
-		}
-		if err := as.RemoveArena(ctx, id); err != nil {
-			return err
-		}
-		b.log.Info().Str("tournament", id).Msg("arena tournament removed from the state store")
-		return nil
-	})
-}
-
 // ArenaVerdict checks an arena's variant and speed by the rules that the
 // challenges' are checked by (ChallengePolicy.variantVerdict and
 // speedVerdict: challenge.variants, whose variants check-config makes sure
@@ -731,159 +444,4 @@ func ArenaVerdict(p ChallengePolicy, info lichess.Arena) (variant, speed, rule s
 		_, rule = p.speedVerdict(speed)
 	}
 	return variant, speed, rule
-}
-
-// arenaJoin joins arena a (asap: asking for a pairing). A refusal other
-// than a rate limit, a server's trouble or one that may pass
-// (joinRefusalTransient) is final for this run.
-func (b *Bot) arenaJoin(ctx context.Context, a *arenaJoin, asap bool) {
-	if !b.stillRecorded(ctx, a) {
-		return // `ponderosa tournament withdraw` removed it: the next round withdraws
-	}
-	b.mu.Lock()
-	st := b.arenasLocked()
-	e, every := a.entry, b.settings.Tournament.CheckEvery
-	b.mu.Unlock()
-	select {
-	case st.reqMu <- struct{}{}:
-		defer func() { <-st.reqMu }()
-	case <-ctx.Done():
-		return
-	}
-	b.mu.Lock()
-	draining, was := b.draining, a.joined
-	if !draining {
-		a.joined = true // until a refusal says otherwise: a join whose answer is lost may have landed, and is withdrawn
-	}
-	b.mu.Unlock()
-	if draining { // Drain withdraws: no join after it
-		return
-	}
-	sent := time.Now()
-	err := b.c.JoinArena(ctx, e.ID, lichess.JoinRequest{Password: e.Password, Team: e.Team, PairMeAsap: asap})
-	now := time.Now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	code := lichess.StatusCode(err)
-	switch {
-	case err == nil:
-		if !was {
-			b.log.Info().Str("tournament", e.ID).Str("state", a.state).Msg("joined arena tournament")
-		}
-		a.everIn, a.refusals = true, 0
-		if asap && !a.pairedAt.After(sent) { // (a pairing may come before the answer: then the ask is used up)
-			a.askedAt = now
-		}
-		b.notifyLocked() // real-time matchmaking pauses
-	case ctx.Err() != nil: // stopping: it may have landed (withdrawArenas sees to it)
-	case lichess.IsRateLimited(err), code == 0, code >= 500:
-		a.joined = was
-		a.joinAfter = now.Add(every)
-		b.log.Warn().Err(err).Str("tournament", e.ID).Msg("cannot join the arena now; trying again later")
-	case code == http.StatusForbidden || errors.Is(err, lichess.ErrTokenRefused):
-		a.done, a.joined = true, false
-		a.doneAt = now
-		b.log.Error().Err(err).Str("tournament", e.ID).
-			Msg("Lichess refuses to let the token join tournaments: it needs the tournament:write scope besides bot:play (create one at " +
-				lichess.TokenCreateURL(b.c.BaseURL(), lichess.ScopeBotPlay, lichess.ScopeTournamentWrite) + ")")
-	case joinRefusalTransient(err, a):
-		a.joined = was
-		a.refusals++
-		wait := joinBackoff(a.refusals)
-		a.joinAfter = now.Add(wait)
-		b.log.Warn().Err(err).Str("tournament", e.ID).Dur("retry_in", wait).Msg("Lichess refuses the join for now (a pause after a withdrawal, too many joins); trying again later")
-	default:
-		a.done, a.joined = true, false
-		a.doneAt = now
-		b.log.Error().Err(err).Str("tournament", e.ID).Msg("Lichess refused to let the bot join the arena (password, team, or bots not allowed?): not trying again until the next start (check " + b.arenaOriginLocked(e.ID) + ")")
-	}
-}
-
-// stillRecorded reads the store again before a join (or the renewal of a
-// pairing) of arena a when only the store lists it, so that an arena that
-// `ponderosa tournament withdraw` removed is not joined again before
-// arenaStoreLoop's next read (a join unpauses: the bot could be paired in
-// an arena the operator just left). False when the arena is off the list
-// now; a read that fails keeps the list read before (loadArenas).
-func (b *Bot) stillRecorded(ctx context.Context, a *arenaJoin) bool {
-	b.mu.Lock()
-	id := a.entry.ID
-	storeOnly := b.storedArenaLocked(id) &&
-		!slices.ContainsFunc(b.settings.Tournament.Join, func(e ArenaEntry) bool { return e.ID == id })
-	b.mu.Unlock()
-	if !storeOnly {
-		return true
-	}
-	as := b.arenaStore()
-	if as == nil {
-		return true
-	}
-	b.loadArenas(ctx, as)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.storedArenaLocked(id)
-}
-
-// withdrawArenas withdraws from every arena joined and not over (for Drain
-// and the end of Run), within ts.WithdrawTimeout: Lichess then pairs the
-// bot no more. An arena left alone stays so.
-func (b *Bot) withdrawArenas(ctx context.Context) {
-	b.mu.Lock()
-	st := b.arenasLocked()
-	var joined []*arenaJoin
-	for _, a := range st.arenas {
-		if a.joined { // done ones included: an arena off the list may not have been withdrawn from yet
-			joined = append(joined, a)
-		}
-	}
-	timeout := b.settings.Tournament.WithdrawTimeout
-	b.mu.Unlock()
-	if len(joined) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	select {
-	case st.reqMu <- struct{}{}: // a join in flight lands first
-		defer func() { <-st.reqMu }()
-	case <-ctx.Done():
-		b.log.Warn().Msg("arena tournaments: no time left to withdraw")
-		return
-	}
-	for _, a := range joined {
-		b.withdrawOne(ctx, a)
-	}
-}
-
-// withdrawArena withdraws from arena a, which a reload took off the list.
-func (b *Bot) withdrawArena(ctx context.Context, a *arenaJoin) {
-	b.mu.Lock()
-	st := b.arenasLocked()
-	timeout := b.settings.Tournament.WithdrawTimeout
-	b.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	select {
-	case st.reqMu <- struct{}{}:
-		defer func() { <-st.reqMu }()
-	case <-ctx.Done():
-		return
-	}
-	b.withdrawOne(ctx, a)
-}
-
-// withdrawOne sends the withdrawal from arena a (st.reqMu held).
-func (b *Bot) withdrawOne(ctx context.Context, a *arenaJoin) {
-	b.mu.Lock()
-	id := a.entry.ID
-	b.mu.Unlock()
-	if err := b.c.WithdrawArena(ctx, id); err != nil {
-		b.log.Warn().Err(err).Str("tournament", id).Msg("cannot withdraw from the arena")
-		return
-	}
-	b.mu.Lock()
-	a.joined, a.askedAt = false, time.Time{}
-	b.notifyLocked() // matchmaking may go on
-	b.mu.Unlock()
-	b.log.Info().Str("tournament", id).Msg("withdrew from arena tournament")
 }
