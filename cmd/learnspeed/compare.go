@@ -18,6 +18,53 @@ type ourMove struct {
 	Wall  time.Duration // from "go" written to that info line read
 	Nodes int64         // its nodes at that iteration
 	Score string        // its score ("cp 31", "mate -3")
+	// Iters are the search's completed iterations, shallowest first (the
+	// timed mode compares them); EndTime, EndWall and EndNodes are the whole
+	// search's: the last info line's time and nodes, and the wall time
+	// from "go" to "bestmove".
+	Iters            []iteration
+	EndTime, EndWall time.Duration
+	EndNodes         int64
+}
+
+// iteration is one completed iteration of a search: the first info line
+// of its depth with an exact score and a PV, deeper than every one
+// before it.
+type iteration struct {
+	Depth int
+	Time  time.Duration // the search's own time (the line's "time")
+	Wall  time.Duration // from "go" written to the line read
+	Nodes int64
+	// Jump: the iteration before it was more than one depth shallower.
+	// The search skips depths only to take the memory's known result
+	// (search.Limits.Known) right after depth 1: this line is that
+	// result, not a depth searched.
+	Jump bool
+}
+
+// addIteration appends the completed iteration it to its when it is
+// deeper than the last one (a later line of the same or a shallower
+// depth, such as the final line of a decision, is not an iteration).
+func addIteration(its []iteration, it iteration) []iteration {
+	last := 0
+	if n := len(its); n > 0 {
+		last = its[n-1].Depth
+	}
+	if it.Depth <= last {
+		return its
+	}
+	it.Jump = len(its) > 0 && it.Depth > last+1
+	return append(its, it)
+}
+
+// reach is the first of its of depth or more (ok false: none).
+func reach(its []iteration, depth int) (it iteration, ok bool) {
+	for _, x := range its {
+		if x.Depth >= depth {
+			return x, true
+		}
+	}
+	return iteration{}, false
 }
 
 // gameRecord is one game: every move from the opening's position (the
@@ -72,22 +119,8 @@ type comparison struct {
 // depth or more in both. ours tells whether a ply is ours (for where the
 // games diverged).
 func compare(g1, gk gameRecord, depth int, ours func(ply int) bool) comparison {
-	c := comparison{DivergedPly: -1}
-	for i := 0; i < max(len(g1.Moves), len(gk.Moves)); i++ {
-		var m1, mk string
-		if i < len(g1.Moves) {
-			m1 = g1.Moves[i]
-		}
-		if i < len(gk.Moves) {
-			mk = gk.Moves[i]
-		}
-		if m1 != mk {
-			if m1 != "" && mk != "" {
-				c.DivergedPly, c.DivergedOurs, c.Move1, c.MoveK = i, ours(i), m1, mk
-			}
-			break
-		}
-	}
+	c := comparison{}
+	c.DivergedPly, c.DivergedOurs, c.Move1, c.MoveK = diverged(g1.Moves, gk.Moves, ours)
 	type at struct {
 		ply int
 		fen string
@@ -133,6 +166,28 @@ func compare(g1, gk gameRecord, depth int, ours func(ply int) bool) comparison {
 	c.WallRatio = ratio(float64(wk), float64(w1))
 	c.NodesRatio = ratio(float64(nk), float64(n1))
 	return c
+}
+
+// diverged is the first ply at which the moves of two games differ (-1:
+// none, the shorter game's moves are the other's first ones), whether
+// that move was ours, and the two moves there.
+func diverged(moves1, movesK []string, ours func(ply int) bool) (ply int, isOurs bool, m1, mk string) {
+	for i := 0; i < max(len(moves1), len(movesK)); i++ {
+		var a, b string
+		if i < len(moves1) {
+			a = moves1[i]
+		}
+		if i < len(movesK) {
+			b = movesK[i]
+		}
+		if a != b {
+			if a != "" && b != "" {
+				return i, ours(i), a, b
+			}
+			break
+		}
+	}
+	return -1, false, "", ""
 }
 
 // median is the median of xs (the mean of the middle two for an even

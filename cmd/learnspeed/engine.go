@@ -170,6 +170,13 @@ type searched struct {
 	wall  time.Duration // from "go" written to that line read
 	nodes int64
 	score string
+	// iters are the completed iterations (see addIteration); endTime and
+	// endNodes the last info line's time and nodes, endWall from "go" to
+	// "bestmove".
+	iters    []iteration
+	endTime  time.Duration
+	endWall  time.Duration
+	endNodes int64
 }
 
 // search sets the position and runs goCmd until bestmove. depth is the
@@ -193,10 +200,16 @@ func (e *uciEngine) search(ctx context.Context, fen string, moves []string, goCm
 			if f[1] == "(none)" || f[1] == "0000" {
 				return s, fmt.Errorf("%s: %s: no move", e.name, goCmd)
 			}
-			s.best = f[1]
+			s.best, s.endWall = f[1], l.at.Sub(sent)
 			return s, nil
 		}
 		in, ok := uci.ParseInfo(l.text)
+		if ok && (in.Time > 0 || in.Nodes > 0) {
+			s.endTime, s.endNodes = max(s.endTime, in.Time), max(s.endNodes, in.Nodes)
+		}
+		if ok && in.Depth >= 1 && len(in.PV) > 0 && in.Score.Bound == uci.BoundExact && in.Score.Kind != uci.ScoreNone {
+			s.iters = addIteration(s.iters, iteration{Depth: in.Depth, Time: in.Time, Wall: l.at.Sub(sent), Nodes: in.Nodes})
+		}
 		// A completed iteration: an exact score and a PV (the bounds of an
 		// aspiration window and the final line of a decision are not).
 		if !ok || reached || in.Depth < 1 || len(in.PV) == 0 || in.Score.Bound != uci.BoundExact || in.Score.Kind == uci.ScoreNone {

@@ -18,6 +18,15 @@
 // of game 1. With -baseline a game 0 with LearnFile off comes first, and
 // every game is compared with it too.
 //
+// With -movetime MS (instead of -depth) our moves are timed, as in a real
+// game: game 1 records, per position, the depth its search completed and
+// when it got there; game k is timed to the first iteration of that depth
+// or more in the same position (the memory's known result, taken right
+// after depth 1, or a depth searched), or counts it "not reached". That is
+// what the memory saves in a game, where its known depth stands as
+// completed and the search goes on deeper; with -depth the search must
+// still search the limit's own depth itself.
+//
 // Both engines speak UCI text: in this process by default (the uci
 // package's Server over an EngineBackend, what `ponderosa uci` runs), or
 // the program given by -engine, started as "PROGRAM uci".
@@ -25,9 +34,10 @@
 //	go run ./cmd/learnspeed                       # 2 games, depth 18, 12 moves each
 //	go run ./cmd/learnspeed -games 3 -depth 16 -moves 8 -baseline
 //	go run ./cmd/learnspeed -engine ./ponderosa -line "d2d4 d7d5 c2c4 e7e6"
+//	go run ./cmd/learnspeed -movetime 1000 -baseline  # timed moves
 //
 // The memory records a search of depth 8 or more (ponder.DefaultLearnMinDepth):
-// -depth must be at least that. See docs/learn-speed.md.
+// -depth must be at least that, and -movetime long enough to get there. See docs/learn-speed.md.
 package main
 
 import (
@@ -56,6 +66,7 @@ const defaultLine = "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6"
 // config is what the flags say.
 type config struct {
 	depth    int
+	movetime int // our moves' milliseconds (go movetime): the timed mode; 0: go depth
 	games    int
 	moves    int
 	oppNodes int64
@@ -84,7 +95,14 @@ func main() {
 	flag.StringVar(&c.engine, "engine", "", "a ponderosa program to run as \"PROGRAM uci\" for both sides (default: the engine of this build, in this process)")
 	flag.Float64Var(&c.want, "want", 0.5, "the time ratio (game 2 over game 1) the SUMMARY line checks")
 	flag.BoolVar(&c.baseline, "baseline", false, "first play a game 0 with LearnFile off, and compare every game with it too")
+	flag.IntVar(&c.movetime, "movetime", 0, "instead of -depth: our moves are \"go movetime MS\", and game k is timed to the depth game 1 completed in each position")
 	flag.Parse()
+	depthSet := false
+	flag.Visit(func(f *flag.Flag) { depthSet = depthSet || f.Name == "depth" })
+	if depthSet && c.movetime != 0 {
+		fmt.Fprintln(os.Stderr, "learnspeed: -depth and -movetime exclude each other")
+		os.Exit(2)
+	}
 	c.line = strings.Fields(line)
 	switch us {
 	case "white":
@@ -95,8 +113,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "learnspeed: -us %q: want white or black\n", us)
 		os.Exit(2)
 	}
-	if c.depth < ponder.DefaultLearnMinDepth || c.games < 2 || c.moves < 1 || c.oppNodes < 1 || c.hashMB < 1 {
-		fmt.Fprintf(os.Stderr, "learnspeed: want -depth ≥ %d (the memory records no shallower search), -games ≥ 2, -moves, -opp-nodes and -hash ≥ 1\n",
+	if c.movetime < 0 || (c.movetime == 0 && c.depth < ponder.DefaultLearnMinDepth) || c.games < 2 || c.moves < 1 || c.oppNodes < 1 || c.hashMB < 1 {
+		fmt.Fprintf(os.Stderr, "learnspeed: want -depth ≥ %d (the memory records no shallower search) or -movetime ≥ 1, -games ≥ 2, -moves, -opp-nodes and -hash ≥ 1\n",
 			ponder.DefaultLearnMinDepth)
 		os.Exit(2)
 	}
@@ -166,8 +184,12 @@ func run(ctx context.Context, c config, out io.Writer) (err error) {
 	if c.engine != "" {
 		where = c.engine
 	}
-	fmt.Fprintf(out, "learnspeed: us (%s, LearnFile %s) %s, go depth %d; opponent go nodes %d; hash %d MB, 1 thread each\n",
-		where, c.learn, colorName(c.us), c.depth, c.oppNodes, c.hashMB)
+	fmt.Fprintf(out, "learnspeed: us (%s, LearnFile %s) %s, %s; opponent go nodes %d; hash %d MB, 1 thread each\n",
+		where, c.learn, colorName(c.us), c.goCommand(), c.oppNodes, c.hashMB)
+	if c.movetime > 0 {
+		fmt.Fprintf(out, "timed: game k is timed to the depth game 1 completed in the same position; the memory records searches of depth %d or more\n",
+			ponder.DefaultLearnMinDepth)
+	}
 	if c.baseline {
 		fmt.Fprintln(out, "game 0: LearnFile off (the baseline)")
 	}
@@ -204,7 +226,7 @@ func run(ctx context.Context, c config, out io.Writer) (err error) {
 		if k > 1 {
 			// ucinewgame waited for game k-1's searches to be handed to
 			// the memory; its writer may still be at them.
-			if err := reportMemory(ctx, out, fmt.Sprintf("before game %d", k), c.learn, games[0], c.depth); err != nil {
+			if err := reportMemory(ctx, out, fmt.Sprintf("before game %d", k), c.learn, games[0], c.recordDepth()); err != nil {
 				return err
 			}
 		}
@@ -218,11 +240,15 @@ func run(ctx context.Context, c config, out io.Writer) (err error) {
 	if err := us.close(); err != nil {
 		return err
 	}
-	if err := reportMemory(ctx, out, "at the end", c.learn, games[0], c.depth); err != nil {
+	if err := reportMemory(ctx, out, "at the end", c.learn, games[0], c.recordDepth()); err != nil {
 		return err
 	}
 
 	ours := func(ply int) bool { return (start.SideToMove() == c.us) == (ply%2 == 0) }
+	if c.movetime > 0 {
+		summarizeTimed(out, c, game0, games, ours)
+		return nil
+	}
 	var summary []string
 	halved := "n/a (no position in common)"
 	for k := 2; k <= len(games); k++ {
@@ -280,14 +306,32 @@ func playGame(ctx context.Context, us, opp *uciEngine, c config, k int, out io.W
 		}
 		ply := len(g.Moves)
 		if pos.SideToMove() == c.us {
-			s, err := us.search(ctx, c.fen, g.Moves, fmt.Sprintf("go depth %d", c.depth), c.depth)
+			s, err := us.search(ctx, c.fen, g.Moves, c.goCommand(), c.recordDepth())
 			if err != nil {
 				return g, err
 			}
-			g.Ours = append(g.Ours, ourMove{Ply: ply, FEN: pos.FEN(), Key: pos.Key(), Move: s.best, Depth: s.depth, Time: s.time,
-				Wall: s.wall, Nodes: s.nodes, Score: s.score})
-			fmt.Fprintf(out, "game %d ply %3d  us %-6s depth %2d  time %6d ms  wall %6d ms  nodes %9d  %s\n",
-				k, ply, s.best, s.depth, s.time.Milliseconds(), s.wall.Milliseconds(), s.nodes, s.score)
+			o := ourMove{Ply: ply, FEN: pos.FEN(), Key: pos.Key(), Move: s.best, Depth: s.depth, Time: s.time,
+				Wall: s.wall, Nodes: s.nodes, Score: s.score, Iters: s.iters, EndTime: s.endTime, EndWall: s.endWall, EndNodes: s.endNodes}
+			if c.movetime > 0 {
+				// The depth it completed, and when it got there (not the
+				// decision's last line of that depth).
+				if n := len(s.iters); n > 0 {
+					it := s.iters[n-1]
+					o.Depth, o.Time, o.Wall, o.Nodes = it.Depth, it.Time, it.Wall, it.Nodes
+				}
+				jump := ""
+				for _, it := range s.iters {
+					if it.Jump {
+						jump = fmt.Sprintf("  memory: depth %d after depth 1", it.Depth)
+					}
+				}
+				fmt.Fprintf(out, "game %d ply %3d  us %-6s depth %2d  at time %6d ms  wall %6d ms  nodes %9d  (search %d ms, %d nodes)  %s%s\n",
+					k, ply, s.best, o.Depth, o.Time.Milliseconds(), o.Wall.Milliseconds(), o.Nodes, s.endTime.Milliseconds(), s.endNodes, s.score, jump)
+			} else {
+				fmt.Fprintf(out, "game %d ply %3d  us %-6s depth %2d  time %6d ms  wall %6d ms  nodes %9d  %s\n",
+					k, ply, s.best, s.depth, s.time.Milliseconds(), s.wall.Milliseconds(), s.nodes, s.score)
+			}
+			g.Ours = append(g.Ours, o)
 			if err := play(pos, &g, s.best); err != nil {
 				return g, fmt.Errorf("our move: %w", err)
 			}
@@ -353,8 +397,9 @@ func lostScore(s string) bool {
 }
 
 // reportMemory prints what the memory file holds: its entries, and how
-// many of game 1's positions of ours it knows (to the depth searched or
-// more), for this build's evaluation. The engine's writer may still be
+// many of game 1's positions of ours it knows (to depth or more; depth 0:
+// to the depth game 1 completed there or more, the timed mode), for this
+// build's evaluation. The engine's writer may still be
 // writing: the count is read until it stays the same for half a second
 // (at most five seconds).
 func reportMemory(ctx context.Context, out io.Writer, when, path string, g1 gameRecord, depth int) error {
@@ -375,14 +420,25 @@ func reportMemory(ctx context.Context, out io.Writer, when, path string, g1 game
 	if err != nil {
 		return fmt.Errorf("reading the learning memory: %w", err)
 	}
+	want := make(map[uint64]int, len(g1.Ours))
+	for _, o := range g1.Ours {
+		want[o.Key] = max(want[o.Key], o.Depth)
+		if depth > 0 {
+			want[o.Key] = depth
+		}
+	}
 	deep := 0
 	for _, e := range got {
-		if e.Depth >= depth {
+		if e.Depth >= want[e.Key] {
 			deep++
 		}
 	}
-	fmt.Fprintf(out, "memory %s: %d entries; game 1's %d positions of ours: %d known, %d to depth %d or more (this build's evaluation)\n",
-		when, n, len(keys), len(got), deep, depth)
+	to := fmt.Sprintf("depth %d", depth)
+	if depth == 0 {
+		to = "game 1's depth there"
+	}
+	fmt.Fprintf(out, "memory %s: %d entries; game 1's %d positions of ours: %d known, %d to %s or more (this build's evaluation)\n",
+		when, n, len(keys), len(got), deep, to)
 	if n == 0 {
 		fmt.Fprintln(out, "memory: EMPTY: nothing was recorded, the comparison measures no memory")
 	}
@@ -451,6 +507,110 @@ func printComparison(out io.Writer, base, k, depth int, gk gameRecord, c compari
 	if len(c.Pairs) > 0 {
 		fmt.Fprintf(out, "game %d / game %d: time median ratio %.2f, total %.2f (%.3f s against %.3f s); wall total %.2f; nodes total %.2f\n",
 			k, base, c.MedianRatio, c.TotalRatio, c.TimeKSum.Seconds(), c.Time1Sum.Seconds(), c.WallRatio, c.NodesRatio)
+	}
+}
+
+// goCommand is our searches' go command.
+func (c config) goCommand() string {
+	if c.movetime > 0 {
+		return fmt.Sprintf("go movetime %d", c.movetime)
+	}
+	return fmt.Sprintf("go depth %d", c.depth)
+}
+
+// recordDepth is the depth whose completion a search of ours is timed to
+// (0 in the timed mode: the last completed iteration).
+func (c config) recordDepth() int {
+	if c.movetime > 0 {
+		return 0
+	}
+	return c.depth
+}
+
+// summarizeTimed prints the timed mode's comparisons and its SUMMARY
+// line: each game k against game 1 (and against game 0 with -baseline).
+func summarizeTimed(out io.Writer, c config, game0 *gameRecord, games []gameRecord, ours func(ply int) bool) {
+	var summary []string
+	halved := "n/a (no position in common)"
+	for k := 2; k <= len(games); k++ {
+		cmp := compareTimed(games[0], games[k-1], ours)
+		printTimedComparison(out, 1, k, games[k-1], cmp)
+		s := cmp.Figures(k, 1)
+		if cmp.DivergedPly >= 0 {
+			s += fmt.Sprintf(" (diverged at ply %d, %s)", cmp.DivergedPly, whose(cmp.DivergedOurs))
+		}
+		summary = append(summary, s)
+		if k == 2 && len(cmp.Pairs) > 0 {
+			total, med := cmp.Verdicts(c.want)
+			halved = fmt.Sprintf("total %s, median %s", total, med)
+		}
+	}
+	if game0 != nil {
+		var against []string
+		for k := 1; k <= len(games); k++ {
+			cmp := compareTimed(*game0, games[k-1], ours)
+			printTimedComparison(out, 0, k, games[k-1], cmp)
+			against = append(against, cmp.Figures(k, 0))
+		}
+		summary = append(summary, "against no memory: "+strings.Join(against, ", "))
+	}
+	fmt.Fprintf(out, "SUMMARY learnspeed movetime %d, %d moves: %s; game 2 at most %.2f of game 1's time to its depth: %s\n",
+		c.movetime, c.moves, strings.Join(summary, "; "), c.want, halved)
+}
+
+// printTimedComparison prints game k against game base in the timed
+// mode, position by position.
+func printTimedComparison(out io.Writer, base, k int, gk gameRecord, c timedComparison) {
+	fmt.Fprintf(out, "== game %d against game %d: time to the depth game %d completed, in the positions our side met in both at the same ply\n", k, base, base)
+	fmt.Fprintf(out, "%4s  %-6s %-6s %5s %8s %8s %6s %8s %8s %10s %10s  %-28s %s\n",
+		"ply", fmt.Sprintf("move%d", base), fmt.Sprintf("move%d", k), "depth", fmt.Sprintf("ms %d", base), fmt.Sprintf("ms %d", k), "ratio",
+		fmt.Sprintf("wall %d", base), fmt.Sprintf("wall %d", k), fmt.Sprintf("nodes %d", base), fmt.Sprintf("nodes %d", k), "how", "position")
+	for _, p := range c.Pairs {
+		r := "-"
+		if p.Time1 > 0 {
+			r = atLeast(float64(p.TimeK)/float64(p.Time1), !p.Reached)
+		}
+		var how []string
+		if p.Known1 {
+			how = append(how, fmt.Sprintf("game %d: memory", base))
+		}
+		switch {
+		case !p.Reached:
+			how = append(how, fmt.Sprintf("not reached (to %d)", p.DepthK))
+		case p.KnownK:
+			how = append(how, fmt.Sprintf("memory (depth %d)", p.JumpK))
+		case p.JumpK > 0:
+			how = append(how, fmt.Sprintf("searched after memory %d", p.JumpK))
+		}
+		h := strings.Join(how, ", ")
+		if h == "" {
+			h = "searched"
+		}
+		fmt.Fprintf(out, "%4d  %-6s %-6s %5d %8d %8d %6s %8d %8d %10d %10d  %-28s %s\n", p.Ply, p.Move1, p.MoveK, p.Depth,
+			p.Time1.Milliseconds(), p.TimeK.Milliseconds(), r, p.Wall1.Milliseconds(), p.WallK.Milliseconds(),
+			p.Nodes1, p.NodesK, h, p.FEN)
+	}
+	switch {
+	case c.DivergedPly < 0:
+		fmt.Fprintf(out, "the games did not diverge: game %d played game %d's moves\n", k, base)
+	case c.DivergedOurs:
+		fmt.Fprintf(out, "diverged at ply %d, our move: game %d %s, game %d %s (the memory, or the clock, changed our choice)\n",
+			c.DivergedPly, base, c.Move1, k, c.MoveK)
+	default:
+		fmt.Fprintf(out, "diverged at ply %d, the opponent's move: game %d %s, game %d %s (its search was not repeated exactly)\n",
+			c.DivergedPly, base, c.Move1, k, c.MoveK)
+	}
+	fmt.Fprintf(out, "positions in common: %d of game %d's %d searches (%d not met in game %d); game %d reached game %d's depth through the memory in %d, by searching in %d, not at all in %d; game %d's own depth was the memory's in %d\n",
+		len(c.Pairs), k, len(gk.Ours), c.Unmatched, base, k, base, c.AnsweredK, len(c.Pairs)-c.AnsweredK-c.NotReached, c.NotReached, base, c.Answered1)
+	if len(c.Pairs) > 0 {
+		lb := c.NotReached > 0
+		fmt.Fprintf(out, "game %d / game %d: time median ratio %s, total %s (%.3f s against %.3f s); wall total %s; nodes total %s",
+			k, base, atLeast(c.MedianRatio, lb), atLeast(c.TotalRatio, lb), c.TimeKSum.Seconds(), c.Time1Sum.Seconds(),
+			atLeast(c.WallRatio, lb), atLeast(c.NodesRatio, lb))
+		if lb {
+			fmt.Fprint(out, " (≥: a position not reached counts its whole search, less than its time to the depth)")
+		}
+		fmt.Fprintln(out)
 	}
 }
 
