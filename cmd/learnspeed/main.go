@@ -492,16 +492,7 @@ func printComparison(out io.Writer, base, k, depth int, gk gameRecord, c compari
 			p.Time1.Milliseconds(), p.TimeK.Milliseconds(), r, p.Wall1.Milliseconds(), p.WallK.Milliseconds(),
 			p.Nodes1, p.NodesK, p.FEN)
 	}
-	switch {
-	case c.DivergedPly < 0:
-		fmt.Fprintf(out, "the games did not diverge: game %d played game %d's moves\n", k, base)
-	case c.DivergedOurs:
-		fmt.Fprintf(out, "diverged at ply %d, our move: game %d %s, game %d %s (the memory changed our choice)\n",
-			c.DivergedPly, base, c.Move1, k, c.MoveK)
-	default:
-		fmt.Fprintf(out, "diverged at ply %d, the opponent's move: game %d %s, game %d %s (its search was not repeated exactly)\n",
-			c.DivergedPly, base, c.Move1, k, c.MoveK)
-	}
+	printDivergence(out, c.DivergedPly, c.DivergedOurs, c.Move1, c.MoveK, k, base, "the memory changed our choice")
 	fmt.Fprintf(out, "positions in common: %d of game %d's %d searches (%d more short of depth %d in either game, %d not met in game %d)\n",
 		len(c.Pairs), k, len(gk.Ours), c.Shallow, depth, c.Unmatched, base)
 	if len(c.Pairs) > 0 {
@@ -590,16 +581,7 @@ func printTimedComparison(out io.Writer, base, k int, gk gameRecord, c timedComp
 			p.Time1.Milliseconds(), p.TimeK.Milliseconds(), r, p.Wall1.Milliseconds(), p.WallK.Milliseconds(),
 			p.Nodes1, p.NodesK, h, p.FEN)
 	}
-	switch {
-	case c.DivergedPly < 0:
-		fmt.Fprintf(out, "the games did not diverge: game %d played game %d's moves\n", k, base)
-	case c.DivergedOurs:
-		fmt.Fprintf(out, "diverged at ply %d, our move: game %d %s, game %d %s (the memory, or the clock, changed our choice)\n",
-			c.DivergedPly, base, c.Move1, k, c.MoveK)
-	default:
-		fmt.Fprintf(out, "diverged at ply %d, the opponent's move: game %d %s, game %d %s (its search was not repeated exactly)\n",
-			c.DivergedPly, base, c.Move1, k, c.MoveK)
-	}
+	printDivergence(out, c.DivergedPly, c.DivergedOurs, c.Move1, c.MoveK, k, base, "the memory, or the clock, changed our choice")
 	fmt.Fprintf(out, "positions in common: %d of game %d's %d searches (%d not met in game %d); game %d reached game %d's depth through the memory in %d, by searching in %d, not at all in %d; game %d's own depth was the memory's in %d\n",
 		len(c.Pairs), k, len(gk.Ours), c.Unmatched, base, k, base, c.AnsweredK, len(c.Pairs)-c.AnsweredK-c.NotReached, c.NotReached, base, c.Answered1)
 	if len(c.Pairs) > 0 {
@@ -633,4 +615,18 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// printDivergence tells where game k left game base's line (ply < 0: it
+// did not), and why when the move was ours (why).
+func printDivergence(out io.Writer, ply int, ours bool, move1, moveK string, k, base int, why string) {
+	switch {
+	case ply < 0:
+		fmt.Fprintf(out, "the games did not diverge: game %d played game %d's moves\n", k, base)
+	case ours:
+		fmt.Fprintf(out, "diverged at ply %d, our move: game %d %s, game %d %s (%s)\n", ply, base, move1, k, moveK, why)
+	default:
+		fmt.Fprintf(out, "diverged at ply %d, the opponent's move: game %d %s, game %d %s (its search was not repeated exactly)\n",
+			ply, base, move1, k, moveK)
+	}
 }
